@@ -1,0 +1,1 @@
+"""Pure game rules: imports only the standard library and msgspec."""

@@ -1,0 +1,68 @@
+"""Typed domain errors. The service maps each `code` to one problem type, in one place."""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """A command was refused by the rules. Nothing was changed."""
+
+    code = "illegal-move"
+    status = 422
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class IllegalMove(DomainError):
+    """The move breaks a rule of the game."""
+
+    code = "illegal-move"
+
+
+class NotYourTurn(DomainError):
+    """The seat is not among those the game is waiting for."""
+
+    code = "not-your-turn"
+    status = 409
+
+
+class WrongPhase(DomainError):
+    """The move's kind does not fit the current step of the game."""
+
+    code = "wrong-phase"
+    status = 409
+
+
+class GameOver(DomainError):
+    """The game has finished; it accepts no more moves."""
+
+    code = "game-finished"
+    status = 409
+
+
+class InvalidOptions(DomainError):
+    """Creation options or seats do not fit the game."""
+
+    code = "invalid-options"
+
+
+class SealedStepRequired(DomainError):
+    """The current step is sealed: use commitments and reveals, not a plain move."""
+
+    code = "sealed-step"
+    status = 409
+
+
+class CommitmentError(DomainError):
+    """A commitment or reveal is refused (duplicate, out of order, or mismatching)."""
+
+    code = "commitment-rejected"
+    status = 409
+
+
+class RevealMismatch(DomainError):
+    """The revealed move and salt do not hash to the seat's commitment."""
+
+    code = "reveal-mismatch"
+    status = 422

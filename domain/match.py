@@ -1,0 +1,379 @@
+"""A match: one game's state plus the game-independent parts of its event stream.
+
+The match layer wraps a `Game` with what every game shares: the creation event, sealed
+steps (commit–reveal), forfeits and the recorded result. It is pure like the games: it
+returns events and folds them; the service stores them.
+
+Sealed steps. A game marks simultaneous secret choices by listing seats in ``pending``
+with ``sealed=True``. Each of those seats commits a hash, then — once every commitment is
+in — reveals its move and salt. Nothing of a revealed move reaches anyone else until the
+last reveal arrives; then the match feeds the moves to ``Game.decide`` in seat order and
+the game's own (public or redacted) events tell the table what was chosen. A move that
+proves illegal at reveal forfeits the choice: a random legal move is chosen for the seat
+and a `SealForfeited` event says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import msgspec
+
+from domain import sealed
+from domain.engine import Awaiting, BotLevel, Game, Outcome
+from domain.errors import (
+    CommitmentError,
+    DomainError,
+    GameOver,
+    NotYourTurn,
+    RevealMismatch,
+    SealedStepRequired,
+    WrongPhase,
+)
+from domain.rng import Rng
+
+SeatType = Literal["human", "bot"]
+
+
+class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    type: SeatType
+    level: BotLevel | None = None
+
+
+class GameCreated(msgspec.Struct, frozen=True, tag="game.created", tag_field="type"):
+    """First event of every stream. The seed itself is never in an event."""
+
+    game: str
+    game_id: str
+    options: dict[str, Any]
+    seats: list[SeatSpec]
+    seed_commitment: str
+
+
+class SealCommitted(msgspec.Struct, frozen=True, tag="seal.committed", tag_field="type"):
+    seat: int
+    step: str
+    commitment: str
+
+
+class SealRevealed(msgspec.Struct, frozen=True, tag="seal.revealed", tag_field="type"):
+    """``move`` and ``salt`` are shown to the revealing seat only (and in the final replay)."""
+
+    seat: int
+    step: str
+    move: dict[str, Any] | None = None
+    salt: str | None = None
+
+
+class SealForfeited(msgspec.Struct, frozen=True, tag="seal.forfeited", tag_field="type"):
+    """The seat's sealed choice was illegal (or missing); a bot chose for it."""
+
+    seat: int
+    step: str
+    reason: str
+
+
+class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", tag_field="type"):
+    """Appended once by the scoring job after the game is over."""
+
+    scores: list[int]
+    winners: list[int]
+    places: list[int]
+
+
+MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
+    GameCreated,
+    SealCommitted,
+    SealRevealed,
+    SealForfeited,
+    ResultRecorded,
+)
+
+
+class Match(msgspec.Struct):
+    """The folded state of one stream. ``commits``/``reveals`` belong to ``seal_step``."""
+
+    game_id: str
+    seats: list[SeatSpec]
+    options: dict[str, Any]
+    state: Any
+    version: int = 0
+    seal_step: str | None = None
+    commits: dict[int, str] = msgspec.field(default_factory=dict)
+    reveals: dict[int, SealRevealed] = msgspec.field(default_factory=dict)
+    recorded: Outcome | None = None
+
+
+class AwaitingAction(msgspec.Struct, frozen=True):
+    """Who must act now and how: ``move`` (public), ``commit`` or ``reveal`` (sealed)."""
+
+    seat: int
+    action: Literal["move", "commit", "reveal"]
+    step: str
+
+
+def _rng(seed: bytes, version: int) -> Rng:
+    # Each decision forks the seed by the version it builds on, so a verifier holding the
+    # seed and the stream re-derives every random choice independently of timing.
+    return Rng(seed, f"v{version}")
+
+
+class Rules:
+    """The match operations for one game. Stateless; safe to share."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    # ---- creation and folding -------------------------------------------------------
+
+    def create(
+        self, game_id: str, options: dict[str, Any], seats: Sequence[SeatSpec], seed: bytes
+    ) -> list[Any]:
+        from domain.errors import InvalidOptions
+
+        game = self.game
+        if not game.min_seats <= len(seats) <= game.max_seats:
+            raise InvalidOptions(
+                f"{game.name} takes {game.min_seats} to {game.max_seats} seats, not {len(seats)}"
+            )
+        for spec in seats:
+            if spec.type == "bot" and spec.level is None:
+                raise InvalidOptions("a bot seat needs a level")
+            if spec.type == "human" and spec.level is not None:
+                raise InvalidOptions("a human seat takes no level")
+        try:
+            parsed = msgspec.convert(options, game.options_type)
+        except msgspec.ValidationError as exc:
+            raise InvalidOptions(f"options: {exc}") from exc
+        normal = msgspec.to_builtins(parsed)
+        created = GameCreated(
+            game=game.name,
+            game_id=game_id,
+            options=normal,
+            seats=list(seats),
+            seed_commitment=_commit_seed(seed),
+        )
+        return [created, *game.setup(parsed, len(seats), Rng(seed, "setup"))]
+
+    def fold(self, match: Match | None, event: Any) -> Match:
+        if isinstance(event, GameCreated):
+            return Match(
+                game_id=event.game_id,
+                seats=list(event.seats),
+                options=event.options,
+                state=None,
+                version=1,
+            )
+        if match is None:
+            raise ValueError("a stream must start with game.created")
+        match.version += 1
+        if isinstance(event, SealCommitted):
+            if match.seal_step != event.step:
+                match.seal_step = event.step
+                match.commits = {}
+                match.reveals = {}
+            match.commits[event.seat] = event.commitment
+        elif isinstance(event, SealRevealed):
+            match.reveals[event.seat] = event
+        elif isinstance(event, SealForfeited):
+            pass
+        elif isinstance(event, ResultRecorded):
+            match.recorded = Outcome(
+                scores=event.scores, winners=event.winners, places=event.places
+            )
+        else:
+            match.state = self.game.evolve(match.state, event)
+        return match
+
+    def replay(self, events: Sequence[Any]) -> Match:
+        match: Match | None = None
+        for event in events:
+            match = self.fold(match, event)
+        if match is None:
+            raise ValueError("empty stream")
+        return match
+
+    # ---- who acts, and what they may do ---------------------------------------------
+
+    def result(self, match: Match) -> Outcome | None:
+        return self.game.result(match.state)
+
+    def awaiting(self, match: Match) -> list[AwaitingAction]:
+        if self.game.result(match.state) is not None:
+            return []
+        out: list[AwaitingAction] = []
+        pending = self.game.pending(match.state)
+        sealed_seats = [p for p in pending if p.sealed]
+        for p in pending:
+            if not p.sealed:
+                out.append(AwaitingAction(p.seat, "move", p.step))
+        if sealed_seats:
+            step = sealed_seats[0].step
+            commits = match.commits if match.seal_step == step else {}
+            reveals = match.reveals if match.seal_step == step else {}
+            all_committed = all(p.seat in commits for p in sealed_seats)
+            for p in sealed_seats:
+                if p.seat not in commits:
+                    out.append(AwaitingAction(p.seat, "commit", step))
+                elif all_committed and p.seat not in reveals:
+                    out.append(AwaitingAction(p.seat, "reveal", step))
+        out.sort(key=lambda a: a.seat)
+        return out
+
+    def legal(self, match: Match, seat: int | None) -> list[Any]:
+        """Moves ``seat`` may post now: public moves, or the choices it may seal."""
+        if seat is None:
+            return []
+        actions = [a for a in self.awaiting(match) if a.seat == seat]
+        if not actions or actions[0].action == "reveal":
+            return []
+        return self.game.legal(match.state, seat)
+
+    # ---- decisions ------------------------------------------------------------------
+
+    def _pending_for(self, match: Match, seat: int) -> Awaiting:
+        if self.game.result(match.state) is not None:
+            raise GameOver("the game is over")
+        for p in self.game.pending(match.state):
+            if p.seat == seat:
+                return p
+        raise NotYourTurn(f"seat {seat} has nothing to do now")
+
+    def move(self, match: Match, seat: int, command: Any, seed: bytes) -> list[Any]:
+        """A public move."""
+        p = self._pending_for(match, seat)
+        if p.sealed:
+            raise SealedStepRequired(f"step {p.step} is sealed: post a commitment, then reveal")
+        return self.game.decide(match.state, seat, command, _rng(seed, match.version))
+
+    def commit(self, match: Match, seat: int, commitment: str, step: str | None) -> list[Any]:
+        p = self._pending_for(match, seat)
+        if not p.sealed:
+            raise WrongPhase(f"step {p.step} is not sealed: post a move")
+        if step is not None and step != p.step:
+            raise CommitmentError(f"the current step is {p.step}, not {step}")
+        if match.seal_step == p.step and seat in match.commits:
+            raise CommitmentError(f"seat {seat} has already committed for step {p.step}")
+        return [SealCommitted(seat=seat, step=p.step, commitment=commitment)]
+
+    def reveal(
+        self, match: Match, seat: int, move: dict[str, Any], salt: str, seed: bytes
+    ) -> list[Any]:
+        p = self._pending_for(match, seat)
+        if not p.sealed:
+            raise WrongPhase(f"step {p.step} is not sealed: post a move")
+        sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        commits = match.commits if match.seal_step == p.step else {}
+        if seat not in commits:
+            raise CommitmentError(f"seat {seat} has not committed for step {p.step}")
+        missing = [s for s in sealed_seats if s not in commits]
+        if missing:
+            raise CommitmentError(
+                f"reveals open once every seat has committed; waiting for {missing}"
+            )
+        if seat in match.reveals:
+            raise CommitmentError(f"seat {seat} has already revealed for step {p.step}")
+        if not sealed.salt_is_valid(salt):
+            raise RevealMismatch("the salt must be at least 16 bytes in hex")
+        if not sealed.matches(commits[seat], match.game_id, p.step, seat, move, salt):
+            raise RevealMismatch("the move and salt do not hash to the commitment")
+        events: list[Any] = [SealRevealed(seat=seat, step=p.step, move=move, salt=salt)]
+        if all(s in match.reveals or s == seat for s in sealed_seats):
+            reveals = {**match.reveals, seat: events[0]}
+            events += self._resolve_sealed(match, p.step, sealed_seats, reveals, seed)
+        return events
+
+    def forfeit_choice(self, match: Match, seat: int, step: str, rng: Rng) -> Any:
+        """The move a bot makes for a seat that forfeited its sealed choice."""
+        legal = self.game.legal(match.state, seat)
+        return rng.choice(legal)
+
+    def _resolve_sealed(
+        self,
+        match: Match,
+        step: str,
+        seats: Sequence[int],
+        reveals: dict[int, SealRevealed],
+        seed: bytes,
+    ) -> list[Any]:
+        # The moves were chosen against the same table, so they are applied in seat order
+        # against the state as it evolves; games keep sealed choices independent of each
+        # other, so the order never changes their legality.
+        rng = _rng(seed, match.version)
+        state = match.state
+        out: list[Any] = []
+        for seat in sorted(seats):
+            revealed = reveals[seat]
+            events: list[Any]
+            try:
+                command = msgspec.convert(revealed.move, _union(self.game.command_types))
+                events = self.game.decide(state, seat, command, rng.fork(f"seat{seat}"))
+            except (msgspec.ValidationError, DomainError) as exc:
+                reason = exc.detail if isinstance(exc, DomainError) else f"invalid move: {exc}"
+                fallback = rng.fork(f"forfeit{seat}").choice(self.game.legal(state, seat))
+                events = [SealForfeited(seat=seat, step=step, reason=reason)]
+                events += self.game.decide(state, seat, fallback, rng.fork(f"seat{seat}"))
+            for event in events:
+                if not isinstance(event, SealForfeited):
+                    state = self.game.evolve(state, event)
+            out += events
+        return out
+
+    def record_result(self, match: Match) -> list[Any]:
+        outcome = self.game.result(match.state)
+        if outcome is None:
+            raise WrongPhase("the game is not over")
+        if match.recorded is not None:
+            return []
+        return [
+            ResultRecorded(scores=outcome.scores, winners=outcome.winners, places=outcome.places)
+        ]
+
+    # ---- what a seat may see --------------------------------------------------------
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        if isinstance(event, SealRevealed):
+            if event.seat == seat:
+                return event
+            return SealRevealed(seat=event.seat, step=event.step)
+        if isinstance(event, MATCH_EVENT_TYPES):
+            return event
+        return self.game.redact(event, seat)
+
+    def view(self, match: Match, seat: int | None) -> Any:
+        return self.game.view(match.state, seat)
+
+    def bot_move(self, match: Match, seat: int, level: BotLevel, rng: Rng) -> Any:
+        """A bot's move for ``seat``: it is handed that seat's view and legal list only."""
+        legal = self.legal(match, seat)
+        if not legal:
+            raise NotYourTurn(f"seat {seat} has nothing to do now")
+        return self.game.bot_move(level, self.game.view(match.state, seat), legal, rng)
+
+
+def _commit_seed(seed: bytes) -> str:
+    from domain.rng import seed_commitment
+
+    return seed_commitment(seed)
+
+
+_UNIONS: dict[tuple[type[msgspec.Struct], ...], Any] = {}
+
+
+def _union(types: tuple[type[msgspec.Struct], ...]) -> Any:
+    """The tagged union of ``types``, built once (msgspec decodes it by tag)."""
+    if types not in _UNIONS:
+        union: Any = types[0]
+        for t in types[1:]:
+            union = union | t
+        _UNIONS[types] = union
+    return _UNIONS[types]
+
+
+def event_union(game: Game) -> Any:
+    return _union(MATCH_EVENT_TYPES + game.event_types)
+
+
+def command_union(game: Game) -> Any:
+    return _union(game.command_types)

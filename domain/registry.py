@@ -1,0 +1,36 @@
+"""The games this server knows, by name. The only place that lists them."""
+
+from __future__ import annotations
+
+from domain.engine import Game
+from domain.match import Rules
+
+_GAMES: dict[str, Game] = {}
+
+
+def _load() -> dict[str, Game]:
+    if not _GAMES:
+        from domain.bonnie_clyde import GAME as BONNIE_CLYDE
+        from domain.fbi import GAME as FBI
+        from domain.feds import GAME as FEDS
+
+        for game in (FBI, FEDS, BONNIE_CLYDE):
+            _GAMES[game.name] = game
+    return _GAMES
+
+
+def names() -> list[str]:
+    return list(_load())
+
+
+def games() -> list[Game]:
+    return list(_load().values())
+
+
+def get(name: str) -> Game | None:
+    return _load().get(name)
+
+
+def rules_for(name: str) -> Rules | None:
+    game = get(name)
+    return Rules(game) if game is not None else None
