@@ -1,0 +1,36 @@
+# Two commands: `make run` starts everything, `make test` checks everything.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test lint typecheck unit openapi bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "stakeout needs Python 3.11+"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/stakeout run
+
+test: $(STAMP) lint typecheck
+	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+openapi: $(STAMP)
+	$(BIN)/stakeout export-openapi --output openapi/v1.json
+
+bench: $(STAMP)
+	$(BIN)/python bench/playthrough_rate.py
+
+clean:
+	rm -rf $(VENV) .data .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The HTTP service: Litestar app, event store on Redis, auth, problem responses."""

@@ -1,0 +1,266 @@
+"""Controllers for games: thin — parse, authorise, hand a decision to the game service."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
+from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
+from litestar.response import Response
+
+from domain.match import Match, Rules, SeatSpec
+from service.api.v1.presenter import event_records, game_view
+from service.api.v1.schemas import (
+    Commit,
+    CreateGame,
+    EventPage,
+    GameCreatedResponse,
+    GameView,
+    Move,
+    MoveAccepted,
+    Reveal,
+    SeatGrant,
+)
+from service.auth import Caller, Unauthorized, bearer, caller_for
+from service.context import Context
+from service.errors import Forbidden, InvalidRequest
+from service.games import Applied, Decision, Loaded
+
+GameId = Annotated[
+    str,
+    PathParameter(description="The game id returned at creation", pattern="^[0-9a-f]{24}$"),
+]
+Authorization = Annotated[
+    str | None,
+    HeaderParameter(name="Authorization", description="Bearer seat token or API key", required=False),
+]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        required=False,
+        description="Repeat a request safely: the same key and body answer the first result",
+        pattern="^[A-Za-z0-9_.:-]{1,128}$",
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        required=False,
+        description="Apply only at this version (an integer, quoted or not); 412 otherwise",
+        pattern='^"?[0-9]{1,9}"?$',
+    ),
+]
+
+
+def _ctx(state: State) -> Context:
+    ctx: Context = state.ctx
+    return ctx
+
+
+def _version(if_match: str | None) -> int | None:
+    return None if if_match is None else int(if_match.strip('"'))
+
+
+async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) -> int:
+    if authorization is None:
+        raise Unauthorized("a seat token is required")
+    caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+    if caller.seat is None:
+        raise Forbidden("only a seat token may act in a game")
+    return caller.seat
+
+
+def _fingerprint(route: str, seat: int, body: bytes) -> str:
+    return hashlib.sha256(f"{route}|{seat}|".encode() + body).hexdigest()
+
+
+class GamesController(Controller):
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/",
+        operation_id="createGame",
+        summary="Create a game",
+        description="Needs an API key. Returns one seat token per human seat, shown once.",
+        status_code=201,
+    )
+    async def create_game(
+        self, state: State, data: Annotated[CreateGame, Body()], authorization: Authorization = None
+    ) -> GameCreatedResponse:
+        ctx = _ctx(state)
+        token = bearer(authorization)
+        key_id = ctx.api_keys.identify(token) if token else None
+        if key_id is None:
+            raise Unauthorized("creating a game needs an API key")
+        seats = [SeatSpec(s.type, s.level) for s in data.seats]
+        created = await ctx.games.create(key_id, data.game, data.options, seats)
+        return GameCreatedResponse(
+            id=created.game_id,
+            game=data.game,
+            version=created.version,
+            seed_commitment=created.seed_commitment,
+            seats=[
+                SeatGrant(i, s.type, s.level, created.tokens[i]) for i, s in enumerate(seats)
+            ],
+        )
+
+    @get(
+        "/{game_id:str}",
+        operation_id="getGame",
+        summary="The caller's view of a game",
+        description="With a seat token: that seat's view and legal moves; without: a spectator's.",
+    )
+    async def get_game(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> Response[GameView]:
+        ctx = _ctx(state)
+        loaded = await ctx.games.load(game_id)
+        caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+        return Response(
+            game_view(loaded, caller), headers={"ETag": f'"{loaded.match.version}"'}
+        )
+
+    async def _act(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: str,
+        authorization: str | None,
+        decide: Any,
+        idempotency_key: str | None,
+        if_match: str | None,
+        route: str,
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        loaded = await ctx.games.load(game_id)
+        seat = await _seat_caller(ctx, loaded, authorization)
+        body = await request.body()
+        decision: Decision = decide(seat)
+        applied: Applied = await ctx.games.apply(
+            game_id,
+            decision,
+            idempotency_key=f"s{seat}:{idempotency_key}" if idempotency_key else None,
+            fingerprint=_fingerprint(route, seat, body),
+            if_match=_version(if_match),
+        )
+        caller = Caller(seat=seat)
+        after = await ctx.games.load(game_id)
+        return MoveAccepted(
+            version=applied.version,
+            events=event_records(after, applied.events, caller),
+            replayed=applied.replayed,
+        )
+
+    @post(
+        "/{game_id:str}/moves",
+        operation_id="postMove",
+        summary="Make a public move",
+        description=(
+            "Body: one item of `legal`. Without If-Match the move is decided on the latest "
+            "state; with it, a stale version answers 412."
+        ),
+        status_code=200,
+    )
+    async def post_move(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        data: Annotated[Move, Body(description="One item of the view's legal list")],
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+        if_match: IfMatch = None,
+    ) -> MoveAccepted:
+        def decide(seat: int) -> Decision:
+            return lambda r, m, s: r.move(m, seat, data, s)
+
+        return await self._act(
+            request, game_id, authorization, decide, idempotency_key, if_match, "moves"
+        )
+
+    @post(
+        "/{game_id:str}/commitments",
+        operation_id="postCommitment",
+        summary="Commit to a sealed move",
+        description=(
+            "commitment = hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}')),"
+            " move as JSON with sorted keys and no spaces. Commitments of different seats "
+            "never conflict."
+        ),
+        status_code=200,
+    )
+    async def post_commitment(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        data: Annotated[Commit, Body()],
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        def decide(seat: int) -> Decision:
+            return lambda r, m, s: r.commit(m, seat, data.commitment, data.step)
+
+        return await self._act(
+            request, game_id, authorization, decide, idempotency_key, None, "commitments"
+        )
+
+    @post(
+        "/{game_id:str}/reveals",
+        operation_id="postReveal",
+        summary="Reveal a sealed move",
+        description="Opens once every seat of the step has committed; must hash to the commitment.",
+        status_code=200,
+    )
+    async def post_reveal(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        data: Annotated[Reveal, Body()],
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        # The commitment hashes the move exactly as the client sent it, so read it raw.
+        raw = msgspec.json.decode(await request.body())
+        move = raw.get("move") if isinstance(raw, dict) else None
+        if not isinstance(move, dict):
+            raise InvalidRequest("move must be an object")
+
+        def decide(seat: int) -> Decision:
+            def run(r: Rules, m: Match, s: bytes) -> list[Any]:
+                return r.reveal(m, seat, move, data.salt, s)
+
+            return run
+
+        return await self._act(
+            request, game_id, authorization, decide, idempotency_key, None, "reveals"
+        )
+
+    @get(
+        "/{game_id:str}/events",
+        operation_id="listEvents",
+        summary="The event log, as the caller may see it",
+        description="Events with version > after, oldest first; follow next_after to page.",
+    )
+    async def list_events(
+        self,
+        state: State,
+        game_id: GameId,
+        authorization: Authorization = None,
+        after: Annotated[
+            int, QueryParameter(ge=0, le=10**9, description="Return events after this version")
+        ] = 0,
+        limit: Annotated[int, QueryParameter(ge=1, le=500, description="Page size")] = 100,
+    ) -> EventPage:
+        ctx = _ctx(state)
+        loaded, events = await ctx.games.events(game_id, after, limit + 1)
+        caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+        page = events[:limit]
+        return EventPage(
+            events=event_records(loaded, page, caller),
+            next_after=page[-1].version if page else after,
+            has_more=len(events) > limit,
+        )

@@ -1,0 +1,66 @@
+"""Rules of each game, and the probes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.params import PathParameter
+
+from domain import registry
+from service.api.v1.schemas import GameList, Health, RulesDocument
+from service.context import Context
+from service.errors import ServiceError
+from service.games import GameNotFound
+
+
+class Unavailable(ServiceError):
+    code = "unavailable"
+
+
+class RulesController(Controller):
+    path = "/v1/rules"
+    tags = ["rules"]
+
+    @get("/", operation_id="listGames", summary="The games this server runs")
+    async def list_games(self) -> GameList:
+        return GameList(games=registry.names())
+
+    @get(
+        "/{game:str}",
+        operation_id="getRules",
+        summary="Rules data and options of a game",
+        description="Decks, tables, limits and creation options, with their defaults.",
+    )
+    async def get_rules(
+        self, game: Annotated[str, PathParameter(description="Game name", max_length=32)]
+    ) -> RulesDocument:
+        found = registry.get(game)
+        if found is None:
+            raise GameNotFound(game)
+        return RulesDocument(
+            game=found.name,
+            title=found.title,
+            min_seats=found.min_seats,
+            max_seats=found.max_seats,
+            bot_levels=["random", "greedy", "expert"],
+            rules=found.rules(),
+        )
+
+
+class HealthController(Controller):
+    tags = ["health"]
+
+    @get("/healthz", operation_id="healthz", summary="Liveness: the process is up")
+    async def healthz(self) -> Health:
+        return Health(status="ok")
+
+    @get("/readyz", operation_id="readyz", summary="Readiness: the event store answers")
+    async def readyz(self, state: State) -> Health:
+        ctx: Context = state.ctx
+        try:
+            await ctx.store.ping()
+        except Exception as exc:
+            raise Unavailable(f"event store unreachable: {type(exc).__name__}") from exc
+        return Health(status="ok")

@@ -1,0 +1,31 @@
+"""Turn a loaded game into what one caller may see. The only way state leaves the server."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.api.v1.schemas import EventRecord, GameView, SeatInfo
+from service.auth import Caller
+from service.games import Loaded, Versioned
+
+
+def game_view(loaded: Loaded, caller: Caller) -> GameView:
+    rules, match, seat = loaded.rules, loaded.match, caller.seat
+    result = rules.result(match)
+    return GameView(
+        id=loaded.game_id,
+        game=rules.game.name,
+        version=match.version,
+        status="finished" if result is not None else "active",
+        you=seat,
+        seats=[SeatInfo(i, s.type, s.level) for i, s in enumerate(loaded.meta.seats)],
+        awaiting=rules.awaiting(match),
+        legal=rules.legal(match, seat),
+        state=rules.view(match, seat),
+        result=result,
+    )
+
+
+def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:
+    redact = loaded.rules.redact
+    return [EventRecord(e.version, redact(e.event, caller.seat), e.at_ms) for e in events]

@@ -1,0 +1,144 @@
+"""Wire types of API v1. The game-specific parts are tagged unions built from the registry,
+so adding a game adds its moves, views and events to the contract without touching this."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import msgspec
+
+from domain import registry
+from domain.engine import BotLevel, Outcome
+from domain.match import MATCH_EVENT_TYPES, AwaitingAction, SeatType
+
+
+def _union(types: list[type[msgspec.Struct]]) -> Any:
+    union: Any = types[0]
+    for t in types[1:]:
+        union = union | t
+    return union
+
+
+if TYPE_CHECKING:
+    Move = Any
+    Event = Any
+    StateView = Any
+    RulesData = Any
+    GameName = str
+else:
+    _games = registry.games()
+    Move = _union([t for g in _games for t in g.command_types])
+    Event = _union(list(MATCH_EVENT_TYPES) + [t for g in _games for t in g.event_types])
+    StateView = _union([g.view_type for g in _games])
+    RulesData = _union([g.rules_type for g in _games])
+    GameName = Literal[tuple(g.name for g in _games)]
+
+Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$", description="64 hex digits")]
+Salt = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^([0-9a-f]{2}){16,64}$", description="16 to 64 random bytes in lowercase hex"
+    ),
+]
+
+
+class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A seat at creation: a human (gets a token) or a bot of a level."""
+
+    type: SeatType
+    level: BotLevel | None = None
+
+
+class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    game: GameName
+    seats: Annotated[list[SeatRequest], msgspec.Meta(min_length=1, max_length=8)]
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class SeatGrant(msgspec.Struct, frozen=True):
+    """A seat of a new game; ``token`` (human seats only) is shown this once."""
+
+    seat: int
+    type: SeatType
+    level: BotLevel | None
+    token: str | None
+
+
+class GameCreatedResponse(msgspec.Struct, frozen=True):
+    id: str
+    game: str
+    version: int
+    seed_commitment: str
+    seats: list[SeatGrant]
+
+
+class SeatInfo(msgspec.Struct, frozen=True):
+    seat: int
+    type: SeatType
+    level: BotLevel | None
+
+
+class GameView(msgspec.Struct, frozen=True):
+    """Everything the caller may know now. Every item of ``legal`` can be posted as is."""
+
+    id: str
+    game: str
+    version: int
+    status: Literal["active", "finished"]
+    you: int | None
+    seats: list[SeatInfo]
+    awaiting: list[AwaitingAction]
+    legal: list[Move]
+    state: StateView
+    result: Outcome | None
+
+
+class EventRecord(msgspec.Struct, frozen=True):
+    version: int
+    event: Event
+    at_ms: int = 0
+
+
+class MoveAccepted(msgspec.Struct, frozen=True):
+    """The new version and the events the caller may see."""
+
+    version: int
+    events: list[EventRecord]
+    replayed: bool = False
+
+
+class EventPage(msgspec.Struct, frozen=True):
+    events: list[EventRecord]
+    next_after: int
+    has_more: bool
+
+
+class Commit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """hex(SHA-256("sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}")); ``step`` optional guard."""
+
+    commitment: Hex64
+    step: str | None = None
+
+
+class Reveal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The committed move, exactly as hashed (canonical JSON of this object), and its salt."""
+
+    move: Move
+    salt: Salt
+
+
+class RulesDocument(msgspec.Struct, frozen=True):
+    game: str
+    title: str
+    min_seats: int
+    max_seats: int
+    bot_levels: list[BotLevel]
+    rules: RulesData
+
+
+class GameList(msgspec.Struct, frozen=True):
+    games: list[str]
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: Literal["ok"]

@@ -1,0 +1,80 @@
+"""One bot turn: the same code path as a client's move, with deterministic idempotency keys.
+
+The bot is handed only its own seat's view and legal moves (`Rules.bot_move`). For a
+sealed step it commits, keeps its move and salt in a server-side key that no view or event
+exposes, and reveals once every seat has committed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from domain import sealed
+from domain.errors import DomainError
+from domain.match import Match, Rules
+from domain.rng import Rng
+from service.games import GameService
+
+Outcome = Literal["moved", "committed", "revealed", "idle"]
+
+
+def _secret_key(game_id: str, seat: int, step: str) -> str:
+    return f"game:{{{game_id}}}:botseal:{seat}:{step}"
+
+
+async def play_bot_turn(games: GameService, game_id: str, seat: int, version: int) -> Outcome:
+    """Act for bot ``seat`` if it is awaited; a retried job makes no second move."""
+    loaded = await games.load(game_id)
+    spec = loaded.meta.seats[seat]
+    if spec.type != "bot" or spec.level is None:
+        return "idle"
+    level = spec.level
+    actions = [a for a in loaded.rules.awaiting(loaded.match) if a.seat == seat]
+    if not actions:
+        return "idle"
+    action = actions[0]
+    key = f"bot:{seat}:{action.action}:{version}"
+    redis = games.store.redis
+
+    def choose(rules: Rules, match: Match, seed: bytes) -> Any:
+        rng = Rng(seed, f"bot.{seat}.{match.version}")
+        return rules.bot_move(match, seat, level, rng)
+
+    try:
+        if action.action == "move":
+            await games.apply(
+                game_id,
+                lambda r, m, s: r.move(m, seat, choose(r, m, s), s),
+                idempotency_key=key,
+            )
+            return "moved"
+        if action.action == "commit":
+            seed = await games.store.seed(game_id)
+            move = msgspec.to_builtins(choose(loaded.rules, loaded.match, seed))
+            salt = sealed.new_salt()
+            secret = msgspec.json.encode({"move": move, "salt": salt})
+            await redis.set(_secret_key(game_id, seat, action.step), secret, nx=True)
+            kept = msgspec.json.decode(await redis.get(_secret_key(game_id, seat, action.step)))
+            digest = sealed.commitment(game_id, action.step, seat, kept["move"], kept["salt"])
+            await games.apply(
+                game_id,
+                lambda r, m, s: r.commit(m, seat, digest, action.step),
+                idempotency_key=key,
+            )
+            return "committed"
+        raw = await redis.get(_secret_key(game_id, seat, action.step))
+        if raw is None:  # cannot happen unless Redis lost data: forfeit rather than stall
+            kept = {"move": {}, "salt": sealed.new_salt()}
+        else:
+            kept = msgspec.json.decode(raw)
+        await games.apply(
+            game_id,
+            lambda r, m, s: r.reveal(m, seat, kept["move"], kept["salt"], s),
+            idempotency_key=key,
+        )
+        return "revealed"
+    except DomainError:
+        # The game moved on between scheduling and running (another job acted first).
+        return "idle"

@@ -1,0 +1,108 @@
+"""The ``stakeout`` command: serve, worker, run (everything at once), export-openapi."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from service.settings import Settings
+
+
+def _serve(settings: Settings) -> None:
+    import uvicorn
+
+    from service.app import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        timeout_graceful_shutdown=20,
+    )
+
+
+def _run(settings: Settings) -> None:
+    """Everything for a developer: embedded Redis (if no URL), a worker, the server."""
+    from service.embedded import EmbeddedRedis
+
+    embedded: EmbeddedRedis | None = None
+    if settings.redis_url is None:
+        embedded = EmbeddedRedis(settings.data_dir / "valkey", appendfsync=settings.appendfsync)
+        settings = replace(settings, redis_url=embedded.start())
+    key_note = "from STAKEOUT_API_KEYS"
+    if not settings.api_keys:
+        settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
+        key_note = "generated for this run"
+    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "STAKEOUT_API_KEYS": ",".join(settings.api_keys)}
+    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+    base = f"http://{settings.host}:{settings.port}"
+    print(
+        f"\nstakeout is starting on {base}\n"
+        f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
+        f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
+        f"  Redis:        {settings.redis_url}"
+        f"{'  (embedded, AOF in ' + str(settings.data_dir / 'valkey') + ')' if embedded else ''}\n",
+        flush=True,
+    )
+    try:
+        _serve(settings)
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        if embedded is not None:
+            embedded.stop()
+
+
+def _export(path: Path | None) -> None:
+    from service.app import create_app
+    from service.openapi_doc import finish
+
+    app = create_app(Settings(redis_url="redis://unused"))
+    doc = finish(app.openapi_schema.to_schema())
+    text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    if path is None:
+        sys.stdout.write(text)
+    else:
+        path.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="stakeout")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("serve", help="run the HTTP API")
+    sub.add_parser("worker", help="run an RQ worker (bot turns, scoring)")
+    sub.add_parser("run", help="embedded Redis (when REDIS_URL is unset) + worker + API")
+    sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
+    export = sub.add_parser("export-openapi", help="print (or write) the OpenAPI document")
+    export.add_argument("--output", type=Path)
+    args = parser.parse_args(argv)
+    settings = Settings.from_env()
+    if args.command == "serve":
+        _serve(settings)
+    elif args.command == "worker":
+        from workers.main import run_worker
+
+        run_worker(settings)
+    elif args.command == "worker-health":
+        from workers.main import worker_healthy
+
+        sys.exit(0 if worker_healthy(settings) else 1)
+    elif args.command == "run":
+        _run(settings)
+    else:
+        _export(args.output)
+
+
+if __name__ == "__main__":
+    main()

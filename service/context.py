@@ -1,0 +1,58 @@
+"""Wiring: the clients, the store, the game service and the job scheduler for one process.
+
+Nothing connects at import time; `open_context` builds everything from `Settings` and
+closes the clients on exit. The app and the workers both use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import redis
+import redis.asyncio
+from redis.asyncio.cluster import RedisCluster
+
+from service.auth import ApiKeys
+from service.games import GameService
+from service.scheduling import RqScheduler
+from service.settings import Settings
+from service.store import AnyRedis, EventStore
+
+
+@dataclass
+class Context:
+    settings: Settings
+    store: EventStore
+    games: GameService
+    scheduler: RqScheduler
+    api_keys: ApiKeys
+
+
+def event_redis(settings: Settings) -> AnyRedis:
+    if settings.redis_url is None:
+        raise RuntimeError("REDIS_URL is not set (make run starts an embedded server)")
+    if settings.redis_cluster:
+        return RedisCluster.from_url(settings.redis_url)
+    return redis.asyncio.Redis.from_url(settings.redis_url)
+
+
+def queue_url(settings: Settings) -> str:
+    url = settings.queue_redis_url or settings.redis_url
+    if url is None:
+        raise RuntimeError("no Redis URL for the job queue")
+    return url
+
+
+@asynccontextmanager
+async def open_context(settings: Settings) -> AsyncIterator[Context]:
+    client = event_redis(settings)
+    store = EventStore(client)
+    scheduler = RqScheduler(lambda: redis.Redis.from_url(queue_url(settings)))
+    games = GameService(store, settings.game_cache_size, scheduler.on_change)
+    try:
+        yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys))
+    finally:
+        await client.aclose()
+        scheduler.close()

@@ -1,0 +1,220 @@
+"""The committed contract: Litestar's generated schema, completed for client generators.
+
+Litestar leaves a few things out that generators and linters need, so the document is
+finished here, in one pure function over the JSON: problem responses on every operation,
+discriminators on the tagged unions, ``additionalProperties: false`` on request types that
+refuse unknown fields, OpenAPI links from creating a game to playing it, security
+schemes, and tag descriptions. `openapi/v1.json` is this function's output.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin
+from litestar.openapi.spec import Contact, License, Tag
+
+from domain import registry
+from service.problems import CATALOGUE, PROBLEM_MEDIA_TYPE, TYPE_PREFIX
+
+API_VERSION = "1.0.0"
+
+DESCRIPTION = """\
+stakeout runs hidden-information card games (FBI, The Feds, Bonnie and Clyde) for
+third-party clients. Create a game with an API key, then play each human seat with the seat
+token returned at creation. `GET /v1/games/{game_id}` tells a seat what it must do
+(`awaiting`) and every move it may make (`legal`); post one of them as is.
+
+Simultaneous secret choices are sealed: when your `awaiting` action is `commit`, post
+`hex(SHA-256("sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}"))` with `move` as JSON with
+sorted keys and no spaces and `salt` 16+ random bytes in hex; once every seat has
+committed, reveal the move and salt.
+
+Every error is `application/problem+json` with a stable `type` (`urn:stakeout:problem:*`).
+"""
+
+TAGS = [
+    Tag(name="games", description="Create games, read views and event logs, make moves."),
+    Tag(name="rules", description="The games this server runs, with their rules data."),
+    Tag(name="health", description="Liveness and readiness probes."),
+]
+
+
+class FinalJsonRenderPlugin(JsonRenderPlugin):
+    """Serves the finished document at /schema/openapi.json."""
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return msgspec.json.encode(finish(openapi_schema))
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="stakeout",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        contact=Contact(name="stakeout maintainers"),
+        license=License(name="Proprietary", identifier="LicenseRef-Proprietary"),
+        tags=TAGS,
+        path="/schema",
+        render_plugins=[FinalJsonRenderPlugin(path="/openapi.json"), ScalarRenderPlugin(path="/")],
+        use_handler_docstrings=False,
+    )
+
+
+# Which problem types each operation can answer (beyond the 400 every request may get).
+_PROBLEMS: dict[str, list[int]] = {
+    "createGame": [400, 401, 413, 415, 422],
+    "getGame": [400, 401, 404],
+    "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
+    "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
+    "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
+    "listEvents": [400, 401, 404],
+    "getRules": [400, 404],
+    "listGames": [400],
+    "healthz": [],
+    "readyz": [503],
+}
+
+_SECURITY: dict[str, list[dict[str, list[str]]]] = {
+    "createGame": [{"apiKey": []}],
+    "getGame": [{"seatToken": []}, {"apiKey": []}, {}],
+    "listEvents": [{"seatToken": []}, {"apiKey": []}, {}],
+    "postMove": [{"seatToken": []}],
+    "postCommitment": [{"seatToken": []}],
+    "postReveal": [{"seatToken": []}],
+}
+
+_LINK_TARGETS = {
+    "GetGame": "getGame",
+    "ListEvents": "listEvents",
+    "PostCommitment": "postCommitment",
+    "PostReveal": "postReveal",
+    "PostMove": "postMove",
+}
+
+
+def _problem_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "An RFC 9457 problem. Branch on `type`; `detail` is for people.",
+        "required": ["type", "title", "status", "detail"],
+        "properties": {
+            "type": {
+                "type": "string",
+                "enum": [TYPE_PREFIX + code for code in CATALOGUE],
+                "description": "Stable problem type.",
+            },
+            "title": {"type": "string"},
+            "status": {"type": "integer", "minimum": 400, "maximum": 599},
+            "detail": {"type": "string"},
+            "instance": {"type": "string"},
+            "current_version": {
+                "type": "integer",
+                "description": "With version-mismatch: the game's current version.",
+            },
+        },
+    }
+
+
+def _strict_request_schemas() -> set[str]:
+    """Component names of Structs that refuse unknown fields (requests and moves)."""
+    names = {"CreateGame", "SeatRequest", "Commit", "Reveal"}
+    for game in registry.games():
+        for struct in game.command_types:
+            if struct.__struct_config__.forbid_unknown_fields:
+                names.add(struct.__name__)
+    return names
+
+
+def _tag_of(schema: dict[str, Any], field: str) -> str | None:
+    prop = schema.get("properties", {}).get(field)
+    if not isinstance(prop, dict):
+        return None
+    if "const" in prop:
+        return str(prop["const"])
+    enum = prop.get("enum")
+    if isinstance(enum, list) and len(enum) == 1:
+        return str(enum[0])
+    return None
+
+
+def _add_discriminators(node: Any, components: dict[str, Any]) -> None:
+    if isinstance(node, dict):
+        options = node.get("oneOf")
+        if isinstance(options, list) and options and "discriminator" not in node:
+            refs = [o.get("$ref") for o in options if isinstance(o, dict)]
+            if all(isinstance(r, str) for r in refs) and len(refs) == len(options):
+                names = [str(r).rsplit("/", 1)[1] for r in refs]
+                for field in ("type", "game"):
+                    tags = [_tag_of(components.get(n, {}), field) for n in names]
+                    if all(tags) and len(set(tags)) == len(tags):
+                        node["discriminator"] = {
+                            "propertyName": field,
+                            "mapping": {
+                                str(t): str(r) for t, r in zip(tags, refs, strict=True)
+                            },
+                        }
+                        break
+        for value in node.values():
+            _add_discriminators(value, components)
+    elif isinstance(node, list):
+        for value in node:
+            _add_discriminators(value, components)
+
+
+def finish(generated: dict[str, Any]) -> dict[str, Any]:
+    """Complete Litestar's document (pure; idempotent)."""
+    doc = copy.deepcopy(generated)
+    components = doc.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas["Problem"] = _problem_schema()
+    components["securitySchemes"] = {
+        "apiKey": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key: creates games; reads any game as a spectator.",
+        },
+        "seatToken": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A seat token from createGame: acts as that seat of that game.",
+        },
+    }
+    doc["security"] = []
+    doc["servers"] = [{"url": "/", "description": "This server"}]
+    for name in _strict_request_schemas():
+        if name in schemas:
+            schemas[name]["additionalProperties"] = False
+    for item in doc.get("paths", {}).values():
+        for method, op in item.items():
+            if method not in {"get", "post", "put", "patch", "delete"}:
+                continue
+            op_id = op.get("operationId", "")
+            responses = op.setdefault("responses", {})
+            for status in _PROBLEMS.get(op_id, [400]):
+                codes = [c for c, (s, _) in CATALOGUE.items() if s == status]
+                responses[str(status)] = {
+                    "description": "Problem: " + ", ".join(codes),
+                    "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                }
+            if op_id in _SECURITY:
+                op["security"] = _SECURITY[op_id]
+            else:
+                op["security"] = [{}]
+            if op_id == "createGame":
+                created = responses.get("201", {})
+                created["links"] = {
+                    name: {
+                        "operationId": target,
+                        "parameters": {"game_id": "$response.body#/id"},
+                        "description": f"{target} on the new game",
+                    }
+                    for name, target in _LINK_TARGETS.items()
+                }
+    _add_discriminators(doc, schemas)
+    return doc
+

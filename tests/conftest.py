@@ -1,0 +1,72 @@
+"""Shared fixtures. Tests that need Redis get a real server: the embedded Valkey started
+here (one per test process), or the server at ``REDIS_URL`` when that is set."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.embedded import EmbeddedRedis
+from service.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    external = os.environ.get("REDIS_URL")
+    if external:
+        # Parallel test processes share the server: each takes its own database.
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+        yield f"{external.rstrip('/').rsplit('/', 1)[0]}/{1 + int(worker.removeprefix('gw'))}"
+        return
+    server = EmbeddedRedis(Path(tmp_path_factory.mktemp("valkey")))
+    url = server.start()
+    yield url
+    server.stop()
+
+
+@pytest.fixture
+def clean_redis(redis_url: str) -> Iterator[str]:
+    """The shared server, emptied before the test (tests in one process run one by one)."""
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    client.close()
+    yield redis_url
+
+
+API_KEY = "test-api-key"
+
+
+@pytest.fixture
+def settings(clean_redis: str) -> Settings:
+    return Settings(redis_url=clean_redis, api_keys=(API_KEY,))
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient[Litestar]]:
+    """The real app (real Redis, real RQ enqueueing) behind Litestar's test client."""
+    with TestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
+    """A real RQ worker process on the test Redis."""
+    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "LOG_LEVEL": "WARNING"}
+    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+    yield proc
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
