@@ -122,9 +122,10 @@ def _problem_schema() -> dict[str, Any]:
 
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
-    names = {"CreateGame", "SeatRequest", "Commit", "Reveal"}
+    names = {"HumanSeat", "BotSeat", "Commit", "Reveal"}
+    names |= {f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()}
     for game in registry.games():
-        for struct in game.command_types:
+        for struct in (*game.command_types, game.options_type):
             if struct.__struct_config__.forbid_unknown_fields:
                 names.add(struct.__name__)
     return names
@@ -166,6 +167,17 @@ def _add_discriminators(node: Any, components: dict[str, Any]) -> None:
             _add_discriminators(value, components)
 
 
+def _drop_null(param: dict[str, Any]) -> None:
+    """An optional header or query parameter is absent, never null: unwrap ``X | None``."""
+    schema = param.get("schema", {})
+    options = schema.get("oneOf")
+    if isinstance(options, list):
+        kept = [o for o in options if o.get("type") != "null"]
+        if len(kept) == 1 and len(kept) < len(options):
+            rest = {k: v for k, v in schema.items() if k != "oneOf"}
+            param["schema"] = {**kept[0], **rest}
+
+
 def finish(generated: dict[str, Any]) -> dict[str, Any]:
     """Complete Litestar's document (pure; idempotent)."""
     doc = copy.deepcopy(generated)
@@ -194,6 +206,8 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
             op_id = op.get("operationId", "")
+            for param in op.get("parameters", []):
+                _drop_null(param)
             responses = op.setdefault("responses", {})
             for status in _PROBLEMS.get(op_id, [400]):
                 codes = [c for c, (s, _) in CATALOGUE.items() if s == status]

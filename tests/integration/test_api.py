@@ -52,10 +52,10 @@ def test_creating_needs_an_api_key(client: Any) -> None:
         ({"game": "chess", "seats": HUMANS2}, 400, "invalid-request"),
         ({"game": "fbi", "seats": HUMANS2, "extra": 1}, 400, "invalid-request"),
         ({"game": "fbi", "seats": "two"}, 400, "invalid-request"),
-        ({"game": "fbi", "seats": [{"type": "human"}]}, 422, "invalid-options"),
-        ({"game": "fbi", "seats": HUMANS2, "options": {"variant": "x"}}, 422, "invalid-options"),
-        ({"game": "fbi", "seats": HUMANS2, "options": {"nope": 1}}, 422, "invalid-options"),
-        ({"game": "fbi", "seats": [{"type": "bot"}, {"type": "human"}]}, 422, "invalid-options"),
+        ({"game": "fbi", "seats": [{"type": "human"}]}, 400, "invalid-request"),
+        ({"game": "fbi", "seats": HUMANS2, "options": {"variant": "x"}}, 400, "invalid-request"),
+        ({"game": "fbi", "seats": HUMANS2, "options": {"nope": 1}}, 400, "invalid-request"),
+        ({"game": "fbi", "seats": [{"type": "bot"}, {"type": "human"}]}, 400, "invalid-request"),
     ],
 )
 def test_bad_creation_requests_get_problems(client: Any, body: Any, status: int, code: str) -> None:

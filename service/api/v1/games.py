@@ -14,6 +14,7 @@ from litestar.response import Response
 from domain.match import Match, Rules, SeatSpec
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
+    BotSeat,
     Commit,
     CreateGame,
     EventPage,
@@ -98,11 +99,15 @@ class GamesController(Controller):
         key_id = ctx.api_keys.identify(token) if token else None
         if key_id is None:
             raise Unauthorized("creating a game needs an API key")
-        seats = [SeatSpec(s.type, s.level) for s in data.seats]
-        created = await ctx.games.create(key_id, data.game, data.options, seats)
+        game = str(type(data).__struct_config__.tag)
+        seats = [
+            SeatSpec("bot", s.level) if isinstance(s, BotSeat) else SeatSpec("human")
+            for s in data.seats
+        ]
+        created = await ctx.games.create(key_id, game, msgspec.to_builtins(data.options), seats)
         return GameCreatedResponse(
             id=created.game_id,
-            game=data.game,
+            game=game,
             version=created.version,
             seed_commitment=created.seed_commitment,
             seats=[

@@ -42,17 +42,45 @@ Salt = Annotated[
 ]
 
 
-class SeatRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A seat at creation: a human (gets a token) or a bot of a level."""
-
-    type: SeatType
-    level: BotLevel | None = None
+class HumanSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="human", tag_field="type"):
+    """A seat played by a client; its token is returned once, at creation."""
 
 
-class CreateGame(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    game: GameName
-    seats: Annotated[list[SeatRequest], msgspec.Meta(min_length=1, max_length=8)]
-    options: dict[str, Any] = msgspec.field(default_factory=dict)
+class BotSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="bot", tag_field="type"):
+    """A seat played by the server's bot of ``level``."""
+
+    level: BotLevel
+
+
+SeatRequest = HumanSeat | BotSeat
+
+
+class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="game"):
+    seats: list[SeatRequest]
+    options: Any
+
+
+def _create_type(game: Any) -> type[CreateGameBase]:
+    """``POST /v1/games`` body for one game: its seat range and its typed options."""
+    seats = Annotated[
+        list[SeatRequest], msgspec.Meta(min_length=game.min_seats, max_length=game.max_seats)
+    ]
+    name = "Create" + "".join(part.title() for part in game.name.split("_")) + "Game"
+    return msgspec.defstruct(
+        name,
+        [("seats", seats), ("options", game.options_type, msgspec.field(default_factory=game.options_type))],
+        bases=(CreateGameBase,),
+        tag=game.name,
+        frozen=True,
+        forbid_unknown_fields=True,
+        module=__name__,
+    )
+
+
+if TYPE_CHECKING:
+    CreateGame = CreateGameBase
+else:
+    CreateGame = _union([_create_type(g) for g in _games])
 
 
 class SeatGrant(msgspec.Struct, frozen=True):

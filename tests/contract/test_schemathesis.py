@@ -1,0 +1,82 @@
+"""Schemathesis against the real server: every operation of the committed contract with
+all checks, and a stateful run that follows the OpenAPI links from creating a game to
+committing and revealing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+
+from tests.helpers import API_KEY
+
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi" / "v1.json"
+LABELS = sorted(
+    f"{method.upper()} {path}"
+    for path, item in json.loads(CONTRACT.read_text())["paths"].items()
+    for method in item
+    if not path.startswith("/schema")
+)
+SETTINGS = settings(
+    max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+TOKENS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def api_schema(server_url: str) -> Any:
+    return schemathesis.openapi.from_url(f"{server_url}/schema/openapi.json")
+
+
+def _headers(case: Any) -> dict[str, str]:
+    game_id = (case.path_parameters or {}).get("game_id")
+    token = TOKENS.get(game_id, API_KEY) if game_id else API_KEY
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_every_operation_conforms(api_schema: Any, label: str) -> None:
+    operation = api_schema.find_operation_by_label(label)
+    assert operation is not None, label
+
+    @SETTINGS
+    @given(case=operation.as_strategy())
+    def check(case: Any) -> None:
+        headers = case.headers or {}
+        if "Authorization" not in headers:
+            headers = {**headers, **_headers(case)}
+        case.call_and_validate(headers=headers)
+
+    check()
+
+
+def test_stateful_create_then_play(api_schema: Any) -> None:
+    base = api_schema.as_state_machine()
+
+    class Machine(base):  # type: ignore[misc,valid-type]
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return {"headers": _headers(case)}
+
+        def after_call(self, response: Any, case: Any) -> None:
+            if case.operation.label == "POST /v1/games" and response.status_code == 201:
+                body = response.json()
+                humans = [s["token"] for s in body["seats"] if s["token"]]
+                if humans:
+                    TOKENS[body["id"]] = humans[0]
+
+    Machine.run(
+        settings=settings(
+            max_examples=30,
+            deadline=None,
+            derandomize=True,
+            stateful_step_count=8,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    assert TOKENS, "the stateful run never created a game"
+
+
