@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
-from litestar import Litestar, Request, Response, get
+from litestar import Litestar
 from litestar.config.cors import CORSConfig
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 
 from service.api.v1.games import GamesController
 from service.api.v1.meta import HealthController, RulesController
 from service.context import open_context
 from service.errors import problem_handler
-from service.openapi_doc import FinalJsonRenderPlugin, openapi_config
+from service.openapi_doc import openapi_config
 from service.settings import Settings
 
 
@@ -37,7 +34,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers={Exception: problem_handler},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
-        cors_config=CORSConfig(allow_origins=["*"], allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match"], expose_headers=["ETag"]),
+        cors_config=CORSConfig(
+            allow_origins=["*"],
+            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match"],
+            expose_headers=["ETag"],
+        ),
         debug=False,
     )
 
@@ -47,4 +48,4 @@ def app_factory() -> Litestar:
     return create_app()
 
 
-__all__ = ["create_app", "app_factory"]
+__all__ = ["app_factory", "create_app"]

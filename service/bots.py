@@ -56,7 +56,9 @@ async def play_bot_turn(games: GameService, game_id: str, seat: int, version: in
             salt = sealed.new_salt()
             secret = msgspec.json.encode({"move": move, "salt": salt})
             await redis.set(_secret_key(game_id, seat, action.step), secret, nx=True)
-            kept = msgspec.json.decode(await redis.get(_secret_key(game_id, seat, action.step)))
+            kept = msgspec.json.decode(
+                await redis.get(_secret_key(game_id, seat, action.step)) or secret
+            )
             digest = sealed.commitment(game_id, action.step, seat, kept["move"], kept["salt"])
             await games.apply(
                 game_id,
@@ -65,10 +67,9 @@ async def play_bot_turn(games: GameService, game_id: str, seat: int, version: in
             )
             return "committed"
         raw = await redis.get(_secret_key(game_id, seat, action.step))
-        if raw is None:  # cannot happen unless Redis lost data: forfeit rather than stall
-            kept = {"move": {}, "salt": sealed.new_salt()}
-        else:
-            kept = msgspec.json.decode(raw)
+        # No kept secret only if Redis lost data: reveal nothing valid (a forfeit) rather than
+        # stall the table.
+        kept = {"move": {}, "salt": sealed.new_salt()} if raw is None else msgspec.json.decode(raw)
         await games.apply(
             game_id,
             lambda r, m, s: r.reveal(m, seat, kept["move"], kept["salt"], s),

@@ -41,7 +41,11 @@ def _run(settings: Settings) -> None:
     if not settings.api_keys:
         settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
         key_note = "generated for this run"
-    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "STAKEOUT_API_KEYS": ",".join(settings.api_keys)}
+    env = {
+        **os.environ,
+        "REDIS_URL": settings.redis_url or "",
+        "STAKEOUT_API_KEYS": ",".join(settings.api_keys),
+    }
     worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
     base = f"http://{settings.host}:{settings.port}"
     print(

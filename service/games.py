@@ -232,7 +232,9 @@ class GameService:
                 fingerprint,
             )
             if result.status == "duplicate":
-                return await self._duplicate(loaded, result.first, result.version, result.fingerprint, fingerprint)
+                return await self._duplicate(
+                    loaded, result.first, result.version, result.fingerprint, fingerprint
+                )
             if result.status == "missing":
                 raise GameNotFound(game_id)
             if result.status == "conflict":
@@ -253,7 +255,9 @@ class GameService:
         prior = await self.store.idempotent(loaded.game_id, key)
         if prior is None:
             return None
-        return await self._duplicate(loaded, prior.first, prior.version, prior.fingerprint, fingerprint)
+        return await self._duplicate(
+            loaded, prior.first, prior.version, prior.fingerprint, fingerprint
+        )
 
     async def _duplicate(
         self, loaded: Loaded, first: int, last: int, prior: str, fingerprint: str
@@ -267,9 +271,7 @@ class GameService:
         codec = self.codec(loaded.rules)
         return [Versioned(s.version, codec.decoder.decode(s.data), s.at_ms) for s in stored]
 
-    async def events(
-        self, game_id: str, after: int, limit: int
-    ) -> tuple[Loaded, list[Versioned]]:
+    async def events(self, game_id: str, after: int, limit: int) -> tuple[Loaded, list[Versioned]]:
         loaded = await self.load(game_id)
         stored = await self.store.read(game_id, after=after, count=limit)
         return loaded, self._decode(loaded, stored)

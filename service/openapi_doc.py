@@ -123,7 +123,9 @@ def _problem_schema() -> dict[str, Any]:
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
     names = {"HumanSeat", "BotSeat", "Commit", "Reveal"}
-    names |= {f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()}
+    names |= {
+        f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
+    }
     for game in registry.games():
         for struct in (*game.command_types, game.options_type):
             if struct.__struct_config__.forbid_unknown_fields:
@@ -155,9 +157,7 @@ def _add_discriminators(node: Any, components: dict[str, Any]) -> None:
                     if all(tags) and len(set(tags)) == len(tags):
                         node["discriminator"] = {
                             "propertyName": field,
-                            "mapping": {
-                                str(t): str(r) for t, r in zip(tags, refs, strict=True)
-                            },
+                            "mapping": {str(t): str(r) for t, r in zip(tags, refs, strict=True)},
                         }
                         break
         for value in node.values():
@@ -213,12 +213,11 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                 codes = [c for c, (s, _) in CATALOGUE.items() if s == status]
                 responses[str(status)] = {
                     "description": "Problem: " + ", ".join(codes),
-                    "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                    "content": {
+                        PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}
+                    },
                 }
-            if op_id in _SECURITY:
-                op["security"] = _SECURITY[op_id]
-            else:
-                op["security"] = [{}]
+            op["security"] = _SECURITY.get(op_id, [{}])
             if op_id == "createGame":
                 created = responses.get("201", {})
                 created["links"] = {
@@ -231,4 +230,3 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                 }
     _add_discriminators(doc, schemas)
     return doc
-

@@ -8,6 +8,7 @@ jobs themselves are idempotent, so a duplicate would be harmless anyway.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +39,9 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
     game_id = loaded.game_id
     if rules.result(match) is not None:
         if match.recorded is None:
-            return [JobRequest(SCORING_QUEUE, "workers.jobs.score_game", (game_id,), f"score-{game_id}")]
+            return [
+                JobRequest(SCORING_QUEUE, "workers.jobs.score_game", (game_id,), f"score-{game_id}")
+            ]
         return []
     out: list[JobRequest] = []
     for action in rules.awaiting(match):
@@ -68,7 +71,7 @@ class RqScheduler:
 
     def enqueue(self, requests: list[JobRequest]) -> None:
         for request in requests:
-            try:
+            with contextlib.suppress(DuplicateJobError):
                 self._queue(request.queue).enqueue_call(
                     request.func,
                     args=request.args,
@@ -80,8 +83,6 @@ class RqScheduler:
                     # makes sure the move is made exactly once.
                     retry=Retry(max=3, interval=[1, 2, 5]),
                 )
-            except DuplicateJobError:
-                pass
 
     def close(self) -> None:
         if self._redis is not None:

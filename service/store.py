@@ -142,18 +142,30 @@ class EventStore:
         raw = await self.redis.hget(_keys(game_id)[1], key)
         return None if raw is None else _duplicate(_text(raw))
 
-    async def read(self, game_id: str, after: int = 0, count: int | None = None) -> list[StoredEvent]:
+    async def read(
+        self, game_id: str, after: int = 0, count: int | None = None
+    ) -> list[StoredEvent]:
         """Events with version > ``after``, oldest first (at most ``count``)."""
         events_key = _keys(game_id)[0]
         rows = await self.redis.xrange(events_key, min=f"(0-{after}", max="+", count=count)
         out: list[StoredEvent] = []
-        for entry_id, fields in rows:
+        for entry_id, fields in rows or []:
+            assert fields is not None  # stream entries always carry their fields
             version = int(_text(entry_id).split("-", 1)[1])
-            out.append(StoredEvent(version, fields[b"e"], int(fields.get(b"t", b"0"))))
+            data = fields[b"e"]
+            out.append(
+                StoredEvent(
+                    version,
+                    bytes(data) if isinstance(data, bytes) else data.encode(),
+                    int(fields.get(b"t", b"0")),
+                )
+            )
         return out
 
     async def read_range(self, game_id: str, first: int, last: int) -> list[StoredEvent]:
-        return [e for e in await self.read(game_id, first - 1, last - first + 1) if e.version <= last]
+        return [
+            e for e in await self.read(game_id, first - 1, last - first + 1) if e.version <= last
+        ]
 
     async def version(self, game_id: str) -> int:
         return int(await self.redis.xlen(_keys(game_id)[0]))

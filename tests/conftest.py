@@ -40,7 +40,7 @@ def clean_redis(redis_url: str) -> Iterator[str]:
     client = redis.Redis.from_url(redis_url)
     client.flushdb()
     client.close()
-    yield redis_url
+    return redis_url
 
 
 API_KEY = "test-api-key"

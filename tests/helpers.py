@@ -15,7 +15,9 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def create(client: Any, game: str, seats: list[dict[str, Any]], options: dict[str, Any] | None = None) -> dict[str, Any]:
+def create(
+    client: Any, game: str, seats: list[dict[str, Any]], options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     response = client.post(
         "/v1/games",
         json={"game": game, "seats": seats, "options": options or {}},
@@ -31,7 +33,15 @@ def view(client: Any, game_id: str, token: str | None = None) -> dict[str, Any]:
     return dict(response.json())
 
 
-def act(client: Any, game_id: str, token: str, seat: int, action: dict[str, Any], move: dict[str, Any], secrets_: dict[int, tuple[dict[str, Any], str]]) -> Any:
+def act(
+    client: Any,
+    game_id: str,
+    token: str,
+    seat: int,
+    action: dict[str, Any],
+    move: dict[str, Any],
+    secrets_: dict[int, tuple[dict[str, Any], str]],
+) -> Any:
     """Perform ``action`` (from ``awaiting``) with ``move``: a move, a commit or a reveal."""
     kind = action["action"]
     if kind == "move":

@@ -78,5 +78,3 @@ def test_stateful_create_then_play(api_schema: Any) -> None:
         )
     )
     assert TOKENS, "the stateful run never created a game"
-
-

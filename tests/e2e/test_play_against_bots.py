@@ -48,7 +48,9 @@ def test_one_human_and_bots_play_to_a_recorded_result(
     final = _play_human_to_the_end(client, game_id, token, seed=7)
     assert final["result"] is not None
     assert len(final["result"]["scores"]) == found.max_seats
-    assert final["awaiting"] == [] and final["legal"] == []
+    assert final["awaiting"] == []
+    assert final["legal"] == []
+
     # The scoring job records the result exactly once.
     def recorded() -> list[dict[str, Any]]:
         events: list[dict[str, Any]] = []

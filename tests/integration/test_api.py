@@ -34,9 +34,12 @@ def test_creating_a_game_returns_tokens_for_humans_only_and_a_seed_commitment(cl
     assert len(created["id"]) == 24
     assert created["version"] >= 1
     assert len(created["seed_commitment"]) == 64
-    assert created["seats"][0]["token"] and created["seats"][1]["token"] is None
+    assert created["seats"][0]["token"]
+    assert created["seats"][1]["token"] is None
     seen = view(client, created["id"], created["seats"][0]["token"])
-    assert seen["you"] == 0 and seen["game"] == "fbi" and seen["status"] == "active"
+    assert seen["you"] == 0
+    assert seen["game"] == "fbi"
+    assert seen["status"] == "active"
     assert seen["state"]["game"] == "fbi"
 
 
@@ -64,7 +67,9 @@ def test_bad_creation_requests_get_problems(client: Any, body: Any, status: int,
 
 def test_malformed_json_and_huge_bodies_are_refused(client: Any) -> None:
     headers = {**auth(API_KEY), "content-type": "application/json"}
-    _problem(client.post("/v1/games", content=b"{not json", headers=headers), 400, "invalid-request")
+    _problem(
+        client.post("/v1/games", content=b"{not json", headers=headers), 400, "invalid-request"
+    )
     huge = b'{"game": "fbi", "seats": [], "options": {"x": "' + b"a" * 200_000 + b'"}}'
     _problem(client.post("/v1/games", content=huge, headers=headers), 413, "payload-too-large")
 
@@ -73,11 +78,15 @@ def test_unknown_games_and_rules(client: Any) -> None:
     _problem(client.get("/v1/games/" + "0" * 24), 404, "unknown-game")
     _problem(client.get("/v1/rules/chess"), 404, "unknown-game")
     rules = client.get("/v1/rules/fbi").json()
-    assert rules["game"] == "fbi" and rules["min_seats"] == 2 and rules["max_seats"] == 5
+    assert rules["game"] == "fbi"
+    assert rules["min_seats"] == 2
+    assert rules["max_seats"] == 5
     assert "fbi" in client.get("/v1/rules").json()["games"]
 
 
-def _sealed_round(client: Any, game_id: str, tokens: list[str]) -> dict[int, tuple[dict[str, Any], str]]:
+def _sealed_round(
+    client: Any, game_id: str, tokens: list[str]
+) -> dict[int, tuple[dict[str, Any], str]]:
     """Every seat commits its first legal move; returns what each must reveal."""
     secrets_: dict[int, tuple[dict[str, Any], str]] = {}
     for seat, token in enumerate(tokens):
@@ -109,7 +118,9 @@ def _play_to_sealed_step(client: Any, game_id: str, tokens: list[str]) -> None:
     raise AssertionError("no sealed step reached")
 
 
-def test_sealed_step_commit_then_reveal_keeps_moves_hidden_until_all_reveal(client: Any, clean_redis: str) -> None:
+def test_sealed_step_commit_then_reveal_keeps_moves_hidden_until_all_reveal(
+    client: Any, clean_redis: str
+) -> None:
     created = create(client, "fbi", HUMANS2)
     game_id = created["id"]
     tokens = [s["token"] for s in created["seats"]]
@@ -132,7 +143,9 @@ def test_sealed_step_commit_then_reveal_keeps_moves_hidden_until_all_reveal(clie
     # A reveal that does not match is refused and changes nothing.
     move, salt = secrets_[0]
     wrong = client.post(
-        f"/v1/games/{game_id}/reveals", json={"move": move, "salt": "cd" * 16}, headers=auth(tokens[0])
+        f"/v1/games/{game_id}/reveals",
+        json={"move": move, "salt": "cd" * 16},
+        headers=auth(tokens[0]),
     )
     _problem(wrong, 422, "reveal-mismatch")
     assert _snapshot(clean_redis, game_id) == before + 2
@@ -143,10 +156,15 @@ def test_sealed_step_commit_then_reveal_keeps_moves_hidden_until_all_reveal(clie
     # Seat 1 and spectators learn nothing of seat 0's move before seat 1 reveals.
     for token in (tokens[1], None):
         headers = auth(token) if token else {}
-        log = client.get(f"/v1/games/{game_id}/events", params={"after": before}, headers=headers).json()
+        log = client.get(
+            f"/v1/games/{game_id}/events", params={"after": before}, headers=headers
+        ).json()
         revealed = [e["event"] for e in log["events"] if e["event"]["type"] == "seal.revealed"]
-        assert revealed and all(r.get("move") is None and r.get("salt") is None for r in revealed)
-    mine = client.get(f"/v1/games/{game_id}/events", params={"after": before}, headers=auth(tokens[0])).json()
+        assert revealed
+        assert all(r.get("move") is None and r.get("salt") is None for r in revealed)
+    mine = client.get(
+        f"/v1/games/{game_id}/events", params={"after": before}, headers=auth(tokens[0])
+    ).json()
     assert any(e["event"].get("move") == move for e in mine["events"])
     move1, salt1 = secrets_[1]
     last = client.post(
@@ -169,10 +187,16 @@ def test_moves_need_the_callers_own_seat_token(client: Any, clean_redis: str) ->
     before = _snapshot(clean_redis, game_id)
     _problem(client.post(path, json=move), 401, "unauthorized")
     _problem(client.post(path, json=move, headers=auth(API_KEY)), 403, "forbidden")
-    _problem(client.post(path, json=move, headers=auth(other["seats"][0]["token"])), 401, "unauthorized")
+    _problem(
+        client.post(path, json=move, headers=auth(other["seats"][0]["token"])), 401, "unauthorized"
+    )
     _problem(client.post(path, json=move, headers=auth("x" * 43)), 401, "unauthorized")
     _problem(client.post(path, json=move, headers=auth(tokens[idle])), 409, "not-your-turn")
-    _problem(client.post(path, json={"type": "fbi.nope"}, headers=auth(tokens[mover])), 400, "invalid-request")
+    _problem(
+        client.post(path, json={"type": "fbi.nope"}, headers=auth(tokens[mover])),
+        400,
+        "invalid-request",
+    )
     _problem(client.post(path, json=[1, 2], headers=auth(tokens[mover])), 400, "invalid-request")
     assert _snapshot(clean_redis, game_id) == before
     assert client.post(path, json=move, headers=auth(tokens[mover])).status_code == 200
@@ -188,7 +212,11 @@ def test_idempotency_key_and_if_match(client: Any, clean_redis: str) -> None:
     path = f"/v1/games/{game_id}/moves"
     stale = {**auth(tokens[seat]), "If-Match": str(seen["version"] - 1)}
     _problem(client.post(path, json=move, headers=stale), 412, "version-mismatch")
-    headers = {**auth(tokens[seat]), "Idempotency-Key": "move-1", "If-Match": f'"{seen["version"]}"'}
+    headers = {
+        **auth(tokens[seat]),
+        "Idempotency-Key": "move-1",
+        "If-Match": f'"{seen["version"]}"',
+    }
     first = client.post(path, json=move, headers=headers)
     second = client.post(path, json=move, headers=headers)
     assert first.status_code == second.status_code == 200
@@ -206,9 +234,11 @@ def test_events_page_with_after_and_limit(client: Any) -> None:
     page = client.get(f"/v1/games/{game_id}/events", params={"after": 0, "limit": 1}).json()
     assert [e["version"] for e in page["events"]] == [1]
     assert page["events"][0]["event"]["type"] == "game.created"
-    assert page["has_more"] is True and page["next_after"] == 1
+    assert page["has_more"] is True
+    assert page["next_after"] == 1
     rest = client.get(f"/v1/games/{game_id}/events", params={"after": 1, "limit": 500}).json()
-    assert rest["events"][0]["version"] == 2 and rest["has_more"] is False
+    assert rest["events"][0]["version"] == 2
+    assert rest["has_more"] is False
     _problem(client.get(f"/v1/games/{game_id}/events", params={"limit": 0}), 400, "invalid-request")
 
 

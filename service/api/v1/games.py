@@ -36,7 +36,9 @@ GameId = Annotated[
 ]
 Authorization = Annotated[
     str | None,
-    HeaderParameter(name="Authorization", description="Bearer seat token or API key", required=False),
+    HeaderParameter(
+        name="Authorization", description="Bearer seat token or API key", required=False
+    ),
 ]
 IdempotencyKey = Annotated[
     str | None,
@@ -110,9 +112,7 @@ class GamesController(Controller):
             game=game,
             version=created.version,
             seed_commitment=created.seed_commitment,
-            seats=[
-                SeatGrant(i, s.type, s.level, created.tokens[i]) for i, s in enumerate(seats)
-            ],
+            seats=[SeatGrant(i, s.type, s.level, created.tokens[i]) for i, s in enumerate(seats)],
         )
 
     @get(
@@ -127,9 +127,7 @@ class GamesController(Controller):
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         caller = caller_for(loaded.meta, ctx.api_keys, authorization)
-        return Response(
-            game_view(loaded, caller), headers={"ETag": f'"{loaded.match.version}"'}
-        )
+        return Response(game_view(loaded, caller), headers={"ETag": f'"{loaded.match.version}"'})
 
     async def _act(
         self,

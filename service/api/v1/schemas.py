@@ -42,7 +42,9 @@ Salt = Annotated[
 ]
 
 
-class HumanSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="human", tag_field="type"):
+class HumanSeat(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="human", tag_field="type"
+):
     """A seat played by a client; its token is returned once, at creation."""
 
 
@@ -66,15 +68,21 @@ def _create_type(game: Any) -> type[CreateGameBase]:
         list[SeatRequest], msgspec.Meta(min_length=game.min_seats, max_length=game.max_seats)
     ]
     name = "Create" + "".join(part.title() for part in game.name.split("_")) + "Game"
-    return msgspec.defstruct(
+    created: Any = msgspec.defstruct(
         name,
-        [("seats", seats), ("options", game.options_type, msgspec.field(default_factory=game.options_type))],
+        [
+            ("seats", seats),
+            ("options", game.options_type, msgspec.field(default_factory=game.options_type)),
+        ],
         bases=(CreateGameBase,),
         tag=game.name,
         frozen=True,
         forbid_unknown_fields=True,
         module=__name__,
     )
+    assert issubclass(created, CreateGameBase)
+    result: type[CreateGameBase] = created
+    return result
 
 
 if TYPE_CHECKING:
