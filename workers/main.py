@@ -6,6 +6,8 @@ Redis: ``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 
 import redis
@@ -19,16 +21,27 @@ from service.settings import Settings
 def run_worker(settings: Settings, burst: bool = False) -> None:
     connection = redis.Redis.from_url(queue_url(settings))
     queues = [Queue(name, connection=connection) for name in QUEUES]
-    worker = Worker(queues, connection=connection)
+    # A short TTL makes an idle worker heartbeat at least every ~45 s, so the liveness
+    # probe below can tell a live idle worker from a stuck one.
+    worker = Worker(queues, connection=connection, name=_worker_name(), worker_ttl=HEARTBEAT_TTL)
     worker.work(burst=burst, with_scheduler=True, logging_level=settings.log_level)
 
 
-def worker_healthy(settings: Settings, max_age_seconds: float = 120.0) -> bool:
-    """True when some worker has sent a heartbeat recently (for an exec probe)."""
+HEARTBEAT_TTL = 60
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def worker_healthy(settings: Settings, max_age_seconds: float = 2.0 * HEARTBEAT_TTL) -> bool:
+    """True when a worker on this host has sent a heartbeat recently (for an exec probe)."""
     connection = redis.Redis.from_url(queue_url(settings))
     now = time.time()
+    host = socket.gethostname() + "-"
     for worker in Worker.all(connection=connection):
         beat = worker.last_heartbeat
-        if beat is not None and now - beat.timestamp() < max_age_seconds:
-            return True
+        if worker.name.startswith(host) and beat is not None:
+            if now - beat.timestamp() < max_age_seconds:
+                return True
     return False
