@@ -41,7 +41,7 @@ def worker_healthy(settings: Settings, max_age_seconds: float = 2.0 * HEARTBEAT_
     host = socket.gethostname() + "-"
     for worker in Worker.all(connection=connection):
         beat = worker.last_heartbeat
-        if worker.name.startswith(host) and beat is not None:
-            if now - beat.timestamp() < max_age_seconds:
-                return True
+        fresh = beat is not None and now - beat.timestamp() < max_age_seconds
+        if worker.name.startswith(host) and fresh:
+            return True
     return False
