@@ -26,6 +26,7 @@ from domain.errors import (
     CommitmentError,
     DomainError,
     GameOver,
+    IllegalMove,
     NotYourTurn,
     RevealMismatch,
     SealedStepRequired,
@@ -89,6 +90,34 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     SealForfeited,
     ResultRecorded,
 )
+
+
+class MakeMove(msgspec.Struct, frozen=True, tag="move", tag_field="kind"):
+    """A public move by ``seat``; ``move`` is the command as JSON (tag included)."""
+
+    seat: int
+    move: dict[str, Any]
+
+
+class CommitSeal(msgspec.Struct, frozen=True, tag="commit", tag_field="kind"):
+    seat: int
+    commitment: str
+    step: str | None = None
+
+
+class RevealSeal(msgspec.Struct, frozen=True, tag="reveal", tag_field="kind"):
+    seat: int
+    move: dict[str, Any]
+    salt: str
+
+
+class RecordResult(msgspec.Struct, frozen=True, tag="result", tag_field="kind"):
+    """The scoring job's act: record the final result once."""
+
+
+# Everything that can change a stream, as data: stored beside the events it produced, so a
+# verifier holding the seed can re-run every decision and compare (see domain/verify.py).
+Act = MakeMove | CommitSeal | RevealSeal | RecordResult
 
 
 class Match(msgspec.Struct):
@@ -240,8 +269,24 @@ class Rules:
                 return p
         raise NotYourTurn(f"seat {seat} has nothing to do now")
 
+    def perform(self, match: Match, act: Act, seed: bytes) -> list[Any]:
+        """The events ``act`` produces on ``match`` (raises DomainError to refuse)."""
+        if isinstance(act, MakeMove):
+            try:
+                command = msgspec.convert(act.move, command_union(self.game))
+            except msgspec.ValidationError as exc:
+                raise IllegalMove(f"not a move of {self.game.name}: {exc}") from exc
+            return self.move(match, act.seat, command, seed)
+        if isinstance(act, CommitSeal):
+            return self.commit(match, act.seat, act.commitment, act.step)
+        if isinstance(act, RevealSeal):
+            return self.reveal(match, act.seat, act.move, act.salt, seed)
+        return self.record_result(match)
+
     def move(self, match: Match, seat: int, command: Any, seed: bytes) -> list[Any]:
         """A public move."""
+        if not isinstance(command, self.game.command_types):
+            raise IllegalMove(f"not a move of {self.game.name}")
         p = self._pending_for(match, seat)
         if p.sealed:
             raise SealedStepRequired(f"step {p.step} is sealed: post a commitment, then reveal")
@@ -283,11 +328,6 @@ class Rules:
             reveals = {**match.reveals, seat: events[0]}
             events += self._resolve_sealed(match, p.step, sealed_seats, reveals, seed)
         return events
-
-    def forfeit_choice(self, match: Match, seat: int, step: str, rng: Rng) -> Any:
-        """The move a bot makes for a seat that forfeited its sealed choice."""
-        legal = self.game.legal(match.state, seat)
-        return rng.choice(legal)
 
     def _resolve_sealed(
         self,

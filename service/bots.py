@@ -13,7 +13,7 @@ import msgspec
 
 from domain import sealed
 from domain.errors import DomainError
-from domain.match import Match, Rules
+from domain.match import CommitSeal, MakeMove, Match, RevealSeal, Rules
 from domain.rng import Rng
 from service.games import GameService
 
@@ -38,21 +38,22 @@ async def play_bot_turn(games: GameService, game_id: str, seat: int, version: in
     key = f"bot:{seat}:{action.action}:{version}"
     redis = games.store.redis
 
-    def choose(rules: Rules, match: Match, seed: bytes) -> Any:
+    def choose(rules: Rules, match: Match, seed: bytes) -> dict[str, Any]:
         rng = Rng(seed, f"bot.{seat}.{match.version}")
-        return rules.bot_move(match, seat, level, rng)
+        move: dict[str, Any] = msgspec.to_builtins(rules.bot_move(match, seat, level, rng))
+        return move
 
     try:
         if action.action == "move":
             await games.apply(
                 game_id,
-                lambda r, m, s: r.move(m, seat, choose(r, m, s), s),
+                lambda r, m, s: MakeMove(seat, choose(r, m, s)),
                 idempotency_key=key,
             )
             return "moved"
         if action.action == "commit":
             seed = await games.store.seed(game_id)
-            move = msgspec.to_builtins(choose(loaded.rules, loaded.match, seed))
+            move = choose(loaded.rules, loaded.match, seed)
             salt = sealed.new_salt()
             secret = msgspec.json.encode({"move": move, "salt": salt})
             await redis.set(_secret_key(game_id, seat, action.step), secret, nx=True)
@@ -62,7 +63,7 @@ async def play_bot_turn(games: GameService, game_id: str, seat: int, version: in
             digest = sealed.commitment(game_id, action.step, seat, kept["move"], kept["salt"])
             await games.apply(
                 game_id,
-                lambda r, m, s: r.commit(m, seat, digest, action.step),
+                lambda r, m, s: CommitSeal(seat, digest, action.step),
                 idempotency_key=key,
             )
             return "committed"
@@ -72,7 +73,7 @@ async def play_bot_turn(games: GameService, game_id: str, seat: int, version: in
         kept = {"move": {}, "salt": sealed.new_salt()} if raw is None else msgspec.json.decode(raw)
         await games.apply(
             game_id,
-            lambda r, m, s: r.reveal(m, seat, kept["move"], kept["salt"], s),
+            lambda r, m, s: RevealSeal(seat, kept["move"], kept["salt"]),
             idempotency_key=key,
         )
         return "revealed"

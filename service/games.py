@@ -19,11 +19,12 @@ from typing import Any
 import msgspec
 
 from domain import registry
-from domain.match import Match, Rules, SeatSpec, event_union
+from domain.match import Act, Match, Rules, SeatSpec, event_union
 from domain.rng import new_seed
 from service.store import EventStore, StoredEvent
 
-Decision = Callable[[Rules, Match, bytes], list[Any]]
+# A decision names the act to perform given the latest state (a bot's choice depends on it).
+Decision = Callable[[Rules, Match, bytes], Act]
 
 MAX_RETRIES = 16
 
@@ -220,7 +221,8 @@ class GameService:
             if if_match is not None and if_match != loaded.match.version:
                 raise VersionMismatch(loaded.match.version)
             seed = await self.store.seed(game_id)
-            events = decide(loaded.rules, loaded.match, seed)
+            act = decide(loaded.rules, loaded.match, seed)
+            events = loaded.rules.perform(loaded.match, act, seed)
             if not events:
                 return Applied(loaded.match.version, [])
             codec = self.codec(loaded.rules)
@@ -230,6 +232,7 @@ class GameService:
                 [codec.encoder.encode(e) for e in events],
                 idempotency_key,
                 fingerprint,
+                cause=codec.encoder.encode(act),
             )
             if result.status == "duplicate":
                 return await self._duplicate(

@@ -57,9 +57,14 @@ local version = redis.call('XLEN', KEYS[1])
 if tonumber(ARGV[1]) ~= version then return {'conflict', tostring(version)} end
 local first = version + 1
 local now = ARGV[4]
-for j = 5, #ARGV do
+-- The act that produced the batch is kept on its first entry (for verification).
+for j = 6, #ARGV do
   version = version + 1
-  redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
+  if j == 6 and ARGV[5] ~= '' then
+    redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now, 'c', ARGV[5])
+  else
+    redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
+  end
 end
 if key ~= '' then
   redis.call('HSET', KEYS[2], key, ARGV[3] .. '|' .. first .. '|' .. version)
@@ -89,6 +94,7 @@ class StoredEvent:
     version: int
     data: bytes
     at_ms: int
+    cause: bytes | None = None
 
 
 def _text(value: Any) -> str:
@@ -121,12 +127,13 @@ class EventStore:
         events: Sequence[bytes],
         idempotency_key: str | None = None,
         fingerprint: str = "",
+        cause: bytes = b"",
     ) -> Appended:
         events_key, idem_key, meta_key, _ = _keys(game_id)
         now = _now_ms()
         raw_status, raw_value = await self._append(
             keys=[events_key, idem_key, meta_key],
-            args=[expected, idempotency_key or "", fingerprint, now, *events],
+            args=[expected, idempotency_key or "", fingerprint, now, cause, *events],
         )
         status, value = _text(raw_status), _text(raw_value)
         if status == "duplicate":
@@ -153,11 +160,13 @@ class EventStore:
             assert fields is not None  # stream entries always carry their fields
             version = int(_text(entry_id).split("-", 1)[1])
             data = fields[b"e"]
+            cause = fields.get(b"c")
             out.append(
                 StoredEvent(
                     version,
                     bytes(data) if isinstance(data, bytes) else data.encode(),
                     int(fields.get(b"t", b"0")),
+                    cause if isinstance(cause, bytes) else None,
                 )
             )
         return out

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from domain.errors import DomainError
+from domain.match import RecordResult
 from service.bots import play_bot_turn
 from service.context import Context, open_context
 from service.settings import Settings
@@ -27,7 +28,7 @@ async def _score(game_id: str) -> str:
     async with _context() as ctx:
         try:
             applied = await ctx.games.apply(
-                game_id, lambda r, m, s: r.record_result(m), idempotency_key="result"
+                game_id, lambda r, m, s: RecordResult(), idempotency_key="result"
             )
         except DomainError as exc:
             return f"not scored: {exc.detail}"

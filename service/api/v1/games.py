@@ -11,7 +11,7 @@ from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response
 
-from domain.match import Match, Rules, SeatSpec
+from domain.match import CommitSeal, MakeMove, RevealSeal, SeatSpec
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
     BotSeat,
@@ -178,8 +178,10 @@ class GamesController(Controller):
         idempotency_key: IdempotencyKey = None,
         if_match: IfMatch = None,
     ) -> MoveAccepted:
+        move = msgspec.to_builtins(data)
+
         def decide(seat: int) -> Decision:
-            return lambda r, m, s: r.move(m, seat, data, s)
+            return lambda r, m, s: MakeMove(seat, move)
 
         return await self._act(
             request, game_id, authorization, decide, idempotency_key, if_match, "moves"
@@ -205,7 +207,7 @@ class GamesController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
         def decide(seat: int) -> Decision:
-            return lambda r, m, s: r.commit(m, seat, data.commitment, data.step)
+            return lambda r, m, s: CommitSeal(seat, data.commitment, data.step)
 
         return await self._act(
             request, game_id, authorization, decide, idempotency_key, None, "commitments"
@@ -233,10 +235,7 @@ class GamesController(Controller):
             raise InvalidRequest("move must be an object")
 
         def decide(seat: int) -> Decision:
-            def run(r: Rules, m: Match, s: bytes) -> list[Any]:
-                return r.reveal(m, seat, move, data.salt, s)
-
-            return run
+            return lambda r, m, s: RevealSeal(seat, move, data.salt)
 
         return await self._act(
             request, game_id, authorization, decide, idempotency_key, None, "reveals"
