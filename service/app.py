@@ -13,9 +13,11 @@ from litestar.config.cors import CORSConfig
 
 from service.api.v1.games import GamesController
 from service.api.v1.meta import HealthController, RulesController
-from service.context import open_context
+from service.context import open_context, queue_url
 from service.errors import problem_handler
+from service.observability import QueueCollector, instrument, metrics
 from service.openapi_doc import openapi_config
+from service.scheduling import QUEUES
 from service.settings import Settings
 
 
@@ -26,21 +28,37 @@ def create_app(settings: Settings | None = None) -> Litestar:
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_context(settings) as ctx:
             app.state.ctx = ctx
-            yield
+            app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
+            try:
+                yield
+            finally:
+                app.state.queue_collector.close()
 
-    return Litestar(
-        route_handlers=[GamesController, RulesController, HealthController],
+    app = Litestar(
+        # /metrics stays out of the OpenAPI document (include_in_schema=False).
+        route_handlers=[GamesController, RulesController, HealthController, metrics],
         lifespan=[lifespan],
         exception_handlers={Exception: problem_handler},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(
             allow_origins=["*"],
-            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "If-Match"],
-            expose_headers=["ETag"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Idempotency-Key",
+                "If-Match",
+                "X-Request-ID",
+            ],
+            expose_headers=["ETag", "X-Request-ID"],
         ),
         debug=False,
+        # Logging is configured once per process (service/cli.py: JSON lines); Litestar's
+        # default would replace the root handler with its own plain-text one.
+        logging_config=None,
     )
+    # Request ids, access log and HTTP metrics around everything, unmatched routes included.
+    return instrument(app)
 
 
 def app_factory() -> Litestar:

@@ -25,6 +25,10 @@ def _serve(settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level.lower(),
+        # JSON logs: uvicorn's loggers propagate to our root handler (log_config=None keeps
+        # uvicorn from installing its own), and our access log replaces uvicorn's.
+        log_config=None,
+        access_log=False,
         timeout_graceful_shutdown=20,
     )
 
@@ -68,6 +72,25 @@ def _run(settings: Settings) -> None:
             embedded.stop()
 
 
+def _verify(path: Path) -> int:
+    import msgspec
+
+    from domain.verify import ReplayDocument, VerificationError, verify
+
+    try:
+        replay = msgspec.json.decode(path.read_bytes(), type=ReplayDocument)
+        verified = verify(replay)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError, VerificationError) as exc:
+        print(f"NOT VERIFIED: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"verified: {verified.game} game {verified.game_id}: seed matches its commitment, "
+        f"{verified.events} events re-derived from {verified.acts} acts, "
+        f"scores {verified.scores}, winners {verified.winners}"
+    )
+    return 0
+
+
 def _export(path: Path | None) -> None:
     from service.app import create_app
     from service.openapi_doc import finish
@@ -88,10 +111,16 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("worker", help="run an RQ worker (bot turns, scoring)")
     sub.add_parser("run", help="embedded Redis (when REDIS_URL is unset) + worker + API")
     sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
+    check = sub.add_parser("verify", help="verify a finished game's replay (JSON file)")
+    check.add_argument("replay", type=Path)
     export = sub.add_parser("export-openapi", help="print (or write) the OpenAPI document")
     export.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
     settings = Settings.from_env()
+    if args.command in {"serve", "worker", "run"}:
+        from service.observability import configure_logging
+
+        configure_logging(settings.log_level)
     if args.command == "serve":
         _serve(settings)
     elif args.command == "worker":
@@ -104,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0 if worker_healthy(settings) else 1)
     elif args.command == "run":
         _run(settings)
+    elif args.command == "verify":
+        sys.exit(_verify(args.replay))
     else:
         _export(args.output)
 

@@ -16,6 +16,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.auth import ApiKeys
 from service.games import GameService
+from service.live import LiveFeed
 from service.scheduling import RqScheduler
 from service.settings import Settings
 from service.store import AnyRedis, EventStore
@@ -28,14 +29,17 @@ class Context:
     games: GameService
     scheduler: RqScheduler
     api_keys: ApiKeys
+    live: LiveFeed
 
 
-def event_redis(settings: Settings) -> AnyRedis:
+def event_redis(settings: Settings, blocking: bool = False) -> AnyRedis:
+    """The event store's client; ``blocking`` ones have no socket timeout (XREAD BLOCK)."""
     if settings.redis_url is None:
         raise RuntimeError("REDIS_URL is not set (make run starts an embedded server)")
+    timeout = None if blocking else 5.0
     if settings.redis_cluster:
-        return RedisCluster.from_url(settings.redis_url)
-    return redis.asyncio.Redis.from_url(settings.redis_url)
+        return RedisCluster.from_url(settings.redis_url, socket_timeout=timeout)
+    return redis.asyncio.Redis.from_url(settings.redis_url, socket_timeout=timeout)
 
 
 def queue_url(settings: Settings) -> str:
@@ -48,11 +52,15 @@ def queue_url(settings: Settings) -> str:
 @asynccontextmanager
 async def open_context(settings: Settings) -> AsyncIterator[Context]:
     client = event_redis(settings)
+    blocking = event_redis(settings, blocking=True)
     store = EventStore(client)
+    live = LiveFeed(blocking, store)
     scheduler = RqScheduler(lambda: redis.Redis.from_url(queue_url(settings)))
     games = GameService(store, settings.game_cache_size, scheduler.on_change)
     try:
-        yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys))
+        yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys), live)
     finally:
+        await live.close()
+        await blocking.aclose()
         await client.aclose()
         scheduler.close()

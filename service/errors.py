@@ -35,6 +35,10 @@ class Forbidden(ServiceError):
     code = "forbidden"
 
 
+class GameNotFinished(ServiceError):
+    code = "game-not-finished"
+
+
 _HTTP_CODES = {
     400: "invalid-request",
     401: "unauthorized",

@@ -21,6 +21,7 @@ import msgspec
 from domain import registry
 from domain.match import Act, Match, Rules, SeatSpec, event_union
 from domain.rng import new_seed
+from service.observability import APPEND_CONFLICTS, IDEMPOTENT_REPLAYS, MOVES_APPLIED, act_kind
 from service.store import EventStore, StoredEvent
 
 # A decision names the act to perform given the latest state (a bot's choice depends on it).
@@ -241,9 +242,11 @@ class GameService:
             if result.status == "missing":
                 raise GameNotFound(game_id)
             if result.status == "conflict":
+                APPEND_CONFLICTS.labels(loaded.rules.game.name).inc()
                 if if_match is not None:
                     raise VersionMismatch(result.version)
                 continue
+            MOVES_APPLIED.labels(loaded.rules.game.name, act_kind(act)).inc()
             first = loaded.match.version + 1
             after = await self.load(game_id)
             if self.on_change is not None:
@@ -267,6 +270,7 @@ class GameService:
     ) -> Applied:
         if prior != fingerprint:
             raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
+        IDEMPOTENT_REPLAYS.labels(loaded.rules.game.name).inc()
         stored = await self.store.read_range(loaded.game_id, first, last)
         return Applied(last, self._decode(loaded, stored), replayed=True)
 

@@ -68,11 +68,13 @@ def openapi_config() -> OpenAPIConfig:
 # Which problem types each operation can answer (beyond the 400 every request may get).
 _PROBLEMS: dict[str, list[int]] = {
     "createGame": [400, 401, 413, 415, 422],
-    "getGame": [400, 401, 404],
+    "getGame": [400, 401, 403, 404],
     "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
     "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
     "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
-    "listEvents": [400, 401, 404],
+    "listEvents": [400, 401, 403, 404],
+    "getReplay": [400, 401, 403, 404, 409],
+    "streamEvents": [400, 401, 403, 404],
     "getRules": [400, 404],
     "listGames": [400],
     "healthz": [],
@@ -83,6 +85,8 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "createGame": [{"apiKey": []}],
     "getGame": [{"seatToken": []}, {"apiKey": []}, {}],
     "listEvents": [{"seatToken": []}, {"apiKey": []}, {}],
+    "getReplay": [{"seatToken": []}, {"apiKey": []}, {}],
+    "streamEvents": [{"seatToken": []}, {"apiKey": []}, {}],
     "postMove": [{"seatToken": []}],
     "postCommitment": [{"seatToken": []}],
     "postReveal": [{"seatToken": []}],
@@ -94,6 +98,7 @@ _LINK_TARGETS = {
     "PostCommitment": "postCommitment",
     "PostReveal": "postReveal",
     "PostMove": "postMove",
+    "GetReplay": "getReplay",
 }
 
 

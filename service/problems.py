@@ -35,6 +35,7 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "sealed-step": (409, "This step is sealed: commit, then reveal"),
     "commitment-rejected": (409, "The commitment or reveal is out of order"),
     "game-finished": (409, "The game is over"),
+    "game-not-finished": (409, "The game is not over yet"),
     "version-mismatch": (412, "The game has moved on since that version"),
     "payload-too-large": (413, "The request body is too large"),
     "unsupported-media-type": (415, "Send application/json"),

@@ -9,9 +9,10 @@ import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
-from litestar.response import Response
+from litestar.response import Response, ServerSentEvent
 
 from domain.match import CommitSeal, MakeMove, RevealSeal, SeatSpec
+from domain.verify import ReplayDocument
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
     BotSeat,
@@ -27,8 +28,10 @@ from service.api.v1.schemas import (
 )
 from service.auth import Caller, Unauthorized, bearer, caller_for
 from service.context import Context
-from service.errors import Forbidden, InvalidRequest
+from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Decision, Loaded
+from service.live_sse import live_messages
+from service.replays import replay_document
 
 GameId = Annotated[
     str,
@@ -78,6 +81,15 @@ async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) 
     return caller.seat
 
 
+def _viewer(ctx: Context, loaded: Loaded, authorization: str | None) -> Caller:
+    """The caller, if it may look at this game at all (private games: seats and owner)."""
+    caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+    owner = caller.api_key_id is not None and caller.api_key_id == loaded.meta.owner
+    if loaded.meta.private and caller.seat is None and not owner:
+        raise Forbidden("this game is private: only its seats and its creator may look")
+    return caller
+
+
 def _fingerprint(route: str, seat: int, body: bytes) -> str:
     return hashlib.sha256(f"{route}|{seat}|".encode() + body).hexdigest()
 
@@ -106,7 +118,9 @@ class GamesController(Controller):
             SeatSpec("bot", s.level) if isinstance(s, BotSeat) else SeatSpec("human")
             for s in data.seats
         ]
-        created = await ctx.games.create(key_id, game, msgspec.to_builtins(data.options), seats)
+        created = await ctx.games.create(
+            key_id, game, msgspec.to_builtins(data.options), seats, private=data.private
+        )
         return GameCreatedResponse(
             id=created.game_id,
             game=game,
@@ -126,7 +140,7 @@ class GamesController(Controller):
     ) -> Response[GameView]:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
-        caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+        caller = _viewer(ctx, loaded, authorization)
         return Response(game_view(loaded, caller), headers={"ETag": f'"{loaded.match.version}"'})
 
     async def _act(
@@ -259,10 +273,69 @@ class GamesController(Controller):
     ) -> EventPage:
         ctx = _ctx(state)
         loaded, events = await ctx.games.events(game_id, after, limit + 1)
-        caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+        caller = _viewer(ctx, loaded, authorization)
         page = events[:limit]
         return EventPage(
             events=event_records(loaded, page, caller),
             next_after=page[-1].version if page else after,
             has_more=len(events) > limit,
+        )
+
+    @get(
+        "/{game_id:str}/replay",
+        operation_id="getReplay",
+        summary="The full replay of a finished game, with its seed",
+        description=(
+            "Every event unredacted, the act behind each batch of events, and the shuffle "
+            "seed, so anyone can check the seed against seed_commitment and re-run the game "
+            "(`stakeout verify REPLAY.json`). 409 while the game is running."
+        ),
+    )
+    async def get_replay(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> ReplayDocument:
+        ctx = _ctx(state)
+        loaded = await ctx.games.load(game_id)
+        _viewer(ctx, loaded, authorization)
+        if loaded.rules.result(loaded.match) is None:
+            raise GameNotFinished("the replay opens when the game is over")
+        return await replay_document(ctx.store, loaded)
+
+    @get(
+        "/{game_id:str}/stream",
+        operation_id="streamEvents",
+        summary="Live feed of the caller's events (Server-Sent Events)",
+        description=(
+            "Each SSE message is one event record (`id` = version, `event` = event type, "
+            "`data` = the EventRecord JSON), redacted for the caller. Resume with "
+            "`Last-Event-ID` (or `after`). A `: ping` comment every 15 s keeps the "
+            "connection alive. The stream closes once the game is over and its result "
+            "recorded."
+        ),
+        media_type="text/event-stream",
+    )
+    async def stream_events(
+        self,
+        state: State,
+        game_id: GameId,
+        authorization: Authorization = None,
+        last_event_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                required=False,
+                pattern="^[0-9]{1,9}$",
+                description="Resume after this version",
+            ),
+        ] = None,
+        after: Annotated[
+            int, QueryParameter(ge=0, le=10**9, description="Start after this version")
+        ] = 0,
+    ) -> ServerSentEvent:
+        ctx = _ctx(state)
+        loaded = await ctx.games.load(game_id)
+        caller = _viewer(ctx, loaded, authorization)
+        start = int(last_event_id) if last_event_id is not None else after
+        return ServerSentEvent(
+            live_messages(ctx, loaded, caller, start), headers={"Cache-Control": "no-store"}
         )

@@ -60,6 +60,9 @@ SeatRequest = HumanSeat | BotSeat
 class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="game"):
     seats: list[SeatRequest]
     options: Any
+    # Private: no spectator view, events or replay for anyone but the seats and the
+    # API key that created the game.
+    private: bool = False
 
 
 def _create_type(game: Any) -> type[CreateGameBase]:

@@ -1,0 +1,63 @@
+"""One caller's Server-Sent-Events feed of a game (see `service.live`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import msgspec
+from litestar.response import ServerSentEventMessage
+
+from domain.match import ResultRecorded
+from service.api.v1.presenter import event_records
+from service.auth import Caller
+from service.context import Context
+from service.games import Loaded, Versioned
+
+HEARTBEAT_SECONDS = 15.0
+
+
+async def live_messages(
+    ctx: Context, loaded: Loaded, caller: Caller, after: int
+) -> AsyncIterator[ServerSentEventMessage]:
+    """Backlog after ``after``, then live events, redacted for ``caller``; ends with the game.
+
+    The subscription is opened before the backlog is read, so nothing appended in between
+    is missed; versions already sent are skipped.
+    """
+    game_id = loaded.game_id
+    decoder = ctx.games.codec(loaded.rules).decoder
+    queue = await ctx.live.attach(game_id)
+    sent = after
+    try:
+        backlog = await ctx.store.read(game_id, after=after)
+        finished = loaded.match.recorded is not None
+        for stored in backlog:
+            event = decoder.decode(stored.data)
+            yield _message(loaded, Versioned(stored.version, event, stored.at_ms), caller)
+            sent = stored.version
+            finished = finished or isinstance(event, ResultRecorded)
+        while not finished:
+            try:
+                stored = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+            except TimeoutError:
+                yield ServerSentEventMessage(comment="ping")
+                continue
+            if stored.version <= sent:
+                continue
+            event = decoder.decode(stored.data)
+            yield _message(loaded, Versioned(stored.version, event, stored.at_ms), caller)
+            sent = stored.version
+            finished = isinstance(event, ResultRecorded)
+    finally:
+        ctx.live.detach(game_id, queue)
+
+
+def _message(loaded: Loaded, versioned: Versioned, caller: Caller) -> ServerSentEventMessage:
+    record = event_records(loaded, [versioned], caller)[0]
+    return ServerSentEventMessage(
+        data=msgspec.json.encode(record).decode(),
+        event=type(versioned.event).__struct_config__.tag_field
+        and str(type(versioned.event).__struct_config__.tag),
+        id=versioned.version,
+    )

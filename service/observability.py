@@ -1,0 +1,369 @@
+"""Metrics (Prometheus), structured JSON logs and request ids, in one place.
+
+Design, and why:
+
+- Counters and histograms that the API process can see itself (HTTP requests, moves applied,
+  append conflicts, idempotent replays) are ordinary `prometheus_client` metrics in the
+  process's default registry. Each API process exposes its own; Prometheus scrapes every
+  pod and sums them.
+- RQ runs each job in a forked "work horse" that exits when the job is done, so a metric
+  recorded in a worker's memory would be lost, and a worker metrics port would need
+  prometheus-client's multiprocess mode. Instead a job pushes its duration into a Redis
+  hash on the queue Redis (one bucket counter and the sum, in one MULTI), and the API reads
+  that hash at scrape time and exports it as a histogram, next to the queue depths (RQ
+  ``Queue.count``). Those series are cluster-wide: every API pod exports the same values,
+  so query them with ``max`` (not ``sum``) across pods.
+- One outermost ASGI wrapper does the request id, the access log line and the HTTP
+  metrics. It sits outside Litestar's router (see `instrument`), so it also sees the
+  requests that match no route (404/405) and every problem response.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import re
+import secrets
+import sys
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import redis
+from litestar import Litestar, Request, Response, get
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import REGISTRY, Counter, Histogram
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import GaugeMetricFamily, HistogramMetricFamily, Metric
+from rq import Queue, get_current_job
+
+log = logging.getLogger("stakeout.observability")
+access_log = logging.getLogger("stakeout.access")
+
+REQUEST_ID_HEADER = "x-request-id"
+MAX_REQUEST_ID = 128
+UNMATCHED_ROUTE = "unmatched"  # 404/405 before routing: one label value, not the raw path
+_CONVERTER = re.compile(r":[^}]*\}")
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+# ---- metrics this process records itself ---------------------------------------------
+
+HTTP_REQUESTS = Counter(
+    "stakeout_http_requests",
+    "HTTP requests by method, route template and status",
+    ["method", "route", "status"],
+)
+HTTP_LATENCY = Histogram(
+    "stakeout_http_request_duration_seconds",
+    "HTTP request latency by method and route template (an SSE stream: its whole life)",
+    ["method", "route"],
+)
+MOVES_APPLIED = Counter(
+    "stakeout_moves_applied",
+    "Acts appended by this process's GameService, by game and act kind",
+    ["game", "act"],
+)
+APPEND_CONFLICTS = Counter(
+    "stakeout_append_conflicts",
+    "Appends that lost a race for the stream version (then retried or answered 412)",
+    ["game"],
+)
+IDEMPOTENT_REPLAYS = Counter(
+    "stakeout_idempotent_replays",
+    "Requests answered from a stored Idempotency-Key instead of appending again",
+    ["game"],
+)
+
+
+def act_kind(act: object) -> str:
+    """The act's stable tag (``move``, ``commit``, ``reveal``, ``result``): a bounded label."""
+    config = getattr(type(act), "__struct_config__", None)
+    tag = getattr(config, "tag", None)
+    return str(tag) if tag is not None else type(act).__name__
+
+
+# ---- worker job durations, via the queue Redis -----------------------------------------
+
+JOB_SECONDS_KEY = "stakeout:metrics:job_seconds"
+JOB_BUCKETS: tuple[float, ...] = (
+    0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, float("inf"),
+)  # fmt: skip
+
+
+def _le(bound: float) -> str:
+    return "+Inf" if math.isinf(bound) else str(bound)
+
+
+def record_job_seconds(connection: redis.Redis, job: str, seconds: float) -> None:
+    """Add one observation to the Redis-held histogram of ``job`` (bucket counts not cumulative)."""
+    le = next(b for b in JOB_BUCKETS if seconds <= b)
+    pipe = connection.pipeline(transaction=True)
+    pipe.hincrby(JOB_SECONDS_KEY, f"{job}|{_le(le)}", 1)
+    pipe.hincrbyfloat(JOB_SECONDS_KEY, f"{job}|sum", seconds)
+    pipe.execute()
+
+
+@contextlib.contextmanager
+def timed_job(job: str, game_id: str) -> Iterator[None]:
+    """Time one RQ job: a JSON log line and an observation in the Redis-held histogram."""
+    current = get_current_job()
+    token = _log_fields.set(
+        LogFields(extra={"job": job, "job_id": current.id if current else None, "game_id": game_id})
+    )
+    start = time.perf_counter()
+    outcome = "error"
+    try:
+        yield
+        outcome = "ok"
+    finally:
+        seconds = time.perf_counter() - start
+        if current is not None:
+            try:
+                record_job_seconds(current.connection, job, seconds)
+            except redis.RedisError:
+                log.warning("could not record the job duration", exc_info=True)
+        log.info(
+            "job %s %s",
+            job,
+            outcome,
+            extra={"duration_ms": round(seconds * 1000, 3), "outcome": outcome},
+        )
+        _log_fields.reset(token)
+
+
+class QueueCollector:
+    """Read at scrape time from the queue Redis: RQ queue depths and the job histograms."""
+
+    def __init__(self, url: str, queues: Sequence[str]) -> None:
+        self._url = url
+        self._queues = tuple(queues)
+        self._redis: redis.Redis | None = None
+
+    def _connection(self) -> redis.Redis:
+        if self._redis is None:
+            self._redis = redis.Redis.from_url(self._url)
+        return self._redis
+
+    def collect(self) -> Iterator[Metric]:
+        try:
+            connection = self._connection()
+            depths = [(q, Queue(q, connection=connection).count) for q in self._queues]
+            raw: dict[Any, Any] = connection.hgetall(JOB_SECONDS_KEY)
+        except redis.RedisError:
+            # A scrape still answers with everything else: the process metrics matter most
+            # precisely when the queue Redis is down.
+            log.warning("queue Redis unreachable during a metrics scrape", exc_info=True)
+            return
+        depth = GaugeMetricFamily(
+            "stakeout_queue_depth", "Jobs waiting in each RQ queue", labels=["queue"]
+        )
+        for name, count in depths:
+            depth.add_metric([name], count)
+        yield depth
+        yield _job_histogram({k.decode(): v.decode() for k, v in raw.items()})
+
+    def close(self) -> None:
+        if self._redis is not None:
+            self._redis.close()
+            self._redis = None
+
+
+def _job_histogram(fields: dict[str, str]) -> HistogramMetricFamily:
+    family = HistogramMetricFamily(
+        "stakeout_worker_job_duration_seconds",
+        "RQ job run time, recorded by the workers in Redis (cluster-wide: same on every pod)",
+        labels=["job"],
+    )
+    jobs = sorted({name.split("|", 1)[0] for name in fields})
+    for job in jobs:
+        cumulative = 0
+        buckets: list[tuple[str, float]] = []
+        for le in JOB_BUCKETS:
+            cumulative += int(fields.get(f"{job}|{_le(le)}", 0))
+            buckets.append((_le(le), cumulative))
+        family.add_metric([job], buckets, float(fields.get(f"{job}|sum", 0.0)))
+    return family
+
+
+class _Scrape:
+    """This process's registry plus the Redis-read families, as one collector."""
+
+    def __init__(self, *collectors: Any) -> None:
+        self._collectors = collectors
+
+    def collect(self) -> Iterable[Metric]:
+        for collector in self._collectors:
+            yield from collector.collect()
+
+
+@get("/metrics", include_in_schema=False, sync_to_thread=True)
+def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
+    """Prometheus exposition. Sync (run in a thread): the Redis-read collector blocks."""
+    collector: QueueCollector = request.app.state.queue_collector
+    encode, content_type = choose_encoder(request.headers.get("accept", ""))
+    body = encode(_Scrape(REGISTRY, collector))
+    # As the encoder names it (Litestar would append a second charset to a text/ type).
+    return Response(body, media_type=content_type, headers={"content-type": content_type})
+
+
+# ---- request ids, log context, access log ----------------------------------------------
+
+
+@dataclass
+class LogFields:
+    """What every log line of the current request (or job) carries."""
+
+    request_id: str | None = None
+    scope: Scope | None = None  # read lazily: routing fills in path_params (game_id) later
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"request_id": self.request_id, **self.extra}
+        if self.scope is not None:
+            game_id = self.scope.get("path_params", {}).get("game_id")
+            if game_id is not None:
+                out["game_id"] = game_id
+        return out
+
+
+_log_fields: ContextVar[LogFields | None] = ContextVar("stakeout_log_fields", default=None)
+
+
+def current_request_id() -> str | None:
+    fields = _log_fields.get()
+    return fields.request_id if fields else None
+
+
+def valid_request_id(value: str) -> bool:
+    """Printable ASCII, 1 to 128 characters (anything else is replaced, not trusted)."""
+    return 0 < len(value) <= MAX_REQUEST_ID and all(" " <= c <= "~" for c in value)
+
+
+def _incoming_request_id(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name == b"x-request-id":
+            text = value.decode("latin-1")
+            return text if valid_request_id(text) else None
+    return None
+
+
+def _route(scope: Scope) -> str:
+    """The matched route template with converters dropped (``/v1/games/{game_id}``)."""
+    template = scope.get("path_template")
+    if not template:
+        return UNMATCHED_ROUTE
+    return _CONVERTER.sub("}", template)
+
+
+class ObservabilityMiddleware:
+    """Request id in and out, one access log line, HTTP metrics; for every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != ScopeType.HTTP:
+            await self.app(scope, receive, send)
+            return
+        request_id = _incoming_request_id(scope) or secrets.token_hex(16)
+        token = _log_fields.set(LogFields(request_id=request_id, scope=scope))
+        header = (REQUEST_ID_HEADER.encode(), request_id.encode())
+        status = 500  # if the app raises before answering, the server answers 500
+        start = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [h for h in message.get("headers", []) if h[0] != header[0]]
+                message["headers"] = [*headers, header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            seconds = time.perf_counter() - start
+            method = scope["method"] if scope["method"] in _METHODS else "OTHER"
+            route = _route(scope)
+            HTTP_REQUESTS.labels(method, route, str(status)).inc()
+            HTTP_LATENCY.labels(method, route).observe(seconds)
+            access_log.info(
+                "%s %s %s",
+                method,
+                route,
+                status,
+                extra={
+                    "method": method,
+                    "route": route,
+                    "status": status,
+                    "duration_ms": round(seconds * 1000, 3),
+                },
+            )
+            _log_fields.reset(token)
+
+
+def instrument(app: Litestar) -> Litestar:
+    """Wrap the whole ASGI handler (router and exception handling included).
+
+    Litestar's ``middleware=`` runs only after a route matched, so it never sees a 404 for
+    an unknown path; wrapping ``asgi_handler`` (what ``Litestar.__call__`` dispatches to)
+    does, and leaves the app object, its state and its OpenAPI schema as they are.
+    """
+    app.asgi_handler = ObservabilityMiddleware(app.asgi_handler)
+    return app
+
+
+# ---- JSON logs -------------------------------------------------------------------------
+
+_ACCESS_FIELDS = ("method", "route", "status", "duration_ms", "outcome")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, then the context fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        fields = _log_fields.get()
+        if fields is not None:
+            line.update(fields.as_dict())
+        for name in _ACCESS_FIELDS:
+            if name in record.__dict__:
+                line[name] = record.__dict__[name]
+        if record.exc_info:
+            line["exc"] = self.formatException(record.exc_info)
+        return json.dumps({k: v for k, v in line.items() if v is not None}, default=str)
+
+
+def configure_logging(level: str = "INFO") -> None:
+    """JSON lines on stderr for every logger (uvicorn's and RQ's propagate to the root)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+
+
+__all__ = [
+    "APPEND_CONFLICTS",
+    "HTTP_LATENCY",
+    "HTTP_REQUESTS",
+    "IDEMPOTENT_REPLAYS",
+    "MOVES_APPLIED",
+    "JsonFormatter",
+    "QueueCollector",
+    "act_kind",
+    "configure_logging",
+    "current_request_id",
+    "instrument",
+    "metrics",
+    "timed_job",
+]
