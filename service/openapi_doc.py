@@ -69,6 +69,7 @@ def openapi_config() -> OpenAPIConfig:
 _PROBLEMS: dict[str, list[int]] = {
     "createGame": [400, 401, 413, 415, 422],
     "getGame": [400, 401, 403, 404],
+    "listMyGames": [400, 401],
     "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
     "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
     "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
@@ -83,6 +84,7 @@ _PROBLEMS: dict[str, list[int]] = {
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "createGame": [{"apiKey": []}],
+    "listMyGames": [{"apiKey": []}],
     "getGame": [{"seatToken": []}, {"apiKey": []}, {}],
     "listEvents": [{"seatToken": []}, {"apiKey": []}, {}],
     "getReplay": [{"seatToken": []}, {"apiKey": []}, {}],

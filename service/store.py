@@ -194,6 +194,30 @@ class EventStore:
             raise KeyError(game_id)
         return bytes.fromhex(_text(raw))
 
+    # ---- the per-API-key index of games (its own key: fine on a cluster) -------------
+
+    async def index_game(self, owner: str, game_id: str, created_ms: int) -> None:
+        await self.redis.zadd(f"owner:{{{owner}}}:games", {game_id: created_ms})
+
+    async def owned_games(
+        self, owner: str, before: tuple[int, str] | None, count: int
+    ) -> list[tuple[str, int]]:
+        """Games of ``owner``, newest first, strictly after the cursor ``before``."""
+        key = f"owner:{{{owner}}}:games"
+        high: float | str = "+inf" if before is None else before[0]
+        rows: Any = await self.redis.zrevrangebyscore(
+            key, high, "-inf", start=0, num=count + 64, withscores=True
+        )
+        out: list[tuple[str, int]] = []
+        for member, score in rows:
+            game_id, created = _text(member), int(score)
+            # Ties on the creation time are ordered by id, so the cursor is exact.
+            if before is not None and (created, game_id) >= before:
+                continue
+            out.append((game_id, created))
+        out.sort(key=lambda row: (row[1], row[0]), reverse=True)
+        return out[:count]
+
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 

@@ -245,3 +245,23 @@ def test_events_page_with_after_and_limit(client: Any) -> None:
 def test_probes(client: Any) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
     assert client.get("/readyz").json() == {"status": "ok"}
+
+
+def test_an_api_key_lists_its_own_games_with_filters_and_cursor_pages(client: Any) -> None:
+    ids = [create(client, "fbi", HUMANS2)["id"] for _ in range(5)]
+    first = client.get("/v1/games", params={"limit": 2}, headers=auth(API_KEY))
+    assert first.status_code == 200, first.text
+    page = first.json()
+    listed = [g["id"] for g in page["games"]]
+    while page["next_cursor"]:
+        page = client.get(
+            "/v1/games", params={"limit": 2, "cursor": page["next_cursor"]}, headers=auth(API_KEY)
+        ).json()
+        listed += [g["id"] for g in page["games"]]
+    assert listed == list(reversed(ids))  # newest first, each once
+    finished = client.get("/v1/games", params={"status": "finished"}, headers=auth(API_KEY))
+    assert finished.json()["games"] == []
+    active = client.get("/v1/games", params={"status": "active", "game": "fbi"}, headers=auth(API_KEY))
+    assert len(active.json()["games"]) == 5
+    _problem(client.get("/v1/games"), 401, "unauthorized")
+    _problem(client.get("/v1/games", params={"cursor": "x"}, headers=auth(API_KEY)), 400, "invalid-request")

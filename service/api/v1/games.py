@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, get, post
@@ -20,6 +20,9 @@ from service.api.v1.schemas import (
     CreateGame,
     EventPage,
     GameCreatedResponse,
+    GameName,
+    GamePage,
+    GameSummary,
     GameView,
     Move,
     MoveAccepted,
@@ -81,6 +84,20 @@ async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) 
     return caller.seat
 
 
+def _summary(loaded: Loaded, created_ms: int) -> GameSummary:
+    view = game_view(loaded, Caller())
+    return GameSummary(
+        id=view.id,
+        game=view.game,
+        status=view.status,
+        version=view.version,
+        created_ms=created_ms,
+        seats=view.seats,
+        awaiting=view.awaiting,
+        result=view.result,
+    )
+
+
 def _viewer(ctx: Context, loaded: Loaded, authorization: str | None) -> Caller:
     """The caller, if it may look at this game at all (private games: seats and owner)."""
     caller = caller_for(loaded.meta, ctx.api_keys, authorization)
@@ -121,6 +138,8 @@ class GamesController(Controller):
         created = await ctx.games.create(
             key_id, game, msgspec.to_builtins(data.options), seats, private=data.private
         )
+        loaded = await ctx.games.load(created.game_id)
+        await ctx.store.index_game(key_id, created.game_id, loaded.meta.created_ms)
         return GameCreatedResponse(
             id=created.game_id,
             game=game,
@@ -128,6 +147,70 @@ class GamesController(Controller):
             seed_commitment=created.seed_commitment,
             seats=[SeatGrant(i, s.type, s.level, created.tokens[i]) for i, s in enumerate(seats)],
         )
+
+    @get(
+        "/",
+        operation_id="listMyGames",
+        summary="The calling API key's games",
+        description=(
+            "Newest first, filtered by status and game; cursor pagination: pass "
+            "`next_cursor` back as `cursor` until it is null."
+        ),
+    )
+    async def list_games(
+        self,
+        state: State,
+        authorization: Authorization = None,
+        status: Annotated[
+            Literal["active", "finished"] | None,
+            QueryParameter(required=False, description="Only games in this status"),
+        ] = None,
+        game: Annotated[
+            GameName | None, QueryParameter(required=False, description="Only this game")
+        ] = None,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                pattern="^[0-9]{1,15}-[0-9a-f]{24}$",
+                description="From the previous page's next_cursor",
+            ),
+        ] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size")] = 20,
+    ) -> GamePage:
+        ctx = _ctx(state)
+        token = bearer(authorization)
+        owner = ctx.api_keys.identify(token) if token else None
+        if owner is None:
+            raise Unauthorized("listing games needs an API key")
+        before: tuple[int, str] | None = None
+        if cursor is not None:
+            created_text, _, last_id = cursor.partition("-")
+            before = (int(created_text), last_id)
+        found: list[GameSummary] = []
+        # Filters are applied to the index in order; scanning stops at a bounded amount of
+        # work per page (a short page with a cursor means: keep going).
+        scanned = 0
+        while len(found) < limit and scanned < 10 * limit:
+            rows = await ctx.store.owned_games(owner, before, limit)
+            if not rows:
+                before = None
+                break
+            for game_id, created_ms in rows:
+                scanned += 1
+                before = (created_ms, game_id)
+                summary = _summary(await ctx.games.load(game_id), created_ms)
+                if (status is None or summary.status == status) and (
+                    game is None or summary.game == game
+                ):
+                    found.append(summary)
+                if len(found) >= limit:
+                    break
+            if len(rows) < limit and len(found) < limit:
+                before = None
+                break
+        next_cursor = f"{before[0]}-{before[1]}" if before is not None else None
+        return GamePage(games=found, next_cursor=next_cursor)
 
     @get(
         "/{game_id:str}",

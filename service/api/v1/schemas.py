@@ -179,5 +179,23 @@ class GameList(msgspec.Struct, frozen=True):
     games: list[str]
 
 
+class GameSummary(msgspec.Struct, frozen=True):
+    id: str
+    game: str
+    status: Literal["active", "finished"]
+    version: int
+    created_ms: int
+    seats: list[SeatInfo]
+    awaiting: list[AwaitingAction]
+    result: Outcome | None
+
+
+class GamePage(msgspec.Struct, frozen=True):
+    """A page of the caller's games, newest first; pass ``next_cursor`` to continue."""
+
+    games: list[GameSummary]
+    next_cursor: str | None
+
+
 class Health(msgspec.Struct, frozen=True):
     status: Literal["ok"]
