@@ -75,6 +75,13 @@ class SealForfeited(msgspec.Struct, frozen=True, tag="seal.forfeited", tag_field
     reason: str
 
 
+class TurnTimedOut(msgspec.Struct, frozen=True, tag="turn.timed_out", tag_field="type"):
+    """The seat missed its turn deadline; the events that follow are a bot's move for it."""
+
+    seat: int
+    step: str
+
+
 class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", tag_field="type"):
     """Appended once by the scoring job after the game is over."""
 
@@ -88,6 +95,7 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     SealCommitted,
     SealRevealed,
     SealForfeited,
+    TurnTimedOut,
     ResultRecorded,
 )
 
@@ -115,13 +123,26 @@ class RecordResult(msgspec.Struct, frozen=True, tag="result", tag_field="kind"):
     """The scoring job's act: record the final result once."""
 
 
+class TimeOut(msgspec.Struct, frozen=True, tag="timeout", tag_field="kind"):
+    """The deadline job's act: ``seat`` did not ``action`` in ``step`` in time."""
+
+    seat: int
+    action: Literal["move", "commit", "reveal"]
+    step: str
+
+
 # Everything that can change a stream, as data: stored beside the events it produced, so a
 # verifier holding the seed can re-run every decision and compare (see domain/verify.py).
-Act = MakeMove | CommitSeal | RevealSeal | RecordResult
+Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut
 
 
 class Match(msgspec.Struct):
-    """The folded state of one stream. ``commits``/``reveals`` belong to ``seal_step``."""
+    """The folded state of one stream.
+
+    ``commits``, ``reveals`` and ``forfeited`` belong to the sealed step ``seal_step``; a
+    forfeited seat (it missed a deadline) counts as committed and revealed, and a bot's
+    random legal choice stands in for its move when the step resolves.
+    """
 
     game_id: str
     seats: list[SeatSpec]
@@ -131,15 +152,20 @@ class Match(msgspec.Struct):
     seal_step: str | None = None
     commits: dict[int, str] = msgspec.field(default_factory=dict)
     reveals: dict[int, SealRevealed] = msgspec.field(default_factory=dict)
+    forfeited: dict[int, str] = msgspec.field(default_factory=dict)
     recorded: Outcome | None = None
 
 
 class AwaitingAction(msgspec.Struct, frozen=True):
-    """Who must act now and how: ``move`` (public), ``commit`` or ``reveal`` (sealed)."""
+    """Who must act now and how: ``move`` (public), ``commit`` or ``reveal`` (sealed).
+
+    ``deadline`` (epoch milliseconds) is set by the service for games with turn deadlines.
+    """
 
     seat: int
     action: Literal["move", "commit", "reveal"]
     step: str
+    deadline: int | None = None
 
 
 def _rng(seed: bytes, version: int) -> Rng:
@@ -198,14 +224,14 @@ class Rules:
             raise ValueError("a stream must start with game.created")
         match.version += 1
         if isinstance(event, SealCommitted):
-            if match.seal_step != event.step:
-                match.seal_step = event.step
-                match.commits = {}
-                match.reveals = {}
+            _enter(match, event.step)
             match.commits[event.seat] = event.commitment
         elif isinstance(event, SealRevealed):
             match.reveals[event.seat] = event
         elif isinstance(event, SealForfeited):
+            _enter(match, event.step)
+            match.forfeited[event.seat] = event.reason
+        elif isinstance(event, TurnTimedOut):
             pass
         elif isinstance(event, ResultRecorded):
             match.recorded = Outcome(
@@ -239,13 +265,12 @@ class Rules:
                 out.append(AwaitingAction(p.seat, "move", p.step))
         if sealed_seats:
             step = sealed_seats[0].step
-            commits = match.commits if match.seal_step == step else {}
-            reveals = match.reveals if match.seal_step == step else {}
-            all_committed = all(p.seat in commits for p in sealed_seats)
+            committed, revealed = _sealed_progress(match, step)
+            all_committed = all(p.seat in committed for p in sealed_seats)
             for p in sealed_seats:
-                if p.seat not in commits:
+                if p.seat not in committed:
                     out.append(AwaitingAction(p.seat, "commit", step))
-                elif all_committed and p.seat not in reveals:
+                elif all_committed and p.seat not in revealed:
                     out.append(AwaitingAction(p.seat, "reveal", step))
         out.sort(key=lambda a: a.seat)
         return out
@@ -281,7 +306,29 @@ class Rules:
             return self.commit(match, act.seat, act.commitment, act.step)
         if isinstance(act, RevealSeal):
             return self.reveal(match, act.seat, act.move, act.salt, seed)
+        if isinstance(act, TimeOut):
+            return self.time_out(match, act, seed)
         return self.record_result(match)
+
+    def time_out(self, match: Match, act: TimeOut, seed: bytes) -> list[Any]:
+        """A missed deadline: a random legal move for a public step, a forfeit for a sealed one."""
+        expected = AwaitingAction(act.seat, act.action, act.step)
+        if expected not in self.awaiting(match):
+            raise WrongPhase(f"seat {act.seat} is not awaited to {act.action} in {act.step}")
+        rng = _rng(seed, match.version)
+        if act.action == "move":
+            fallback = rng.fork("timeout").choice(self.game.legal(match.state, act.seat))
+            decided = self.game.decide(match.state, act.seat, fallback, rng)
+            return [TurnTimedOut(seat=act.seat, step=act.step), *decided]
+        events: list[Any] = [SealForfeited(act.seat, act.step, f"missed the {act.action} deadline")]
+        sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        revealed = _sealed_progress(match, act.step)[1]
+        if all(s in revealed or s == act.seat for s in sealed_seats):
+            forfeited = {**_forfeits(match, act.step), act.seat: "deadline"}
+            events += self._resolve_sealed(
+                match, act.step, sealed_seats, dict(match.reveals), forfeited, seed
+            )
+        return events
 
     def move(self, match: Match, seat: int, command: Any, seed: bytes) -> list[Any]:
         """A public move."""
@@ -298,7 +345,7 @@ class Rules:
             raise WrongPhase(f"step {p.step} is not sealed: post a move")
         if step is not None and step != p.step:
             raise CommitmentError(f"the current step is {p.step}, not {step}")
-        if match.seal_step == p.step and seat in match.commits:
+        if seat in _sealed_progress(match, p.step)[0]:
             raise CommitmentError(f"seat {seat} has already committed for step {p.step}")
         return [SealCommitted(seat=seat, step=p.step, commitment=commitment)]
 
@@ -309,24 +356,26 @@ class Rules:
         if not p.sealed:
             raise WrongPhase(f"step {p.step} is not sealed: post a move")
         sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        committed, revealed = _sealed_progress(match, p.step)
         commits = match.commits if match.seal_step == p.step else {}
         if seat not in commits:
             raise CommitmentError(f"seat {seat} has not committed for step {p.step}")
-        missing = [s for s in sealed_seats if s not in commits]
+        missing = [s for s in sealed_seats if s not in committed]
         if missing:
             raise CommitmentError(
                 f"reveals open once every seat has committed; waiting for {missing}"
             )
-        if seat in match.reveals:
+        if seat in revealed:
             raise CommitmentError(f"seat {seat} has already revealed for step {p.step}")
         if not sealed.salt_is_valid(salt):
             raise RevealMismatch("the salt must be at least 16 bytes in hex")
         if not sealed.matches(commits[seat], match.game_id, p.step, seat, move, salt):
             raise RevealMismatch("the move and salt do not hash to the commitment")
         events: list[Any] = [SealRevealed(seat=seat, step=p.step, move=move, salt=salt)]
-        if all(s in match.reveals or s == seat for s in sealed_seats):
+        if all(s in revealed or s == seat for s in sealed_seats):
             reveals = {**match.reveals, seat: events[0]}
-            events += self._resolve_sealed(match, p.step, sealed_seats, reveals, seed)
+            forfeited = _forfeits(match, p.step)
+            events += self._resolve_sealed(match, p.step, sealed_seats, reveals, forfeited, seed)
         return events
 
     def _resolve_sealed(
@@ -335,6 +384,7 @@ class Rules:
         step: str,
         seats: Sequence[int],
         reveals: dict[int, SealRevealed],
+        forfeited: dict[int, str],
         seed: bytes,
     ) -> list[Any]:
         # The moves were chosen against the same table, so they are applied in seat order
@@ -344,8 +394,15 @@ class Rules:
         state = match.state
         out: list[Any] = []
         for seat in sorted(seats):
-            revealed = reveals[seat]
             events: list[Any]
+            if seat in forfeited:  # already recorded as forfeited: a bot's choice stands in
+                fallback = rng.fork(f"forfeit{seat}").choice(self.game.legal(state, seat))
+                events = self.game.decide(state, seat, fallback, rng.fork(f"seat{seat}"))
+                for event in events:
+                    state = self.game.evolve(state, event)
+                out += events
+                continue
+            revealed = reveals[seat]
             try:
                 command = msgspec.convert(revealed.move, _union(self.game.command_types))
                 events = self.game.decide(state, seat, command, rng.fork(f"seat{seat}"))
@@ -390,6 +447,27 @@ class Rules:
         if not legal:
             raise NotYourTurn(f"seat {seat} has nothing to do now")
         return self.game.bot_move(level, self.game.view(match.state, seat), legal, rng)
+
+
+def _enter(match: Match, step: str) -> None:
+    """Sealed bookkeeping belongs to one step: a new step starts afresh."""
+    if match.seal_step != step:
+        match.seal_step = step
+        match.commits = {}
+        match.reveals = {}
+        match.forfeited = {}
+
+
+def _forfeits(match: Match, step: str) -> dict[int, str]:
+    return dict(match.forfeited) if match.seal_step == step else {}
+
+
+def _sealed_progress(match: Match, step: str) -> tuple[set[int], set[int]]:
+    """Seats that count as committed, and as revealed, in ``step`` (forfeits count as both)."""
+    if match.seal_step != step:
+        return set(), set()
+    forfeited = set(match.forfeited)
+    return set(match.commits) | forfeited, set(match.reveals) | forfeited
 
 
 def _commit_seed(seed: bytes) -> str:

@@ -139,4 +139,3 @@ def _same(expected: list[Any], actual: list[Any], version: int, message: str) ->
     for offset, (want, got) in enumerate(zip(expected, actual, strict=False)):
         if msgspec.to_builtins(want) != msgspec.to_builtins(got):
             raise VerificationError(f"version {version + offset}: {message}")
-

@@ -55,7 +55,7 @@ async def open_context(settings: Settings) -> AsyncIterator[Context]:
     blocking = event_redis(settings, blocking=True)
     store = EventStore(client)
     live = LiveFeed(blocking, store)
-    scheduler = RqScheduler(lambda: redis.Redis.from_url(queue_url(settings)))
+    scheduler = RqScheduler(lambda: redis.Redis.from_url(queue_url(settings)), store)
     games = GameService(store, settings.game_cache_size, scheduler.on_change)
     try:
         yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys), live)

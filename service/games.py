@@ -55,6 +55,7 @@ class GameMeta(msgspec.Struct, frozen=True):
     token_hashes: list[str | None]
     created_ms: int
     private: bool = False
+    turn_seconds: int | None = None
 
 
 @dataclass
@@ -97,6 +98,17 @@ class _Codec:
         self.encoder = msgspec.json.Encoder()
 
 
+@dataclass(frozen=True)
+class Change:
+    """What just happened to a game: who acted (None: creation, scoring) and when."""
+
+    acted_seat: int | None
+    at_ms: int
+
+
+OnChange = Callable[[Loaded, Change], Awaitable[None]]
+
+
 @dataclass
 class _Entry:
     loaded: Loaded
@@ -108,7 +120,7 @@ class GameService:
         self,
         store: EventStore,
         cache_size: int = 2048,
-        on_change: Callable[[Loaded], Awaitable[None]] | None = None,
+        on_change: OnChange | None = None,
     ) -> None:
         self.store = store
         self.cache_size = cache_size
@@ -131,6 +143,7 @@ class GameService:
         options: dict[str, Any],
         seats: Sequence[SeatSpec],
         private: bool = False,
+        turn_seconds: int | None = None,
     ) -> Created:
         rules = registry.rules_for(game)
         if rules is None:
@@ -146,6 +159,7 @@ class GameService:
             token_hashes=[token_hash(t) if t else None for t in tokens],
             created_ms=_now_ms(),
             private=private,
+            turn_seconds=turn_seconds,
         )
         codec = self.codec(rules)
         ok = await self.store.create(
@@ -156,9 +170,10 @@ class GameService:
         )
         if not ok:  # 96 random bits collided: practically impossible, but never overwrite
             raise Contention("game id collision")
+        await self.store.index_game(owner, game_id, meta.created_ms)
         loaded = await self.load(game_id)
         if self.on_change is not None:
-            await self.on_change(loaded)
+            await self.on_change(loaded, Change(None, meta.created_ms))
         return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
 
     # ---- loading --------------------------------------------------------------------
@@ -250,7 +265,10 @@ class GameService:
             first = loaded.match.version + 1
             after = await self.load(game_id)
             if self.on_change is not None:
-                await self.on_change(after)
+                seat = getattr(act, "seat", None)
+                await self.on_change(
+                    after, Change(seat if isinstance(seat, int) else None, result.at_ms)
+                )
             return Applied(
                 result.version,
                 [Versioned(first + i, e, result.at_ms) for i, e in enumerate(events)],

@@ -1,28 +1,41 @@
 """After every append: enqueue the RQ jobs the new state calls for.
 
 Bot seats that must act get a bot-turn job; a finished game without a recorded result gets
-a scoring job. Job ids are deterministic (``bot-<game>-<seat>-<version>``) and enqueued
-with ``unique=True``, so the API and the workers may both ask for the same job safely; the
-jobs themselves are idempotent, so a duplicate would be harmless anyway.
+a scoring job; human seats in games with turn deadlines get a deadline job scheduled for
+the moment their time runs out. Job ids are deterministic (``bot-<game>-<seat>-<version>``)
+and enqueued with ``unique=True``, so the API, the workers and the sweep may all ask for the
+same job safely; the jobs are idempotent besides, so a duplicate would be harmless.
+
+No stuck games: if a process dies between an append and the enqueue, the periodic sweep
+(`sweep`) finds the games whose awaited work has no live job and enqueues it again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import anyio.to_thread
 from redis import Redis
 from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job, JobStatus
 
-from service.games import Loaded
+from service import deadlines
+from service.games import Change, GameNotFound, GameService, Loaded
+from service.store import EventStore
 
 BOT_QUEUE = "bots"
 SCORING_QUEUE = "scoring"
 QUEUES = (BOT_QUEUE, SCORING_QUEUE)
+JOB_TIMEOUT_SECONDS = 30
+
+# Finished or failed jobs whose work is still awaited are enqueued again by the sweep.
+_DEAD = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
 
 
 @dataclass(frozen=True)
@@ -31,10 +44,11 @@ class JobRequest:
     func: str
     args: tuple[Any, ...]
     job_id: str
+    at_ms: int | None = None  # scheduled for this moment (epoch ms), else now
 
 
 def jobs_for(loaded: Loaded) -> list[JobRequest]:
-    """The jobs a game's current state calls for (pure: used by the sweep too)."""
+    """The bot and scoring jobs a game's current state calls for (pure)."""
     match, rules, meta = loaded.match, loaded.rules, loaded.meta
     game_id = loaded.game_id
     if rules.result(match) is not None:
@@ -43,53 +57,112 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
                 JobRequest(SCORING_QUEUE, "workers.jobs.score_game", (game_id,), f"score-{game_id}")
             ]
         return []
-    out: list[JobRequest] = []
-    for action in rules.awaiting(match):
-        if meta.seats[action.seat].type == "bot":
-            out.append(
-                JobRequest(
-                    BOT_QUEUE,
-                    "workers.jobs.bot_turn",
-                    (game_id, action.seat, match.version),
-                    f"bot-{game_id}-{action.seat}-{match.version}",
-                )
-            )
-    return out
+    return [
+        JobRequest(
+            BOT_QUEUE,
+            "workers.jobs.bot_turn",
+            (game_id, action.seat, match.version),
+            f"bot-{game_id}-{action.seat}-{match.version}",
+        )
+        for action in rules.awaiting(match)
+        if meta.seats[action.seat].type == "bot"
+    ]
+
+
+def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
+    return JobRequest(
+        BOT_QUEUE,
+        "workers.jobs.deadline_passed",
+        (game_id, deadline.seat, deadline.at_ms),
+        f"deadline-{game_id}-{deadline.seat}-{deadline.at_ms}",
+        at_ms=deadline.at_ms,
+    )
 
 
 class RqScheduler:
     """Enqueues onto a plain (non-cluster) Redis; RQ's client is synchronous."""
 
-    def __init__(self, connect: Callable[[], Redis]) -> None:
+    def __init__(self, connect: Callable[[], Redis], store: EventStore) -> None:
         self._connect = connect
         self._redis: Redis | None = None
+        self.store = store
 
-    def _queue(self, name: str) -> Queue:
+    def _connection(self) -> Redis:
         if self._redis is None:
             self._redis = self._connect()
-        return Queue(name, connection=self._redis)
+        return self._redis
 
-    def enqueue(self, requests: list[JobRequest]) -> None:
+    def enqueue(self, requests: list[JobRequest], revive: bool = False) -> int:
+        """Enqueue each job unless it already exists; ``revive`` replaces dead ones."""
+        connection = self._connection()
+        made = 0
         for request in requests:
+            if revive:
+                with contextlib.suppress(NoSuchJobError):
+                    job = Job.fetch(request.job_id, connection=connection)
+                    if job.get_status() in _DEAD:
+                        job.delete()
+            queue = Queue(request.queue, connection=connection)
+            options: dict[str, Any] = {
+                "args": request.args,
+                "job_id": request.job_id,
+                # Short: a job whose worker died is found abandoned (and retried) once its
+                # timeout has passed, by the worker's frequent maintenance (workers/main.py).
+                "timeout": JOB_TIMEOUT_SECONDS,
+                "result_ttl": 3600,
+                "failure_ttl": 86400,
+                # A worker killed mid-job: the job runs again; its idempotency key makes
+                # sure the move is made exactly once.
+                "retry": Retry(max=3, interval=[1, 2, 5]),
+            }
             with contextlib.suppress(DuplicateJobError):
-                self._queue(request.queue).enqueue_call(
-                    request.func,
-                    args=request.args,
-                    job_id=request.job_id,
-                    unique=True,
-                    result_ttl=3600,
-                    failure_ttl=86400,
-                    # A worker killed mid-job: the job runs again; its idempotency key
-                    # makes sure the move is made exactly once.
-                    retry=Retry(max=3, interval=[1, 2, 5]),
-                )
+                if request.at_ms is None:
+                    queue.enqueue_call(request.func, unique=True, **options)
+                else:
+                    when = datetime.fromtimestamp(request.at_ms / 1000, tz=UTC)
+                    job = queue.create_job(request.func, **options)
+                    queue.schedule_job(job, when, unique=True)
+                made += 1
+        return made
 
     def close(self) -> None:
         if self._redis is not None:
             self._redis.close()
             self._redis = None
 
-    async def on_change(self, loaded: Loaded) -> None:
+    async def on_change(self, loaded: Loaded, change: Change) -> None:
         requests = jobs_for(loaded)
+        fresh = await deadlines.refresh(self.store.redis, loaded, change.at_ms, change.acted_seat)
+        requests += [deadline_job(loaded.game_id, d) for d in fresh]
+        if loaded.match.recorded is not None:
+            await self.store.retire_game(loaded.game_id)
         if requests:
             await anyio.to_thread.run_sync(self.enqueue, requests)
+
+
+async def sweep(games: GameService, scheduler: RqScheduler, now_ms: int, batch: int = 500) -> int:
+    """Re-enqueue the work of every active game; returns how many jobs it (re)made."""
+    made = 0
+    after = ""
+    while True:
+        ids = await games.store.active_games(after, batch)
+        if not ids:
+            return made
+        for game_id in ids:
+            try:
+                loaded = await games.load(game_id)
+            except GameNotFound:
+                await games.store.retire_game(game_id)
+                continue
+            requests = jobs_for(loaded)
+            if loaded.meta.turn_seconds is not None:
+                known = await deadlines.current(games.store.redis, game_id)
+                fresh = await deadlines.refresh(games.store.redis, loaded, now_ms, None)
+                requests += [deadline_job(game_id, d) for d in [*known.values(), *fresh]]
+            if loaded.match.recorded is not None:
+                await games.store.retire_game(game_id)
+            if requests:
+                made += await anyio.to_thread.run_sync(
+                    functools.partial(scheduler.enqueue, requests, revive=True)
+                )
+        after = ids[-1]

@@ -31,6 +31,7 @@ class Settings:
     max_events_per_page: int = 500
     game_cache_size: int = 2048
     bot_seconds: float = 1.0
+    sweep_seconds: int = 30
     sync_bots: bool = False
     log_level: str = "INFO"
 
@@ -48,5 +49,6 @@ class Settings:
             data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
             bot_seconds=float(e.get("STAKEOUT_BOT_SECONDS", "1.0")),
+            sweep_seconds=int(e.get("STAKEOUT_SWEEP_SECONDS", "30")),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )

@@ -73,6 +73,9 @@ return {'ok', tostring(version)}
 """
 
 
+ACTIVE_GAMES = "games:active"
+
+
 def _keys(game_id: str) -> tuple[str, str, str, str]:
     tag = "{" + game_id + "}"
     return (f"game:{tag}:events", f"game:{tag}:idem", f"game:{tag}:meta", f"game:{tag}:seed")
@@ -198,6 +201,19 @@ class EventStore:
 
     async def index_game(self, owner: str, game_id: str, created_ms: int) -> None:
         await self.redis.zadd(f"owner:{{{owner}}}:games", {game_id: created_ms})
+        # One score for all members: the sweep pages through them in id (lexical) order.
+        await self.redis.zadd(ACTIVE_GAMES, {game_id: 0})
+
+    async def retire_game(self, game_id: str) -> None:
+        """The game is over and scored: the sweep no longer needs to look at it."""
+        await self.redis.zrem(ACTIVE_GAMES, game_id)
+
+    async def active_games(self, after: str, count: int) -> list[str]:
+        """Ids of games not yet retired, in id order after ``after`` (for the sweep)."""
+        rows = await self.redis.zrangebylex(
+            ACTIVE_GAMES, f"({after}" if after else "-", "+", start=0, num=count
+        )
+        return [_text(r) for r in rows]
 
     async def owned_games(
         self, owner: str, before: tuple[int, str] | None, count: int

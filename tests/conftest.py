@@ -61,18 +61,36 @@ def client(settings: Settings) -> Iterator[TestClient[Litestar]]:
         yield test_client
 
 
-@pytest.fixture
-def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
-    """A real RQ worker process on the test Redis."""
-    env = {**os.environ, "REDIS_URL": settings.redis_url or "", "LOG_LEVEL": "WARNING"}
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
-    yield proc
+def start_worker(redis_url: str) -> subprocess.Popen[bytes]:
+    """A real RQ worker process (its own process group, so a test can kill it whole)."""
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "LOG_LEVEL": "WARNING",
+        "STAKEOUT_SWEEP_SECONDS": "2",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True
+    )
+
+
+def stop_worker(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(timeout=15)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+@pytest.fixture
+def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
+    """A real RQ worker process on the test Redis."""
+    proc = start_worker(settings.redis_url or "")
+    yield proc
+    stop_worker(proc)
 
 
 def free_port() -> int:

@@ -6,12 +6,15 @@ Redis: ``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import threading
 import time
 
 import redis
 from rq import Queue, Worker
+from rq.exceptions import DuplicateJobError
 
 from service.context import queue_url
 from service.scheduling import QUEUES
@@ -23,8 +26,34 @@ def run_worker(settings: Settings, burst: bool = False) -> None:
     queues = [Queue(name, connection=connection) for name in QUEUES]
     # A short TTL makes an idle worker heartbeat at least every ~45 s, so the liveness
     # probe below can tell a live idle worker from a stuck one.
-    worker = Worker(queues, connection=connection, name=_worker_name(), worker_ttl=HEARTBEAT_TTL)
+    worker = Worker(
+        queues,
+        connection=connection,
+        name=_worker_name(),
+        worker_ttl=HEARTBEAT_TTL,
+        # Look for jobs abandoned by a killed worker every 15 s (RQ's default is 10 min).
+        maintenance_interval=15,
+    )
+    if not burst:
+        threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
     worker.work(burst=burst, with_scheduler=True, logging_level=settings.log_level)
+
+
+def _sweep_timer(settings: Settings) -> None:
+    """Every ``sweep_seconds``, enqueue one sweep job (one per period across all workers)."""
+    every = max(1, settings.sweep_seconds)
+    connection = redis.Redis.from_url(queue_url(settings))
+    queue = Queue(QUEUES[0], connection=connection)
+    while True:
+        period = int(time.time()) // every
+        with contextlib.suppress(DuplicateJobError, redis.RedisError):
+            queue.enqueue_call(
+                "workers.jobs.sweep_games",
+                job_id=f"sweep-{every}-{period}",
+                unique=True,
+                result_ttl=2 * every,
+            )
+        time.sleep(every - time.time() % every + 0.05)
 
 
 HEARTBEAT_TTL = 60

@@ -20,7 +20,9 @@ from tests.helpers import API_KEY, act, auth, create, view
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
 
 
-def _play(client: Any, game_id: str, tokens: list[str], seed: int, max_actions: int | None = None) -> int:
+def _play(
+    client: Any, game_id: str, tokens: list[str], seed: int, max_actions: int | None = None
+) -> int:
     """Both humans play random legal moves; returns how many actions were made."""
     rng = random.Random(seed)
     secrets_: dict[int, tuple[dict[str, Any], str]] = {}
@@ -93,7 +95,9 @@ def test_a_live_feed_follows_a_game_resumes_after_a_disconnect_and_ends_with_it(
         after = 0
         while True:
             page = client.get(
-                f"/v1/games/{game_id}/events", params={"after": after, "limit": 500}, headers=headers
+                f"/v1/games/{game_id}/events",
+                params={"after": after, "limit": 500},
+                headers=headers,
             ).json()
             log += page["events"]
             if not page["has_more"]:
@@ -209,5 +213,8 @@ def test_private_games_hide_from_spectators_but_not_seats_or_creator(client: Any
         denied = client.get(f"/v1/games/{game_id}{path}")
         assert denied.status_code == 403, path
         assert denied.json()["type"] == "urn:stakeout:problem:forbidden"
-    assert client.get(f"/v1/games/{game_id}", headers=auth(created["seats"][0]["token"])).status_code == 200
+    assert (
+        client.get(f"/v1/games/{game_id}", headers=auth(created["seats"][0]["token"])).status_code
+        == 200
+    )
     assert client.get(f"/v1/games/{game_id}", headers=auth(API_KEY)).status_code == 200

@@ -261,7 +261,13 @@ def test_an_api_key_lists_its_own_games_with_filters_and_cursor_pages(client: An
     assert listed == list(reversed(ids))  # newest first, each once
     finished = client.get("/v1/games", params={"status": "finished"}, headers=auth(API_KEY))
     assert finished.json()["games"] == []
-    active = client.get("/v1/games", params={"status": "active", "game": "fbi"}, headers=auth(API_KEY))
+    active = client.get(
+        "/v1/games", params={"status": "active", "game": "fbi"}, headers=auth(API_KEY)
+    )
     assert len(active.json()["games"]) == 5
     _problem(client.get("/v1/games"), 401, "unauthorized")
-    _problem(client.get("/v1/games", params={"cursor": "x"}, headers=auth(API_KEY)), 400, "invalid-request")
+    _problem(
+        client.get("/v1/games", params={"cursor": "x"}, headers=auth(API_KEY)),
+        400,
+        "invalid-request",
+    )

@@ -13,6 +13,7 @@ from litestar.response import Response, ServerSentEvent
 
 from domain.match import CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
+from service import deadlines
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
     BotSeat,
@@ -136,10 +137,13 @@ class GamesController(Controller):
             for s in data.seats
         ]
         created = await ctx.games.create(
-            key_id, game, msgspec.to_builtins(data.options), seats, private=data.private
+            key_id,
+            game,
+            msgspec.to_builtins(data.options),
+            seats,
+            private=data.private,
+            turn_seconds=data.turn_seconds,
         )
-        loaded = await ctx.games.load(created.game_id)
-        await ctx.store.index_game(key_id, created.game_id, loaded.meta.created_ms)
         return GameCreatedResponse(
             id=created.game_id,
             game=game,
@@ -224,7 +228,13 @@ class GamesController(Controller):
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         caller = _viewer(ctx, loaded, authorization)
-        return Response(game_view(loaded, caller), headers={"ETag": f'"{loaded.match.version}"'})
+        turn_deadlines = None
+        if loaded.meta.turn_seconds is not None:
+            turn_deadlines = await deadlines.current(ctx.store.redis, game_id)
+        return Response(
+            game_view(loaded, caller, turn_deadlines),
+            headers={"ETag": f'"{loaded.match.version}"'},
+        )
 
     async def _act(
         self,

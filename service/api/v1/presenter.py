@@ -6,10 +6,13 @@ from collections.abc import Sequence
 
 from service.api.v1.schemas import EventRecord, GameView, SeatInfo
 from service.auth import Caller
+from service.deadlines import Deadline, with_deadlines
 from service.games import Loaded, Versioned
 
 
-def game_view(loaded: Loaded, caller: Caller) -> GameView:
+def game_view(
+    loaded: Loaded, caller: Caller, turn_deadlines: dict[int, Deadline] | None = None
+) -> GameView:
     rules, match, seat = loaded.rules, loaded.match, caller.seat
     result = rules.result(match)
     return GameView(
@@ -19,7 +22,7 @@ def game_view(loaded: Loaded, caller: Caller) -> GameView:
         status="finished" if result is not None else "active",
         you=seat,
         seats=[SeatInfo(i, s.type, s.level) for i, s in enumerate(loaded.meta.seats)],
-        awaiting=rules.awaiting(match),
+        awaiting=with_deadlines(rules.awaiting(match), turn_deadlines or {}),
         legal=rules.legal(match, seat),
         state=rules.view(match, seat),
         result=result,

@@ -63,6 +63,9 @@ class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, ta
     # Private: no spectator view, events or replay for anyone but the seats and the
     # API key that created the game.
     private: bool = False
+    # Turn deadline: a seat that has not acted this many seconds after it became awaited
+    # is played by a bot for that turn (the event says so).
+    turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=7 * 24 * 3600)] | None = None
 
 
 def _create_type(game: Any) -> type[CreateGameBase]:

@@ -1,0 +1,91 @@
+"""Turn deadlines (the per-game ``turn_seconds`` option).
+
+When a human seat becomes awaited, it gets a deadline; a job scheduled on RQ for that
+moment lets a bot act for the seat if it still has not (`domain.match.TimeOut`: a random
+legal move with a ``turn.timed_out`` event for a public step, a forfeit for a sealed one).
+
+The deadlines of a game live in one hash, ``game:{id}:deadlines``: seat → ``action|step|ms``.
+A deadline is renewed when the seat's awaited action or step changes, or when the seat
+itself just acted (a second turn in the same step). A job only fires if its deadline is
+still the seat's current one, so a superseded job is harmless.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from domain.match import AwaitingAction
+from service.games import Loaded
+from service.store import AnyRedis
+
+
+@dataclass(frozen=True)
+class Deadline:
+    seat: int
+    action: str
+    step: str
+    at_ms: int
+
+    def encode(self) -> str:
+        return f"{self.action}|{self.step}|{self.at_ms}"
+
+    @classmethod
+    def decode(cls, seat: int, raw: str) -> Deadline:
+        action, step, at_ms = raw.rsplit("|", 2)
+        return cls(seat, action, step, int(at_ms))
+
+
+def deadlines_key(game_id: str) -> str:
+    return f"game:{{{game_id}}}:deadlines"
+
+
+async def current(redis: AnyRedis, game_id: str) -> dict[int, Deadline]:
+    raw = await redis.hgetall(deadlines_key(game_id))
+    out: dict[int, Deadline] = {}
+    for field, value in raw.items():
+        seat = int(field.decode() if isinstance(field, bytes) else field)
+        out[seat] = Deadline.decode(seat, value.decode() if isinstance(value, bytes) else value)
+    return out
+
+
+def _matches(deadline: Deadline | None, action: AwaitingAction) -> bool:
+    return deadline is not None and (deadline.action, deadline.step) == (action.action, action.step)
+
+
+async def refresh(
+    redis: AnyRedis, loaded: Loaded, now_ms: int, acted_seat: int | None
+) -> list[Deadline]:
+    """Bring the game's deadlines up to date; returns the new ones (to schedule)."""
+    seconds = loaded.meta.turn_seconds
+    if seconds is None:
+        return []
+    game_id = loaded.game_id
+    known = await current(redis, game_id)
+    awaited = {
+        a.seat: a
+        for a in loaded.rules.awaiting(loaded.match)
+        if loaded.meta.seats[a.seat].type == "human"
+    }
+    fresh: list[Deadline] = []
+    for seat, action in awaited.items():
+        if _matches(known.get(seat), action) and seat != acted_seat:
+            continue
+        fresh.append(Deadline(seat, action.action, action.step, now_ms + seconds * 1000))
+    stale = [str(seat) for seat in known if seat not in awaited]
+    if stale:
+        await redis.hdel(deadlines_key(game_id), *stale)
+    if fresh:
+        await redis.hset(deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh})
+    return fresh
+
+
+def with_deadlines(
+    awaiting: list[AwaitingAction], deadlines: dict[int, Deadline]
+) -> list[AwaitingAction]:
+    """``awaiting`` with each seat's deadline (epoch ms) filled in where it has one."""
+    out = []
+    for action in awaiting:
+        deadline = deadlines.get(action.seat)
+        at = deadline.at_ms if _matches(deadline, action) and deadline is not None else None
+        out.append(AwaitingAction(action.seat, action.action, action.step, at))
+    return out

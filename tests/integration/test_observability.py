@@ -1,0 +1,264 @@
+"""Metrics, request ids and JSON logs, against the real app and a real Redis.
+
+Counters live in the process's registry and tests in one process share it, so every
+assertion compares a scrape before with a scrape after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from domain.match import CommitSeal
+from domain.sealed import commitment
+from service.context import open_context
+from service.observability import JsonFormatter, timed_job
+from service.settings import Settings
+from tests.helpers import auth, create, view, wait_for
+
+HUMANS2 = [{"type": "human"}, {"type": "human"}]
+BOTS2 = [{"type": "bot", "level": "random"}, {"type": "bot", "level": "random"}]
+GAME_ROUTE = "/v1/games/{game_id}"
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def scrape(client: Any) -> tuple[Samples, dict[str, str]]:
+    """Every sample of /metrics, keyed by (sample name, labels); and each family's type."""
+    response = client.get("/metrics")
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    samples: Samples = {}
+    types: dict[str, str] = {}
+    for family in text_string_to_metric_families(response.text):
+        types[family.name] = family.type
+        for sample in family.samples:
+            samples[(sample.name, frozenset(sample.labels.items()))] = sample.value
+    return samples, types
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def delta(before: Samples, after: Samples, name: str, **labels: str) -> float:
+    return value(after, name, **labels) - value(before, name, **labels)
+
+
+def test_requests_are_counted_by_route_template_and_status_with_latency(client: Any) -> None:
+    before, _ = scrape(client)
+    game_id = create(client, "fbi", HUMANS2)["id"]
+    view(client, game_id)
+    view(client, game_id)
+    assert client.get("/v1/games/" + "0" * 24).status_code == 404
+    assert client.get("/no/such/path/" + game_id).status_code == 404
+    after, types = scrape(client)
+
+    requests = "stakeout_http_requests_total"
+    assert delta(before, after, requests, method="POST", route="/v1/games", status="201") == 1
+    assert delta(before, after, requests, method="GET", route=GAME_ROUTE, status="200") == 2
+    assert delta(before, after, requests, method="GET", route=GAME_ROUTE, status="404") == 1
+    assert delta(before, after, requests, method="GET", route="unmatched", status="404") == 1
+    # Bounded labels: no raw path (so no game id) ever becomes a label value.
+    routes = {dict(labels).get("route", "") for _, labels in after}
+    assert not any(game_id in route or "0" * 24 in route for route in routes)
+
+    assert types["stakeout_http_request_duration_seconds"] == "histogram"
+    latency = "stakeout_http_request_duration_seconds"
+    labels = {"method": "GET", "route": GAME_ROUTE}
+    assert delta(before, after, f"{latency}_count", **labels) == 3
+    assert delta(before, after, f"{latency}_bucket", le="+Inf", **labels) == 3
+    assert delta(before, after, f"{latency}_sum", **labels) > 0
+    finite = [
+        v
+        for (name, lbl), v in after.items()
+        if name == f"{latency}_bucket" and dict(lbl).get("route") == GAME_ROUTE
+    ]
+    assert len(finite) > 5  # real buckets, not just +Inf
+
+
+def test_metrics_stay_out_of_the_openapi_document(client: Any) -> None:
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    assert "/metrics" not in paths
+    assert "/v1/games" in paths
+
+
+def _first_mover(client: Any, game_id: str, tokens: list[str]) -> tuple[str, dict[str, Any]]:
+    action = view(client, game_id)["awaiting"][0]
+    assert action["action"] == "move"
+    token = tokens[action["seat"]]
+    return token, view(client, game_id, token)["legal"][0]
+
+
+def test_moves_applied_and_idempotent_replays_are_counted(client: Any) -> None:
+    created = create(client, "fbi", HUMANS2)
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    token, move = _first_mover(client, game_id, tokens)
+    before, _ = scrape(client)
+    headers = {**auth(token), "Idempotency-Key": "observed-move"}
+    first = client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
+    again = client.post(f"/v1/games/{game_id}/moves", json=move, headers=headers)
+    assert first.status_code == again.status_code == 200, again.text
+    assert again.json()["replayed"] is True
+    after, _ = scrape(client)
+    assert delta(before, after, "stakeout_moves_applied_total", game="fbi", act="move") == 1
+    assert delta(before, after, "stakeout_idempotent_replays_total", game="fbi") == 1
+    assert delta(before, after, "stakeout_append_conflicts_total", game="fbi") == 0
+
+
+def _play_to_sealed_step(client: Any, game_id: str, tokens: list[str]) -> dict[str, Any]:
+    for _ in range(50):
+        awaiting = view(client, game_id)["awaiting"]
+        if all(a["action"] == "commit" for a in awaiting) and len(awaiting) == len(tokens):
+            return {a["seat"]: a for a in awaiting}
+        token, move = _first_mover(client, game_id, tokens)
+        response = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(token))
+        assert response.status_code == 200, response.text
+    raise AssertionError("no sealed step reached")
+
+
+def test_an_append_conflict_is_counted_and_retried(client: Any, settings: Settings) -> None:
+    """Two writers (this test's GameService and the app's, like two API processes): the
+    second one appends between the first one's read and its append."""
+    created = create(client, "fbi", HUMANS2)
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    awaiting = _play_to_sealed_step(client, game_id, tokens)
+    step = awaiting[0]["step"]
+    moves = [view(client, game_id, t)["legal"][0] for t in tokens]
+    digests = [commitment(game_id, step, s, moves[s], "ab" * 16) for s in (0, 1)]
+    before, _ = scrape(client)
+    calls: list[int] = []
+
+    def decide(rules: Any, match: Any, seed: bytes) -> CommitSeal:
+        calls.append(match.version)
+        if len(calls) == 1:  # the other writer wins the race for this version
+            response = client.post(
+                f"/v1/games/{game_id}/commitments",
+                json={"commitment": digests[1]},
+                headers=auth(tokens[1]),
+            )
+            assert response.status_code == 200, response.text
+        return CommitSeal(0, digests[0], step)
+
+    async def write() -> int:
+        async with open_context(settings) as ctx:
+            return (await ctx.games.apply(game_id, decide)).version
+
+    version = asyncio.run(write())
+    after, _ = scrape(client)
+    assert len(calls) == 2
+    assert calls[1] == calls[0] + 1  # re-decided on the fresh state
+    assert version == calls[1] + 1
+    assert delta(before, after, "stakeout_append_conflicts_total", game="fbi") == 1
+    assert delta(before, after, "stakeout_moves_applied_total", game="fbi", act="commit") == 2
+
+
+def test_queue_depth_then_worker_job_latency(client: Any, request: pytest.FixtureRequest) -> None:
+    # No worker yet: the bot job waits in its queue.
+    game_id = create(client, "fbi", BOTS2)["id"]
+    samples, types = scrape(client)
+    assert types["stakeout_queue_depth"] == "gauge"
+    assert value(samples, "stakeout_queue_depth", queue="bots") >= 1
+    assert ("stakeout_queue_depth", frozenset({("queue", "scoring")})) in samples
+    # A real worker process runs the jobs and records their run time in Redis.
+    request.getfixturevalue("worker")
+    start = view(client, game_id)["version"]
+    wait_for(lambda: view(client, game_id)["version"] > start + 2, timeout=60)
+
+    def observed() -> Samples | None:
+        samples, _ = scrape(client)
+        count = value(samples, "stakeout_worker_job_duration_seconds_count", job="bot_turn")
+        return samples if count >= 2 else None
+
+    samples = wait_for(observed, timeout=30)
+    job = {"job": "bot_turn"}
+    count = value(samples, "stakeout_worker_job_duration_seconds_count", **job)
+    inf = value(samples, "stakeout_worker_job_duration_seconds_bucket", le="+Inf", **job)
+    small = value(samples, "stakeout_worker_job_duration_seconds_bucket", le="0.01", **job)
+    assert inf == count
+    assert small <= count
+    assert value(samples, "stakeout_worker_job_duration_seconds_sum", **job) > 0
+
+
+REQUEST_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def test_request_id_is_echoed_generated_and_on_problem_responses(client: Any) -> None:
+    given = client.get("/healthz", headers={"X-Request-ID": "trace-42/abc"})
+    assert given.headers["x-request-id"] == "trace-42/abc"
+    generated = client.get("/healthz").headers["x-request-id"]
+    assert REQUEST_ID.match(generated)
+    assert client.get("/healthz").headers["x-request-id"] != generated
+    # Problem responses carry it too: from a handler, from auth, and before any route.
+    unknown = client.get("/v1/games/" + "0" * 24, headers={"X-Request-ID": "r-404"})
+    assert unknown.status_code == 404
+    assert unknown.headers["content-type"].startswith("application/problem+json")
+    assert unknown.headers["x-request-id"] == "r-404"
+    refused = client.post("/v1/games", json={"game": "fbi", "seats": HUMANS2})
+    assert refused.status_code == 401
+    assert REQUEST_ID.match(refused.headers["x-request-id"])
+    assert client.get("/nowhere", headers={"X-Request-ID": "r"}).headers["x-request-id"] == "r"
+    # Not trusted when too long or unprintable: replaced by a generated one.
+    for bad in ("x" * 129, "a\tb"):
+        echoed = client.get("/healthz", headers={"X-Request-ID": bad}).headers["x-request-id"]
+        assert REQUEST_ID.match(echoed), echoed
+    assert client.get("/healthz", headers={"X-Request-ID": "y" * 128}).headers["x-request-id"] == (
+        "y" * 128
+    )
+
+
+@pytest.fixture
+def json_lines() -> Iterator[io.StringIO]:
+    """The service's JSON formatter on the ``stakeout`` loggers, into a buffer."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("stakeout")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield stream
+    logger.removeHandler(handler)
+    logger.setLevel(level)
+
+
+def _lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_access_log_is_json_with_the_request_id(client: Any, json_lines: io.StringIO) -> None:
+    game_id = create(client, "fbi", HUMANS2)["id"]
+    response = client.get(f"/v1/games/{game_id}", headers={"X-Request-ID": "log-me"})
+    assert response.status_code == 200
+    client.get("/v1/games/" + "0" * 24, headers={"X-Request-ID": "log-404"})
+    lines = _lines(json_lines)
+    line = next(x for x in lines if x.get("request_id") == "log-me")
+    assert line["logger"] == "stakeout.access"
+    assert line["level"] == "INFO"
+    assert line["method"] == "GET"
+    assert line["route"] == GAME_ROUTE
+    assert line["status"] == 200
+    assert line["game_id"] == game_id
+    assert line["duration_ms"] >= 0
+    assert {"time", "message"} <= line.keys()
+    missing = next(x for x in lines if x.get("request_id") == "log-404")
+    assert missing["status"] == 404
+
+
+def test_a_job_logs_a_json_line_with_its_duration(json_lines: io.StringIO) -> None:
+    with timed_job("bot_turn", "a" * 24):
+        logging.getLogger("stakeout.test").info("inside the job")
+    inside, done = _lines(json_lines)
+    assert inside["game_id"] == done["game_id"] == "a" * 24
+    assert inside["job"] == done["job"] == "bot_turn"
+    assert done["outcome"] == "ok"
+    assert done["duration_ms"] >= 0
+    assert "request_id" not in done
