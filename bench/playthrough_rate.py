@@ -34,9 +34,8 @@ def main() -> None:
                 games += 1
                 events += len(log)
             elapsed = time.perf_counter() - start
-            print(
-                f"{game.name:<14}{seats:>6}{games:>8}{events / games:>13.0f}{games / elapsed:>10.1f}"
-            )
+            rate = games / elapsed
+            print(f"{game.name:<14}{seats:>6}{games:>8}{events / games:>13.0f}{rate:>10.1f}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ worker processes and a real Redis, killing processes for real."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import signal
@@ -116,7 +117,11 @@ def test_work_lost_between_an_append_and_its_enqueue_is_found_by_the_sweep(
 ) -> None:
     url = settings.redis_url
     crashed = subprocess.run(
-        [sys.executable, "-c", _CRASHING_CREATOR, url], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", _CRASHING_CREATOR, url],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert crashed.returncode == -signal.SIGKILL
     game_id = crashed.stdout.strip()
@@ -172,6 +177,6 @@ def test_workers_killed_mid_job_lead_to_exactly_one_move_per_bot_turn(
     # Each bot act was appended under exactly one job key, and each key appended once.
     assert len(acts) == len(bot_keys)
     ranges = sorted(tuple(int(x) for x in v.decode().rsplit("|", 2)[1:]) for v in keys.values())
-    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:], strict=False))
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
     results = [e for e in replay["events"] if e["event"]["type"] == "game.result_recorded"]
     assert len(results) == 1
