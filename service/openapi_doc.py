@@ -152,6 +152,17 @@ def _tag_of(schema: dict[str, Any], field: str) -> str | None:
     return None
 
 
+def _tag_fields(members: list[dict[str, Any]]) -> list[str]:
+    """Properties every member has as a single constant (tagged-union candidates)."""
+    if not members:
+        return []
+    common = set(members[0].get("properties", {}))
+    for member in members[1:]:
+        common &= set(member.get("properties", {}))
+    preferred = ["type", "game", "kind", "rules_of"]
+    return sorted(common, key=lambda f: (preferred.index(f) if f in preferred else 99, f))
+
+
 def _add_discriminators(node: Any, components: dict[str, Any]) -> None:
     if isinstance(node, dict):
         options = node.get("oneOf")
@@ -159,7 +170,7 @@ def _add_discriminators(node: Any, components: dict[str, Any]) -> None:
             refs = [o.get("$ref") for o in options if isinstance(o, dict)]
             if all(isinstance(r, str) for r in refs) and len(refs) == len(options):
                 names = [str(r).rsplit("/", 1)[1] for r in refs]
-                for field in ("type", "game"):
+                for field in _tag_fields([components.get(n, {}) for n in names]):
                     tags = [_tag_of(components.get(n, {}), field) for n in names]
                     if all(tags) and len(set(tags)) == len(tags):
                         node["discriminator"] = {

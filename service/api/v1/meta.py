@@ -9,7 +9,7 @@ from litestar.datastructures import State
 from litestar.params import PathParameter
 
 from domain import registry
-from service.api.v1.schemas import GameList, Health, RulesDocument
+from service.api.v1.schemas import GameList, Health, RulesDocument, rules_data
 from service.context import Context
 from service.errors import ServiceError
 from service.games import GameNotFound
@@ -45,7 +45,7 @@ class RulesController(Controller):
             min_seats=found.min_seats,
             max_seats=found.max_seats,
             bot_levels=["random", "greedy", "expert"],
-            rules=found.rules(),
+            rules=rules_data(found),
         )
 
 

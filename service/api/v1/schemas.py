@@ -19,6 +19,29 @@ def _union(types: list[type[msgspec.Struct]]) -> Any:
     return union
 
 
+_RULES_DATA: dict[str, type[msgspec.Struct]] = {}
+
+
+def rules_data_type(game: Any) -> type[msgspec.Struct]:
+    """The game's rules Struct, tagged by ``rules_of`` so the games' rules form a union."""
+    if game.name not in _RULES_DATA:
+        tagged: Any = msgspec.defstruct(
+            game.rules_type.__name__ + "Data",
+            [],
+            bases=(game.rules_type,),
+            tag=game.name,
+            tag_field="rules_of",
+            module=__name__,
+        )
+        _RULES_DATA[game.name] = tagged
+    return _RULES_DATA[game.name]
+
+
+def rules_data(game: Any) -> Any:
+    fields = msgspec.to_builtins(game.rules())
+    return msgspec.convert({**fields, "rules_of": game.name}, rules_data_type(game))
+
+
 if TYPE_CHECKING:
     Move = Any
     Event = Any
@@ -30,7 +53,7 @@ else:
     Move = _union([t for g in _games for t in g.command_types])
     Event = _union(list(MATCH_EVENT_TYPES) + [t for g in _games for t in g.event_types])
     StateView = _union([g.view_type for g in _games])
-    RulesData = _union([g.rules_type for g in _games])
+    RulesData = _union([rules_data_type(g) for g in _games])
     GameName = Literal[tuple(g.name for g in _games)]
 
 Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$", description="64 hex digits")]
