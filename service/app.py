@@ -13,6 +13,7 @@ from litestar.config.cors import CORSConfig
 
 from service.api.v1.games import GamesController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
 from service.errors import problem_handler
 from service.observability import QueueCollector, instrument, metrics
@@ -36,7 +37,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     app = Litestar(
         # /metrics stays out of the OpenAPI document (include_in_schema=False).
-        route_handlers=[GamesController, RulesController, HealthController, metrics],
+        route_handlers=[
+            GamesController,
+            WebhooksController,
+            RulesController,
+            HealthController,
+            metrics,
+        ],
         lifespan=[lifespan],
         exception_handlers={Exception: problem_handler},
         openapi_config=openapi_config(),

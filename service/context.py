@@ -55,7 +55,9 @@ async def open_context(settings: Settings) -> AsyncIterator[Context]:
     blocking = event_redis(settings, blocking=True)
     store = EventStore(client)
     live = LiveFeed(blocking, store)
-    scheduler = RqScheduler(lambda: redis.Redis.from_url(queue_url(settings)), store)
+    scheduler = RqScheduler(
+        lambda: redis.Redis.from_url(queue_url(settings)), store, settings.webhook_backoff
+    )
     games = GameService(store, settings.game_cache_size, scheduler.on_change)
     try:
         yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys), live)

@@ -1,13 +1,17 @@
-"""Turn deadlines (the per-game ``turn_seconds`` option).
+"""Awaited turns of human seats, and their deadlines (the per-game ``turn_seconds`` option).
+
+Every time a human seat becomes awaited (a new turn) it is recorded here; webhooks announce
+new turns from this record, and games with turn deadlines give each turn a deadline.
 
 When a human seat becomes awaited, it gets a deadline; a job scheduled on RQ for that
 moment lets a bot act for the seat if it still has not (`domain.match.TimeOut`: a random
 legal move with a ``turn.timed_out`` event for a public step, a forfeit for a sealed one).
 
-The deadlines of a game live in one hash, ``game:{id}:deadlines``: seat → ``action|step|ms``.
-A deadline is renewed when the seat's awaited action or step changes, or when the seat
-itself just acted (a second turn in the same step). A job only fires if its deadline is
-still the seat's current one, so a superseded job is harmless.
+The turns of a game live in one hash, ``game:{id}:deadlines``: seat → ``action|step|ms``
+(``ms`` is 0 when the game has no deadlines). A turn is new when the seat's awaited action
+or step changes, or when the seat itself just acted (a second turn in the same step). A
+deadline job only fires if its deadline is still the seat's current one, so a superseded
+job is harmless.
 """
 
 from __future__ import annotations
@@ -55,10 +59,8 @@ def _matches(deadline: Deadline | None, action: AwaitingAction) -> bool:
 async def refresh(
     redis: AnyRedis, loaded: Loaded, now_ms: int, acted_seat: int | None
 ) -> list[Deadline]:
-    """Bring the game's deadlines up to date; returns the new ones (to schedule)."""
+    """Bring the game's awaited turns up to date; returns the new ones."""
     seconds = loaded.meta.turn_seconds
-    if seconds is None:
-        return []
     game_id = loaded.game_id
     known = await current(redis, game_id)
     awaited = {
@@ -70,7 +72,8 @@ async def refresh(
     for seat, action in awaited.items():
         if _matches(known.get(seat), action) and seat != acted_seat:
             continue
-        fresh.append(Deadline(seat, action.action, action.step, now_ms + seconds * 1000))
+        at_ms = now_ms + seconds * 1000 if seconds is not None else 0
+        fresh.append(Deadline(seat, action.action, action.step, at_ms))
     stale = [str(seat) for seat in known if seat not in awaited]
     if stale:
         await redis.hdel(deadlines_key(game_id), *stale)
@@ -87,5 +90,6 @@ def with_deadlines(
     for action in awaiting:
         deadline = deadlines.get(action.seat)
         at = deadline.at_ms if _matches(deadline, action) and deadline is not None else None
+        at = at or None  # 0: a turn without a deadline
         out.append(AwaitingAction(action.seat, action.action, action.step, at))
     return out

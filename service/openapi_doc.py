@@ -39,6 +39,7 @@ Every error is `application/problem+json` with a stable `type` (`urn:stakeout:pr
 
 TAGS = [
     Tag(name="games", description="Create games, read views and event logs, make moves."),
+    Tag(name="webhooks", description="Signed notifications to a backend, with delivery logs."),
     Tag(name="rules", description="The games this server runs, with their rules data."),
     Tag(name="health", description="Liveness and readiness probes."),
 ]
@@ -70,6 +71,10 @@ _PROBLEMS: dict[str, list[int]] = {
     "createGame": [400, 401, 413, 415, 422],
     "getGame": [400, 401, 403, 404],
     "listMyGames": [400, 401],
+    "registerWebhook": [400, 401, 409, 413, 415],
+    "listWebhooks": [400, 401],
+    "deleteWebhook": [400, 401, 404],
+    "listDeliveries": [400, 401, 404],
     "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
     "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
     "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
@@ -85,6 +90,10 @@ _PROBLEMS: dict[str, list[int]] = {
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "createGame": [{"apiKey": []}],
     "listMyGames": [{"apiKey": []}],
+    "registerWebhook": [{"apiKey": []}],
+    "listWebhooks": [{"apiKey": []}],
+    "deleteWebhook": [{"apiKey": []}],
+    "listDeliveries": [{"apiKey": []}],
     "getGame": [{"seatToken": []}, {"apiKey": []}, {}],
     "listEvents": [{"seatToken": []}, {"apiKey": []}, {}],
     "getReplay": [{"seatToken": []}, {"apiKey": []}, {}],
@@ -129,7 +138,7 @@ def _problem_schema() -> dict[str, Any]:
 
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
-    names = {"HumanSeat", "BotSeat", "Commit", "Reveal"}
+    names = {"HumanSeat", "BotSeat", "Commit", "Reveal", "RegisterWebhook"}
     names |= {
         f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
     }

@@ -20,18 +20,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 import anyio.to_thread
+import msgspec
 from redis import Redis
 from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
-from service import deadlines
+from service import deadlines, webhooks
 from service.games import Change, GameNotFound, GameService, Loaded
 from service.store import EventStore
+from service.webhooks import WebhookStore
 
 BOT_QUEUE = "bots"
 SCORING_QUEUE = "scoring"
-QUEUES = (BOT_QUEUE, SCORING_QUEUE)
+WEBHOOK_QUEUE = "webhooks"
+# Workers take jobs in this order: deliveries never hold up a bot's turn.
+QUEUES = (BOT_QUEUE, SCORING_QUEUE, WEBHOOK_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
 
 # Finished or failed jobs whose work is still awaited are enqueued again by the sweep.
@@ -45,6 +49,7 @@ class JobRequest:
     args: tuple[Any, ...]
     job_id: str
     at_ms: int | None = None  # scheduled for this moment (epoch ms), else now
+    retry_intervals: tuple[int, ...] = (1, 2, 5)
 
 
 def jobs_for(loaded: Loaded) -> list[JobRequest]:
@@ -82,10 +87,17 @@ def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
 class RqScheduler:
     """Enqueues onto a plain (non-cluster) Redis; RQ's client is synchronous."""
 
-    def __init__(self, connect: Callable[[], Redis], store: EventStore) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], Redis],
+        store: EventStore,
+        webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800),
+    ) -> None:
         self._connect = connect
         self._redis: Redis | None = None
         self.store = store
+        self.webhooks = WebhookStore(store.redis)
+        self.webhook_backoff = webhook_backoff
 
     def _connection(self) -> Redis:
         if self._redis is None:
@@ -113,7 +125,9 @@ class RqScheduler:
                 "failure_ttl": 86400,
                 # A worker killed mid-job: the job runs again; its idempotency key makes
                 # sure the move is made exactly once.
-                "retry": Retry(max=3, interval=[1, 2, 5]),
+                "retry": Retry(
+                    max=len(request.retry_intervals), interval=list(request.retry_intervals)
+                ),
             }
             with contextlib.suppress(DuplicateJobError):
                 if request.at_ms is None:
@@ -125,6 +139,37 @@ class RqScheduler:
                 made += 1
         return made
 
+    async def _deliveries(
+        self, loaded: Loaded, change: Change, fresh: list[deadlines.Deadline]
+    ) -> list[JobRequest]:
+        hooks = await self.webhooks.of(loaded.meta.owner)
+        if not hooks:
+            return []
+        match, rules = loaded.match, loaded.rules
+        result = rules.result(match)
+        finished = (result.scores, result.winners) if result and match.recorded is None else None
+        recorded = match.recorded
+        notes = webhooks.notifications(
+            loaded.game_id,
+            match.version,
+            change.at_ms,
+            [(d.seat, d.action, d.step, d.at_ms or None) for d in fresh],
+            finished,
+            (recorded.scores, recorded.winners) if recorded is not None else None,
+        )
+        return [
+            JobRequest(
+                WEBHOOK_QUEUE,
+                "workers.jobs.deliver_webhook",
+                (hook.id, msgspec.json.encode(note).decode()),
+                f"wh-{hook.id}-{note.id}",
+                retry_intervals=self.webhook_backoff,
+            )
+            for note in notes
+            for hook in hooks
+            if webhooks.wanted(hook, note)
+        ]
+
     def close(self) -> None:
         if self._redis is not None:
             self._redis.close()
@@ -133,7 +178,8 @@ class RqScheduler:
     async def on_change(self, loaded: Loaded, change: Change) -> None:
         requests = jobs_for(loaded)
         fresh = await deadlines.refresh(self.store.redis, loaded, change.at_ms, change.acted_seat)
-        requests += [deadline_job(loaded.game_id, d) for d in fresh]
+        requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
+        requests += await self._deliveries(loaded, change, fresh)
         if loaded.match.recorded is not None:
             await self.store.retire_game(loaded.game_id)
         if requests:
@@ -158,7 +204,8 @@ async def sweep(games: GameService, scheduler: RqScheduler, now_ms: int, batch: 
             if loaded.meta.turn_seconds is not None:
                 known = await deadlines.current(games.store.redis, game_id)
                 fresh = await deadlines.refresh(games.store.redis, loaded, now_ms, None)
-                requests += [deadline_job(game_id, d) for d in [*known.values(), *fresh]]
+                turns = [*known.values(), *fresh]
+                requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
             if loaded.match.recorded is not None:
                 await games.store.retire_game(game_id)
             if requests:

@@ -32,6 +32,9 @@ class Settings:
     game_cache_size: int = 2048
     bot_seconds: float = 1.0
     sweep_seconds: int = 30
+    # Seconds between webhook delivery attempts (one retry per entry).
+    webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
+    webhook_timeout_seconds: float = 5.0
     sync_bots: bool = False
     log_level: str = "INFO"
 
@@ -50,5 +53,8 @@ class Settings:
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
             bot_seconds=float(e.get("STAKEOUT_BOT_SECONDS", "1.0")),
             sweep_seconds=int(e.get("STAKEOUT_SWEEP_SECONDS", "30")),
+            webhook_backoff=tuple(
+                int(x) for x in e.get("STAKEOUT_WEBHOOK_BACKOFF", "5,30,120,600,1800").split(",")
+            ),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )

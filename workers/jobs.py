@@ -4,23 +4,44 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import httpx
+import msgspec
+from rq import get_current_job
 
 from domain.errors import DomainError
 from domain.match import RecordResult, TimeOut
-from service import deadlines
+from service import deadlines, webhooks
 from service.bots import play_bot_turn
 from service.context import Context, open_context
 from service.observability import timed_job
 from service.scheduling import sweep
 from service.settings import Settings
+from service.webhooks import Notification, WebhookStore
+
+# Jobs run in the worker process itself (workers/main.py uses RQ's SimpleWorker), so one
+# event loop and one context (Redis clients, the warm game cache) serve every job of the
+# process instead of being rebuilt per job.
+_LOOP: asyncio.AbstractEventLoop | None = None
+_SHARED: list[Context] = []
+_STACK = AsyncExitStack()
+
+
+def _run(coro: Coroutine[Any, Any, str]) -> str:
+    global _LOOP  # noqa: PLW0603 - one loop per worker process, created on first use
+    if _LOOP is None:
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP.run_until_complete(coro)
 
 
 @asynccontextmanager
 async def _context() -> AsyncIterator[Context]:
-    async with open_context(Settings.from_env()) as ctx:
-        yield ctx
+    if not _SHARED:
+        _SHARED.append(await _STACK.enter_async_context(open_context(Settings.from_env())))
+    yield _SHARED[0]
 
 
 async def _bot_turn(game_id: str, seat: int, version: int) -> str:
@@ -43,12 +64,12 @@ async def _score(game_id: str) -> str:
 # and a JSON log line (see service/observability.py).
 def bot_turn(game_id: str, seat: int, version: int) -> str:
     with timed_job("bot_turn", game_id):
-        return asyncio.run(_bot_turn(game_id, seat, version))
+        return _run(_bot_turn(game_id, seat, version))
 
 
 def score_game(game_id: str) -> str:
     with timed_job("score_game", game_id):
-        return asyncio.run(_score(game_id))
+        return _run(_score(game_id))
 
 
 async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
@@ -77,9 +98,70 @@ async def _sweep() -> str:
 def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
     """A seat's turn deadline passed: if it still has not acted, a bot acts for it."""
     with timed_job("deadline", game_id):
-        return asyncio.run(_deadline_passed(game_id, seat, at_ms))
+        return _run(_deadline_passed(game_id, seat, at_ms))
 
 
 def sweep_games() -> str:
     """Find work lost between an append and its enqueue (a crash) and enqueue it again."""
-    return asyncio.run(_sweep())
+    return _run(_sweep())
+
+
+class DeliveryFailed(Exception):
+    """Raised so that RQ retries the delivery with backoff."""
+
+
+async def _deliver(webhook_id: str, body: str) -> str:
+    settings = Settings.from_env()
+    async with _context() as ctx:
+        hooks = WebhookStore(ctx.store.redis)
+        hook = await hooks.get(webhook_id)
+        if hook is None:
+            return "webhook removed"
+        note = msgspec.json.decode(body, type=Notification)
+        job = get_current_job()
+        attempt = 1
+        if job is not None and job.retries_left is not None:
+            attempt = len(settings.webhook_backoff) - job.retries_left + 1
+        raw = body.encode()
+        signature = webhooks.sign(hook.secret, int(time.time()), raw)
+        started = time.monotonic()
+        status: int | None = None
+        error: str | None = None
+        try:
+            async with httpx.AsyncClient(timeout=settings.webhook_timeout_seconds) as client:
+                response = await client.post(
+                    hook.url,
+                    content=raw,
+                    headers={
+                        "Content-Type": "application/json",
+                        webhooks.SIGNATURE_HEADER: signature,
+                        "Stakeout-Event": note.kind,
+                        "Stakeout-Delivery": note.id,
+                    },
+                )
+            status = response.status_code
+        except httpx.HTTPError as exc:
+            error = f"{type(exc).__name__}: {exc}"[:300]
+        delivered = status is not None and 200 <= status < 300
+        record = webhooks.Attempt(
+            delivery_id=note.id,
+            kind=note.kind,
+            game_id=note.game_id,
+            attempt=attempt,
+            at_ms=int(time.time() * 1000),
+            duration_ms=int((time.monotonic() - started) * 1000),
+            status_code=status,
+            error=error,
+            delivered=delivered,
+        )
+        key = webhooks.attempts_key(webhook_id)
+        await ctx.store.redis.lpush(key, msgspec.json.encode(record))
+        await ctx.store.redis.ltrim(key, 0, webhooks.KEPT_ATTEMPTS - 1)
+        if not delivered:
+            raise DeliveryFailed(f"attempt {attempt}: {error or status}")
+        return f"delivered on attempt {attempt}"
+
+
+def deliver_webhook(webhook_id: str, body: str) -> str:
+    """POST one notification to a webhook, signed; raises to be retried with backoff."""
+    return _run(_deliver(webhook_id, body))

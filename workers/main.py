@@ -13,7 +13,7 @@ import threading
 import time
 
 import redis
-from rq import Queue, Worker
+from rq import Queue, SimpleWorker, Worker
 from rq.exceptions import DuplicateJobError
 
 from service.context import queue_url
@@ -26,7 +26,9 @@ def run_worker(settings: Settings, burst: bool = False) -> None:
     queues = [Queue(name, connection=connection) for name in QUEUES]
     # A short TTL makes an idle worker heartbeat at least every ~45 s, so the liveness
     # probe below can tell a live idle worker from a stuck one.
-    worker = Worker(
+    # SimpleWorker runs jobs in this process (no fork per job): jobs are short and share a
+    # warm context (workers/jobs.py). A killed worker loses its job, which RQ retries.
+    worker = SimpleWorker(
         queues,
         connection=connection,
         name=_worker_name(),

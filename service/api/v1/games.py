@@ -229,7 +229,7 @@ class GamesController(Controller):
         loaded = await ctx.games.load(game_id)
         caller = _viewer(ctx, loaded, authorization)
         turn_deadlines = None
-        if loaded.meta.turn_seconds is not None:
+        if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
             turn_deadlines = await deadlines.current(ctx.store.redis, game_id)
         return Response(
             game_view(loaded, caller, turn_deadlines),

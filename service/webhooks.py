@@ -1,0 +1,200 @@
+"""Webhooks: an API key's backend learns about its games without polling.
+
+A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries run on
+RQ (queue ``webhooks``, after bots and scoring), so an unreachable receiver never slows a
+game; each attempt is recorded; failures are retried with backoff.
+
+Signature (documented in the README, with a verification recipe)::
+
+    Stakeout-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
+
+A receiver recomputes the HMAC over the timestamp and the raw body with the webhook's
+secret (shown once, at registration), compares in constant time, and rejects old
+timestamps (we suggest five minutes) to stop replays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from typing import Literal
+
+import msgspec
+
+from service.store import AnyRedis
+
+EventKind = Literal["seat.awaited", "game.finished", "result.recorded"]
+EVENT_KINDS: tuple[EventKind, ...] = ("seat.awaited", "game.finished", "result.recorded")
+SIGNATURE_HEADER = "Stakeout-Signature"
+MAX_WEBHOOKS_PER_KEY = 20
+KEPT_ATTEMPTS = 500
+
+
+class Webhook(msgspec.Struct, frozen=True):
+    id: str
+    owner: str
+    url: str
+    events: list[EventKind]
+    game_id: str | None
+    secret: str
+    created_ms: int
+
+
+class Notification(msgspec.Struct, frozen=True):
+    """The JSON body of a delivery."""
+
+    id: str
+    kind: EventKind
+    game_id: str
+    version: int
+    at_ms: int
+    seat: int | None = None
+    action: str | None = None
+    step: str | None = None
+    deadline: int | None = None
+    scores: list[int] | None = None
+    winners: list[int] | None = None
+
+
+class Attempt(msgspec.Struct, frozen=True):
+    """One delivery attempt, as listed by ``GET /v1/webhooks/{id}/deliveries``."""
+
+    delivery_id: str
+    kind: EventKind
+    game_id: str
+    attempt: int
+    at_ms: int
+    duration_ms: int
+    status_code: int | None
+    error: str | None
+    delivered: bool
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"t={timestamp},v1={mac.hexdigest()}"
+
+
+def verify_signature(
+    secret: str, header: str, body: bytes, now: float | None = None, tolerance: int = 300
+) -> bool:
+    """The receiver's check (the recipe in the README does the same)."""
+    try:
+        parts = dict(item.split("=", 1) for item in header.split(","))
+        timestamp = int(parts["t"])
+        given = parts["v1"]
+    except (KeyError, ValueError):
+        return False
+    if abs((time.time() if now is None else now) - timestamp) > tolerance:
+        return False
+    expected = sign(secret, timestamp, body).split("v1=", 1)[1]
+    return hmac.compare_digest(expected, given)
+
+
+def _key(webhook_id: str) -> str:
+    return f"webhook:{{{webhook_id}}}"
+
+
+def _owner_key(owner: str) -> str:
+    return f"owner:{{{owner}}}:webhooks"
+
+
+def attempts_key(webhook_id: str) -> str:
+    return f"webhook:{{{webhook_id}}}:attempts"
+
+
+class WebhookStore:
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def add(
+        self, owner: str, url: str, events: list[EventKind], game_id: str | None
+    ) -> Webhook:
+        webhook = Webhook(
+            id=secrets.token_hex(8),
+            owner=owner,
+            url=url,
+            events=sorted(set(events)),
+            game_id=game_id,
+            secret="whsec_" + secrets.token_urlsafe(32),
+            created_ms=int(time.time() * 1000),
+        )
+        await self.redis.set(_key(webhook.id), msgspec.json.encode(webhook))
+        await self.redis.zadd(_owner_key(owner), {webhook.id: webhook.created_ms})
+        return webhook
+
+    async def count(self, owner: str) -> int:
+        return int(await self.redis.zcard(_owner_key(owner)))
+
+    async def get(self, webhook_id: str) -> Webhook | None:
+        raw = await self.redis.get(_key(webhook_id))
+        return None if raw is None else msgspec.json.decode(raw, type=Webhook)
+
+    async def of(self, owner: str) -> list[Webhook]:
+        ids: list[bytes] = await self.redis.zrange(_owner_key(owner), 0, -1)  # type: ignore[assignment]
+        found = [await self.get(i.decode()) for i in ids]
+        return [w for w in found if w is not None]
+
+    async def remove(self, webhook: Webhook) -> None:
+        await self.redis.delete(_key(webhook.id), attempts_key(webhook.id))
+        await self.redis.zrem(_owner_key(webhook.owner), webhook.id)
+
+    async def attempts(self, webhook_id: str, offset: int, count: int) -> list[Attempt]:
+        rows = await self.redis.lrange(attempts_key(webhook_id), offset, offset + count - 1)
+        return [msgspec.json.decode(r, type=Attempt) for r in rows]
+
+
+def notifications(
+    game_id: str,
+    version: int,
+    at_ms: int,
+    new_turns: list[tuple[int, str, str, int | None]],
+    finished: tuple[list[int], list[int]] | None,
+    recorded: tuple[list[int], list[int]] | None,
+) -> list[Notification]:
+    """What changed, as notifications (pure): new turns of human seats, the end, the result."""
+    out = [
+        Notification(
+            id=f"{game_id}-{version}-awaited-{seat}",
+            kind="seat.awaited",
+            game_id=game_id,
+            version=version,
+            at_ms=at_ms,
+            seat=seat,
+            action=action,
+            step=step,
+            deadline=deadline,
+        )
+        for seat, action, step, deadline in new_turns
+    ]
+    if finished is not None:
+        out.append(
+            Notification(
+                id=f"{game_id}-finished",
+                kind="game.finished",
+                game_id=game_id,
+                version=version,
+                at_ms=at_ms,
+                scores=finished[0],
+                winners=finished[1],
+            )
+        )
+    if recorded is not None:
+        out.append(
+            Notification(
+                id=f"{game_id}-recorded",
+                kind="result.recorded",
+                game_id=game_id,
+                version=version,
+                at_ms=at_ms,
+                scores=recorded[0],
+                winners=recorded[1],
+            )
+        )
+    return out
+
+
+def wanted(webhook: Webhook, notification: Notification) -> bool:
+    return notification.kind in webhook.events and webhook.game_id in (None, notification.game_id)

@@ -1,0 +1,161 @@
+"""Webhooks with a real local receiver and real workers: signed deliveries, retries with
+backoff, every attempt recorded, and a game never slowed by an unreachable receiver."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.settings import Settings
+from service.webhooks import sign, verify_signature
+from tests.conftest import free_port
+from tests.helpers import API_KEY, auth, view, wait_for
+
+
+class Receiver:
+    """A local HTTP receiver that fails its first ``failures`` requests with a 500."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.failures = failures
+        self.requests: list[tuple[dict[str, str], bytes]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                receiver.requests.append(({k: v for k, v in self.headers.items()}, body))
+                failing = len(receiver.requests) <= receiver.failures
+                self.send_response(500 if failing else 204)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+@pytest.fixture
+def fast_client(settings: Settings) -> Iterator[TestClient[Any]]:
+    quick = replace(settings, webhook_backoff=(1, 1, 2))
+    with TestClient(app=create_app(quick)) as client:
+        yield client
+
+
+def _register(client: Any, url: str, events: list[str], game_id: str | None = None) -> Any:
+    body: dict[str, Any] = {"url": url, "events": events}
+    if game_id:
+        body["game_id"] = game_id
+    response = client.post("/v1/webhooks", json=body, headers=auth(API_KEY))
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def _bot_game(client: Any) -> str:
+    seats = [{"type": "bot", "level": "random"} for _ in range(2)]
+    response = client.post("/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY))
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+def test_deliveries_are_signed_retried_with_backoff_and_recorded(
+    fast_client: Any, worker: subprocess.Popen[bytes]
+) -> None:
+    receiver = Receiver(failures=2)
+    try:
+        hook = _register(fast_client, receiver.url, ["game.finished", "result.recorded"])
+        game_id = _bot_game(fast_client)
+        wait_for(lambda: len(receiver.requests) >= 4, timeout=120)
+        # Every delivery carries a valid signature over timestamp and body.
+        for headers, body in receiver.requests:
+            assert verify_signature(hook["secret"], headers["Stakeout-Signature"], body)
+            assert json.loads(body)["game_id"] == game_id
+        kinds = sorted({json.loads(b)["kind"] for _, b in receiver.requests})
+        assert kinds == ["game.finished", "result.recorded"]
+        # The first two attempts failed (500) and were retried; all attempts are listed.
+        attempts = wait_for(
+            lambda: (
+                page["attempts"]
+                if len(
+                    (
+                        page := fast_client.get(
+                            f"/v1/webhooks/{hook['id']}/deliveries", headers=auth(API_KEY)
+                        ).json()
+                    )["attempts"]
+                )
+                >= 4
+                else None
+            ),
+            timeout=30,
+        )
+        failed = [a for a in attempts if not a["delivered"]]
+        assert len(failed) == 2
+        assert all(a["status_code"] == 500 for a in failed)
+        retried = [a for a in attempts if a["delivered"] and a["attempt"] > 1]
+        assert retried, attempts
+    finally:
+        receiver.close()
+
+
+def test_a_bad_signature_or_an_old_timestamp_is_rejected_by_the_recipe() -> None:
+    secret = "whsec_test"
+    body = b'{"kind":"game.finished"}'
+    now = int(time.time())
+    header = sign(secret, now, body)
+    assert verify_signature(secret, header, body)
+    assert not verify_signature("whsec_other", header, body)
+    assert not verify_signature(secret, header, body + b" ")
+    assert not verify_signature(secret, header.replace("v1=", "v1=0"), body)
+    assert not verify_signature(secret, sign(secret, now - 3600, body), body)
+    assert not verify_signature(secret, "garbage", body)
+
+
+def test_an_unreachable_receiver_never_slows_the_game(
+    fast_client: Any, worker: subprocess.Popen[bytes]
+) -> None:
+    dead = f"http://127.0.0.1:{free_port()}/nobody-listens"
+    hook = _register(fast_client, dead, ["seat.awaited", "game.finished"])
+    game_id = _bot_game(fast_client)
+    finished = wait_for(
+        lambda: (v if (v := view(fast_client, game_id))["status"] == "finished" else None),
+        timeout=120,
+    )
+    assert finished["result"] is not None
+    attempts = wait_for(
+        lambda: fast_client.get(
+            f"/v1/webhooks/{hook['id']}/deliveries", headers=auth(API_KEY)
+        ).json()["attempts"],
+        timeout=30,
+    )
+    assert all(not a["delivered"] and a["error"] for a in attempts)
+
+
+def test_webhooks_belong_to_their_api_key(fast_client: Any) -> None:
+    hook = _register(fast_client, "http://127.0.0.1:9/x", ["seat.awaited"])
+    listed = fast_client.get("/v1/webhooks", headers=auth(API_KEY)).json()["webhooks"]
+    assert [h["id"] for h in listed] == [hook["id"]]
+    assert "secret" not in listed[0]
+    assert fast_client.get("/v1/webhooks").status_code == 401
+    bad = fast_client.post(
+        "/v1/webhooks", json={"url": "ftp://x", "events": ["seat.awaited"]}, headers=auth(API_KEY)
+    )
+    assert bad.status_code == 400
+    gone = fast_client.delete(f"/v1/webhooks/{hook['id']}", headers=auth(API_KEY))
+    assert gone.status_code == 204
+    again = fast_client.delete(f"/v1/webhooks/{hook['id']}", headers=auth(API_KEY))
+    assert again.status_code == 404
+    assert again.json()["type"] == "urn:stakeout:problem:not-found"
