@@ -1,0 +1,114 @@
+"""The match layer, shared by every game: sealed steps, forfeits, timeouts, results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain import registry, sealed
+from domain.errors import CommitmentError, RevealMismatch, SealedStepRequired, WrongPhase
+from domain.match import (
+    CommitSeal,
+    MakeMove,
+    Match,
+    RevealSeal,
+    Rules,
+    SealForfeited,
+    SeatSpec,
+    TimeOut,
+    TurnTimedOut,
+)
+
+SEED = bytes(range(32))
+
+
+def _fbi() -> tuple[Rules, Match]:
+    game = registry.get("fbi")
+    assert game is not None
+    rules = Rules(game)
+    return rules, rules.replay(rules.create("g1", {}, [SeatSpec("human")] * 3, SEED))
+
+
+def _apply(rules: Rules, match: Match, act: Any) -> list[Any]:
+    events = rules.perform(match, act, SEED)
+    for event in events:
+        rules.fold(match, event)
+    return events
+
+
+def _to_sealed_step(rules: Rules, match: Match) -> str:
+    """Play public moves (first legal) until a sealed step; return its step id."""
+    for _ in range(100):
+        actions = rules.awaiting(match)
+        if actions[0].action == "commit":
+            return actions[0].step
+        seat = actions[0].seat
+        move = msgspec.to_builtins(rules.legal(match, seat)[0])
+        _apply(rules, match, MakeMove(seat, move))
+    raise AssertionError("no sealed step")
+
+
+def _commit(rules: Rules, match: Match, seat: int, step: str) -> tuple[dict[str, Any], str]:
+    move = msgspec.to_builtins(rules.legal(match, seat)[0])
+    salt = "cd" * 16
+    _apply(rules, match, CommitSeal(seat, sealed.commitment("g1", step, seat, move, salt), step))
+    return move, salt
+
+
+def test_a_sealed_step_opens_reveals_only_once_every_seat_has_committed() -> None:
+    rules, match = _fbi()
+    step = _to_sealed_step(rules, match)
+    seat0 = _commit(rules, match, 0, step)
+    with pytest.raises(SealedStepRequired):
+        rules.perform(match, MakeMove(1, msgspec.to_builtins(rules.legal(match, 1)[0])), SEED)
+    with pytest.raises(CommitmentError):
+        rules.perform(match, RevealSeal(0, *seat0), SEED)
+    assert {a.seat: a.action for a in rules.awaiting(match)} == {1: "commit", 2: "commit"}
+    seat1 = _commit(rules, match, 1, step)
+    seat2 = _commit(rules, match, 2, step)
+    assert {a.action for a in rules.awaiting(match)} == {"reveal"}
+    with pytest.raises(RevealMismatch):
+        rules.perform(match, RevealSeal(0, seat0[0], "ef" * 16), SEED)
+    before = match.state
+    _apply(rules, match, RevealSeal(0, *seat0))
+    _apply(rules, match, RevealSeal(1, *seat1))
+    assert match.state == before  # nothing decided before the last reveal
+    _apply(rules, match, RevealSeal(2, *seat2))
+    assert match.state != before
+    assert all(a.step != step for a in rules.awaiting(match))
+
+
+def test_a_commit_deadline_forfeits_the_choice_and_a_bot_choice_stands_in() -> None:
+    rules, match = _fbi()
+    step = _to_sealed_step(rules, match)
+    seat0 = _commit(rules, match, 0, step)
+    events = _apply(rules, match, TimeOut(1, "commit", step))
+    assert events == [SealForfeited(1, step, "missed the commit deadline")]
+    seat2 = _commit(rules, match, 2, step)
+    # The forfeited seat counts as committed and revealed: only 0 and 2 reveal.
+    assert {(a.seat, a.action) for a in rules.awaiting(match)} == {(0, "reveal"), (2, "reveal")}
+    _apply(rules, match, RevealSeal(0, *seat0))
+    resolved = _apply(rules, match, RevealSeal(2, *seat2))
+    seats_decided = {getattr(e, "seat", None) for e in resolved}
+    assert {0, 1, 2} <= seats_decided
+    assert all(a.step != step for a in rules.awaiting(match))
+
+
+def test_a_public_turn_deadline_plays_a_legal_move_and_says_so() -> None:
+    rules, match = _fbi()
+    action = rules.awaiting(match)[0]
+    events = _apply(rules, match, TimeOut(action.seat, "move", action.step))
+    assert events[0] == TurnTimedOut(action.seat, action.step)
+    assert len(events) > 1
+    with pytest.raises(WrongPhase):  # the turn has passed: a late timeout does nothing
+        rules.perform(match, TimeOut(action.seat, "move", action.step), SEED)
+
+
+def test_timeouts_are_deterministic_given_the_seed() -> None:
+    rules, first = _fbi()
+    _, second = _fbi()
+    action = rules.awaiting(first)[0]
+    act = TimeOut(action.seat, "move", action.step)
+    assert rules.perform(first, act, SEED) == rules.perform(second, act, SEED)
