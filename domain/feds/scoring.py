@@ -1,0 +1,54 @@
+"""Final score: the score table with grays placed where they help most, plus utility tokens;
+ranking ties broken by the highest utility token, then most criminals, then shared."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations_with_replacement
+
+from domain.engine import Outcome
+from domain.feds.cards import SCORE_TABLE, SCORED_COLOURS, Colour, Criminals
+from domain.feds.state import FedsState
+
+
+def colour_points(colour: Colour, count: int) -> int:
+    if count <= 0:
+        return 0
+    table = SCORE_TABLE[colour]
+    return table[min(count, len(table)) - 1]
+
+
+def jail_points(jail: Criminals) -> int:
+    """The jail's points with every gray counted as the colour that maximises the total."""
+    best = 0
+    for wild in combinations_with_replacement(SCORED_COLOURS, jail.gray):
+        points = sum(colour_points(c, jail.of(c) + wild.count(c)) for c in SCORED_COLOURS)
+        best = max(best, points)
+    return best
+
+
+def final_scores(state: FedsState) -> list[int]:
+    return [
+        jail_points(state.jails[seat]) + sum(state.utility_tokens[seat])
+        for seat in range(state.seats)
+    ]
+
+
+def places(scores: list[int], tie_breaks: Sequence[tuple[int, ...]]) -> list[int]:
+    """1-based places by score then ``tie_breaks`` (higher is better); equal keys share."""
+    keys = [(score, *tie) for score, tie in zip(scores, tie_breaks, strict=True)]
+    return [1 + sum(1 for other in keys if other > key) for key in keys]
+
+
+def outcome(state: FedsState) -> Outcome:
+    scores = final_scores(state)
+    tie_breaks = [
+        (max(state.utility_tokens[seat], default=0), state.jails[seat].total())
+        for seat in range(state.seats)
+    ]
+    ranked = places(scores, tie_breaks)
+    return Outcome(
+        scores=scores,
+        winners=[seat for seat, place in enumerate(ranked) if place == 1],
+        places=ranked,
+    )
