@@ -1,0 +1,35 @@
+"""FBI commands: what a seat may ask for."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.fbi.cards import Agent, Colour
+
+
+class Release(msgspec.Struct, frozen=True, tag="fbi.release", tag_field="type"):
+    """Release one card of your slammer (it leaves the game) to bid for the arrest order."""
+
+    card_id: int
+
+
+class ReleaseNone(msgspec.Struct, frozen=True, tag="fbi.release_none", tag_field="type"):
+    """Release no card this turn (counts as value 0 for the arrest order)."""
+
+
+class SelectAgents(msgspec.Struct, frozen=True, tag="fbi.select_agents", tag_field="type"):
+    """Choose two different field agents for this turn (sealed). ``2x`` doubles the other."""
+
+    first: Agent
+    second: Agent
+
+
+class UseAgent(msgspec.Struct, frozen=True, tag="fbi.use_agent", tag_field="type"):
+    """Play one of your remaining agents: arrest a character of its colour, or pass if none."""
+
+    colour: Colour
+
+
+FbiCommand = Release | ReleaseNone | SelectAgents | UseAgent
+
+COMMAND_TYPES: tuple[type[msgspec.Struct], ...] = (Release, ReleaseNone, SelectAgents, UseAgent)

@@ -1,0 +1,144 @@
+"""FBI bots: legal moves only, no peeking, and greedy clearly beats random."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.engine import BotLevel
+from domain.fbi import GAME
+from domain.fbi.commands import Release, ReleaseNone, SelectAgents, UseAgent
+from domain.fbi.state import FbiState
+from domain.match import Match, Rules
+from domain.rng import Rng
+from tests.domain.fbi_helpers import Deal, build
+from tests.domain.playthrough import play
+
+
+def bots(levels: list[BotLevel]) -> Any:
+    def chooser(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+        move = GAME.bot_move(levels[seat], GAME.view(match.state, seat), legal, rng)
+        assert move in legal
+        return move
+
+    return chooser
+
+
+def sample_positions(seats: int, seed: int) -> list[FbiState]:
+    """A few positions of each phase where a random game awaited a decision."""
+    positions: dict[str, list[FbiState]] = {}
+
+    def record(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+        positions.setdefault(match.state.phase, []).append(match.state)
+        return rng.choice(legal)
+
+    play(GAME, {"variant": "stacked" if seed % 2 else "base"}, seats, seed, chooser=record)
+    return [s for states in positions.values() for s in states[1 :: max(1, len(states) // 3)]]
+
+
+@pytest.mark.parametrize("level", ["random", "greedy"])
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_bots_play_whole_games_with_legal_moves_only(level: BotLevel, seats: int) -> None:
+    for seed in range(3):
+        match, _ = play(GAME, {"variant": "base"}, seats, seed, chooser=bots([level] * seats))
+        assert GAME.result(match.state) is not None
+
+
+@pytest.mark.parametrize("seats", [2, 5])
+def test_the_expert_bot_picks_a_legal_move_in_every_phase(seats: int) -> None:
+    positions = sample_positions(seats, seed=seats)
+    assert {s.phase for s in positions} == {"release", "agents", "arrest"}
+    for state in positions:
+        seat = GAME.pending(state)[0].seat
+        legal = GAME.legal(state, seat)
+        move = GAME.bot_move("expert", GAME.view(state, seat), legal, Rng(b"expert"))
+        assert move in legal
+
+
+@pytest.mark.parametrize("level", ["greedy", "expert"])
+def test_a_bot_cannot_peek_at_the_deck_order(level: BotLevel) -> None:
+    for state in sample_positions(3, seed=11)[::2]:
+        seat = GAME.pending(state)[0].seat
+        legal = GAME.legal(state, seat)
+        reordered = msgspec.structs.replace(state, deck=state.deck[::-1])
+        moves = [
+            GAME.bot_move(level, GAME.view(s, seat), legal, Rng(b"same"))
+            for s in (state, reordered)
+        ]
+        assert moves[0] == moves[1]
+
+
+def test_greedy_releases_its_worst_innocent() -> None:
+    deal = Deal()
+    worst = deal.purple(-3)
+    slammer = [deal.purple(3), worst, deal.char("red", -1), deal.char("blue", 4)]
+    state = build(3, deal=deal, slammers=[slammer, [deal.purple(1)], [deal.purple(2)]])
+    move = GAME.bot_move("greedy", GAME.view(state, 0), GAME.legal(state, 0), Rng(b"g"))
+    assert move == Release(card_id=worst)
+
+
+def test_greedy_keeps_its_villains_when_it_holds_no_innocent() -> None:
+    deal = Deal()
+    state = build(2, deal=deal, slammers=[[deal.purple(2)], [deal.purple(1)]])
+    move = GAME.bot_move("greedy", GAME.view(state, 0), GAME.legal(state, 0), Rng(b"g"))
+    assert move == ReleaseNone()
+
+
+def test_greedy_selects_the_agents_that_catch_the_best_villains() -> None:
+    deal = Deal()
+    table = [
+        deal.char("red", 5),
+        deal.char("red", 4),
+        deal.char("blue", -1),
+        deal.char("green", -4),
+    ]
+    state = build(2, deal=deal, phase="agents", table=table, arrest_order=[0, 1])
+    move = GAME.bot_move("greedy", GAME.view(state, 0), GAME.legal(state, 0), Rng(b"g"))
+    assert move == SelectAgents(first="red", second="2x")
+
+
+def test_greedy_counts_the_bonus_cards_it_would_win() -> None:
+    deal = Deal()
+    # Red 5 + red 4 is 9 (+ red bonus 5 = 14); red 5 + blue 3 is 8 (+ red 5 + blue 3 = 16).
+    table = [deal.char("red", 5), deal.char("red", 4), deal.char("blue", 3)]
+    state = build(2, deal=deal, phase="agents", table=table, arrest_order=[0, 1])
+    move = GAME.bot_move("greedy", GAME.view(state, 0), GAME.legal(state, 0), Rng(b"g"))
+    assert move == SelectAgents(first="red", second="blue")
+
+
+def test_greedy_arrests_a_villain_rather_than_an_innocent() -> None:
+    deal = Deal()
+    table = [deal.char("blue", -4), deal.char("red", 2)]
+    state = build(
+        2,
+        deal=deal,
+        phase="arrest",
+        table=table,
+        arrest_order=[0, 1],
+        agents=[["blue", "red"], ["red", "red"]],
+    )
+    for level in ("greedy", "expert"):
+        move = GAME.bot_move(level, GAME.view(state, 0), GAME.legal(state, 0), Rng(b"g"))
+        assert move == UseAgent(colour="red")
+
+
+def win_share(levels: list[BotLevel], games: int, champion: BotLevel) -> float:
+    """The share of wins (ties split) going to ``champion`` seats, seats rotated per game."""
+    wins = 0.0
+    for seed in range(games):
+        rotated = levels[seed % len(levels) :] + levels[: seed % len(levels)]
+        variant = "stacked" if seed % 2 else "base"
+        match, _ = play(GAME, {"variant": variant}, len(levels), 1000 + seed, bots(rotated))
+        outcome = GAME.result(match.state)
+        assert outcome is not None
+        for seat in outcome.winners:
+            wins += (rotated[seat] == champion) / len(outcome.winners)
+    return wins / games
+
+
+@pytest.mark.parametrize("levels", [["greedy", "random"], ["greedy", "random", "greedy", "random"]])
+def test_greedy_beats_random_clearly(levels: list[BotLevel]) -> None:
+    # Half the seats are greedy: an even match would give them about half the wins.
+    assert win_share(levels, games=30, champion="greedy") >= 0.8
