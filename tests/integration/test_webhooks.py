@@ -33,7 +33,7 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests.append(({k: v for k, v in self.headers.items()}, body))
+                receiver.requests.append((dict(self.headers.items()), body))
                 failing = len(receiver.requests) <= receiver.failures
                 self.send_response(500 if failing else 204)
                 self.end_headers()
@@ -131,7 +131,7 @@ def test_an_unreachable_receiver_never_slows_the_game(
     hook = _register(fast_client, dead, ["seat.awaited", "game.finished"])
     game_id = _bot_game(fast_client)
     finished = wait_for(
-        lambda: (v if (v := view(fast_client, game_id))["status"] == "finished" else None),
+        lambda: v if (v := view(fast_client, game_id))["status"] == "finished" else None,
         timeout=120,
     )
     assert finished["result"] is not None
