@@ -1,0 +1,236 @@
+"""The pure fold of Bonnie and Clyde events into `State`. Never mutates its input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from msgspec.structs import replace
+
+from domain.bonnie_clyde.cards import EVIDENCE, LAST_LOCATION, TED_HINTON, Card
+from domain.bonnie_clyde.events import (
+    CardDiscarded,
+    CardDrawn,
+    CardTakenFromFiles,
+    CarMoved,
+    Event,
+    FugitiveCaptured,
+    GameEnded,
+    GameStarted,
+    HandDealt,
+    HandScored,
+    HiddenCardLeft,
+    HiddenCardSeen,
+    HiddenCardTaken,
+    LaidOff,
+    MeldPlayed,
+    TedHintonFiled,
+    TedHintonPlayed,
+)
+from domain.bonnie_clyde.state import CarMoveDue, HandResult, PlayedSet, State
+
+
+def evolve(state: State | None, event: Event) -> State:
+    if isinstance(event, GameStarted):
+        return State(seats=event.seats, target=event.target, totals=[0] * event.seats)
+    if state is None:
+        raise ValueError("a Bonnie and Clyde stream starts with bc.game_started")
+    new = _HANDLERS[type(event)](state, event)
+    if new.turn == state.turn:
+        new = replace(new, events_this_turn=state.events_this_turn + 1)
+    return new
+
+
+def _with_hand(state: State, seat: int, hand: list[Card]) -> list[list[Card]]:
+    hands = list(state.hands)
+    hands[seat] = hand
+    return hands
+
+
+def _remove(cards: list[Card], card: Card, count: int = 1) -> list[Card]:
+    out = list(cards)
+    for _ in range(count):
+        out.remove(card)
+    return out
+
+
+def _remove_topmost(pile: list[Card], card: Card) -> list[Card]:
+    out = list(pile)
+    index = len(out) - 1 - out[::-1].index(card)
+    del out[index]
+    return out
+
+
+def _location_emptied(state: State, location: int) -> dict[str, Any]:
+    """A card left its location: the spot is empty and every memory of it goes too."""
+    locations = list(state.locations)
+    locations[location - 1] = None
+    seen = []
+    for memory in state.seen:
+        if memory[location - 1] is not None:
+            memory = list(memory)
+            memory[location - 1] = None
+        seen.append(memory)
+    return {"locations": locations, "seen": seen}
+
+
+def _hand_dealt(state: State, event: HandDealt) -> State:
+    assert event.location_cards is not None
+    assert event.case_file is not None
+    hands = [list(hand or []) for hand in event.hands]
+    return replace(
+        state,
+        hand_number=event.hand_number,
+        dealer=event.dealer,
+        turn_seat=event.first_seat,
+        turn=state.turn + 1,
+        events_this_turn=0,
+        drawn=False,
+        ted_played=False,
+        ted_in_play=False,
+        searching=False,
+        pending_look=None,
+        pending_car=None,
+        car=event.car,
+        case_file=list(event.case_file),
+        files=[event.files_top],
+        locations=list(event.location_cards),
+        hands=hands,
+        tables=[[] for _ in range(state.seats)],
+        fugitives=[[] for _ in range(state.seats)],
+        seen=[[None] * LAST_LOCATION for _ in range(state.seats)],
+    )
+
+
+def _card_drawn(state: State, event: CardDrawn) -> State:
+    assert event.card is not None
+    if event.source == "case_file":
+        changes: dict[str, Any] = {"case_file": state.case_file[:-1]}
+    else:
+        changes = {"files": state.files[:-1]}
+    hand = [*state.hands[event.seat], event.card]
+    return replace(state, hands=_with_hand(state, event.seat, hand), drawn=True, **changes)
+
+
+def _ted_hinton_played(state: State, event: TedHintonPlayed) -> State:
+    hand = _remove(state.hands[event.seat], TED_HINTON)
+    return replace(
+        state,
+        hands=_with_hand(state, event.seat, hand),
+        ted_played=True,
+        ted_in_play=True,
+        searching=event.action == "search_files",
+    )
+
+
+def _ted_hinton_filed(state: State, event: TedHintonFiled) -> State:
+    return replace(state, ted_in_play=False, files=[*state.files, TED_HINTON])
+
+
+def _card_taken_from_files(state: State, event: CardTakenFromFiles) -> State:
+    assert event.card is not None
+    hand = [*state.hands[event.seat], event.card]
+    return replace(
+        state,
+        files=_remove_topmost(state.files, event.card),
+        hands=_with_hand(state, event.seat, hand),
+        searching=False,
+    )
+
+
+def _hidden_card_seen(state: State, event: HiddenCardSeen) -> State:
+    seen = list(state.seen)
+    memory = list(seen[event.seat])
+    memory[event.location - 1] = event.card
+    seen[event.seat] = memory
+    return replace(state, pending_look=event.location, seen=seen)
+
+
+def _hidden_card_taken(state: State, event: HiddenCardTaken) -> State:
+    assert event.card is not None
+    hand = [*state.hands[event.seat], event.card]
+    return replace(
+        state,
+        hands=_with_hand(state, event.seat, hand),
+        pending_look=None,
+        **_location_emptied(state, event.location),
+    )
+
+
+def _hidden_card_left(state: State, event: HiddenCardLeft) -> State:
+    return replace(state, pending_look=None)
+
+
+def _fugitive_captured(state: State, event: FugitiveCaptured) -> State:
+    fugitives = list(state.fugitives)
+    fugitives[event.seat] = [*fugitives[event.seat], event.card]
+    return replace(state, fugitives=fugitives, **_location_emptied(state, event.location))
+
+
+def _played(state: State, event: MeldPlayed | LaidOff) -> State:
+    kind: CarMoveDue = "meld" if isinstance(event, MeldPlayed) else "layoff"
+    hand = _remove(state.hands[event.seat], EVIDENCE[event.location], event.count)
+    tables = list(state.tables)
+    played = PlayedSet(kind, event.location, event.count, event.sideways)
+    tables[event.seat] = [*tables[event.seat], played]
+    return replace(
+        state, hands=_with_hand(state, event.seat, hand), tables=tables, pending_car=kind
+    )
+
+
+def _car_moved(state: State, event: CarMoved) -> State:
+    return replace(state, car=event.to_location, pending_car=None)
+
+
+def _card_discarded(state: State, event: CardDiscarded) -> State:
+    hand = _remove(state.hands[event.seat], event.card)
+    new = replace(
+        state, hands=_with_hand(state, event.seat, hand), files=[*state.files, event.card]
+    )
+    if not hand or not state.case_file:
+        return new  # the hand is over: bc.hand_scored follows
+    return replace(
+        new,
+        turn_seat=(event.seat + 1) % state.seats,
+        turn=state.turn + 1,
+        events_this_turn=0,
+        drawn=False,
+        ted_played=False,
+    )
+
+
+def _hand_scored(state: State, event: HandScored) -> State:
+    result = HandResult(
+        hand_number=event.hand_number,
+        ending=event.ending,
+        ended_by_seat=event.ended_by_seat,
+        car=event.car,
+        bonus=event.bonus,
+        shut_out=event.shut_out,
+        hand_scores=list(event.hand_scores),
+        totals=list(event.totals),
+    )
+    return replace(state, totals=list(event.totals), last_hand=result)
+
+
+def _game_ended(state: State, event: GameEnded) -> State:
+    return replace(state, over=True, winner=event.winner)
+
+
+_HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
+    HandDealt: _hand_dealt,
+    CardDrawn: _card_drawn,
+    TedHintonPlayed: _ted_hinton_played,
+    TedHintonFiled: _ted_hinton_filed,
+    CardTakenFromFiles: _card_taken_from_files,
+    HiddenCardSeen: _hidden_card_seen,
+    HiddenCardTaken: _hidden_card_taken,
+    HiddenCardLeft: _hidden_card_left,
+    FugitiveCaptured: _fugitive_captured,
+    MeldPlayed: _played,
+    LaidOff: _played,
+    CarMoved: _car_moved,
+    CardDiscarded: _card_discarded,
+    HandScored: _hand_scored,
+    GameEnded: _game_ended,
+}

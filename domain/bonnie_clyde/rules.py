@@ -1,0 +1,376 @@
+"""Who acts, what they may do, and what their commands cause (HOUSE-RULES §3).
+
+A turn is: draw (Case File or FBI Files) → plays (at most one Ted Hinton, any melds and
+layoffs, each with its follow-ups) → one discard, which ends the turn. The follow-ups of
+a play are decisions of the same seat: searching the Files, taking or leaving a card
+looked at under a location, moving the car after a layoff. Forced follow-ups (a meld's
+car move, a layoff's at the edge of the board, capturing a fugitive at the car) are
+applied in the same batch of events, with no decision.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from domain.bonnie_clyde.cards import (
+    EVIDENCE,
+    FIRST_LOCATION,
+    FUGITIVES,
+    LAST_LOCATION,
+    LAYOFF_MINIMUM,
+    LOCATIONS,
+    MELD_MINIMUM,
+    TED_HINTON,
+    TED_HINTON_DRAW,
+    Card,
+)
+from domain.bonnie_clyde.commands import (
+    Command,
+    Discard,
+    DrawFromCaseFile,
+    DrawFromFiles,
+    LayOff,
+    LeaveHiddenCard,
+    Meld,
+    MoveCar,
+    TakeFromFiles,
+    TakeHiddenCard,
+    TedHintonDrawTwo,
+    TedHintonLook,
+    TedHintonSearchFiles,
+)
+from domain.bonnie_clyde.deal import deal_hand
+from domain.bonnie_clyde.events import (
+    CardDiscarded,
+    CardDrawn,
+    CardTakenFromFiles,
+    CarMoved,
+    Event,
+    FugitiveCaptured,
+    GameEnded,
+    HiddenCardLeft,
+    HiddenCardSeen,
+    HiddenCardTaken,
+    LaidOff,
+    MeldPlayed,
+    TedHintonFiled,
+    TedHintonPlayed,
+)
+from domain.bonnie_clyde.evolve import evolve
+from domain.bonnie_clyde.scoring import score_hand, sole_leader_at_target
+from domain.bonnie_clyde.state import Phase, State, phase, step_id
+from domain.engine import Awaiting
+from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
+from domain.rng import Rng
+
+# ---- who acts ---------------------------------------------------------------------------
+
+
+def pending(state: State) -> list[Awaiting]:
+    if state.over:
+        return []
+    return [Awaiting(seat=state.turn_seat, step=step_id(state))]
+
+
+# ---- what a seat may do -----------------------------------------------------------------
+
+
+def legal(state: State, seat: int) -> list[Command]:
+    if state.over or seat != state.turn_seat:
+        return []
+    current = phase(state)
+    if current == "draw":
+        moves: list[Command] = [DrawFromCaseFile()]
+        if state.files:
+            moves.append(DrawFromFiles())
+        return moves
+    if current == "search_files":
+        return [TakeFromFiles(card) for card in sorted(set(state.files))]
+    if current == "look":
+        # Even when the card must be left (a fugitive away from the car, or any Ted
+        # Hinton look at one) the seat still decides: skipping the step would tell the
+        # table that a fugitive lies there.
+        card = _looked_at(state)
+        if card in FUGITIVES:
+            return [LeaveHiddenCard()]
+        return [TakeHiddenCard(), LeaveHiddenCard()]
+    if current == "move_car":
+        return [MoveCar(d) for d in ("up", "down") if _on_board(state.car, d)]
+    return _plays(state, seat)
+
+
+def _plays(state: State, seat: int) -> list[Command]:
+    hand = state.hands[seat]
+    counts = Counter(hand)
+    # A play may never empty the hand: the turn must end with a discard (decided, §3).
+    spare = len(hand) - 1
+    moves: list[Command] = []
+    if _may_play_ted_hinton(state, hand):
+        # Decided: each choice needs something to act on (a Case File to draw from,
+        # FBI Files to search, a card under the location looked at).
+        if state.case_file:
+            moves.append(TedHintonDrawTwo())
+        if state.files:
+            moves.append(TedHintonSearchFiles())
+        moves += [TedHintonLook(loc) for loc in LOCATIONS if state.locations[loc - 1]]
+    melded = _melded_locations(state)
+    for loc in LOCATIONS:
+        have = min(counts[EVIDENCE[loc]], spare)
+        moves += [Meld(loc, n) for n in range(MELD_MINIMUM, have + 1)]
+        if loc in melded:
+            moves += [LayOff(loc, n) for n in range(LAYOFF_MINIMUM, have + 1)]
+    moves += [Discard(card) for card in sorted(counts)]
+    return moves
+
+
+def _may_play_ted_hinton(state: State, hand: list[Card]) -> bool:
+    # At most one per turn (§3). Decided: the Ted Hinton itself leaves the hand, so it
+    # needs another card beside it (a play never empties the hand).
+    return not state.ted_played and TED_HINTON in hand and len(hand) >= 2
+
+
+def _melded_locations(state: State) -> set[int]:
+    return {p.location for table in state.tables for p in table if p.kind == "meld"}
+
+
+def _looked_at(state: State) -> Card | None:
+    assert state.pending_look is not None
+    return state.locations[state.pending_look - 1]
+
+
+def _on_board(car: int, direction: str) -> bool:
+    return car < LAST_LOCATION if direction == "up" else car > FIRST_LOCATION
+
+
+# ---- what commands cause ----------------------------------------------------------------
+
+
+def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
+    if state.over:
+        raise GameOver("the game is over")
+    if seat != state.turn_seat:
+        raise NotYourTurn(f"it is seat {state.turn_seat}'s turn")
+    handler = _DECIDERS.get(type(command))
+    if handler is None:
+        raise IllegalMove(f"unknown command {type(command).__name__}")
+    current = phase(state)
+    wanted = _PHASE_OF[type(command)]
+    if current != wanted:
+        raise WrongPhase(f"{type(command).__name__} needs the {wanted} step; now: {current}")
+    events: list[Event] = handler(state, seat, command)
+    if isinstance(command, Discard):
+        events += _after_discard(state, seat, rng)
+    return events
+
+
+def _draw_from_case_file(state: State, seat: int, command: DrawFromCaseFile) -> list[Event]:
+    return [CardDrawn(seat=seat, source="case_file", card=state.case_file[-1])]
+
+
+def _draw_from_files(state: State, seat: int, command: DrawFromFiles) -> list[Event]:
+    if not state.files:
+        raise IllegalMove("the FBI Files are empty")
+    return [CardDrawn(seat=seat, source="files", card=state.files[-1])]
+
+
+def _check_ted_hinton(state: State, seat: int) -> None:
+    hand = state.hands[seat]
+    if state.ted_played:
+        raise IllegalMove("only one Ted Hinton may be played per turn")
+    if TED_HINTON not in hand:
+        raise IllegalMove("no Ted Hinton in hand")
+    if len(hand) < 2:
+        raise IllegalMove("playing the last card would leave the hand empty before the discard")
+
+
+def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo) -> list[Event]:
+    _check_ted_hinton(state, seat)
+    if not state.case_file:
+        raise IllegalMove("the Case File is empty")
+    # Fewer than two left: draw what is there; emptying the Case File ends the hand
+    # after this turn (§3).
+    drawn = state.case_file[::-1][:TED_HINTON_DRAW]
+    return [
+        TedHintonPlayed(seat=seat, action="draw_two"),
+        *(CardDrawn(seat=seat, source="case_file", card=card) for card in drawn),
+        TedHintonFiled(seat=seat),
+    ]
+
+
+def _ted_search(state: State, seat: int, command: TedHintonSearchFiles) -> list[Event]:
+    _check_ted_hinton(state, seat)
+    if not state.files:
+        raise IllegalMove("the FBI Files are empty")
+    return [TedHintonPlayed(seat=seat, action="search_files")]
+
+
+def _take_from_files(state: State, seat: int, command: TakeFromFiles) -> list[Event]:
+    if command.card not in state.files:
+        raise IllegalMove("no such card in the FBI Files")
+    return [CardTakenFromFiles(seat=seat, card=command.card), TedHintonFiled(seat=seat)]
+
+
+def _ted_look(state: State, seat: int, command: TedHintonLook) -> list[Event]:
+    _check_ted_hinton(state, seat)
+    card = _card_under(state, command.location)
+    return [
+        TedHintonPlayed(seat=seat, action="look", location=command.location),
+        HiddenCardSeen(seat=seat, location=command.location, card=card),
+    ]
+
+
+def _card_under(state: State, location: int) -> Card:
+    if location not in LOCATIONS:
+        raise IllegalMove(f"no location {location}")
+    card = state.locations[location - 1]
+    if card is None:
+        raise IllegalMove(f"no card is left under location {location}")
+    return card
+
+
+def _take_hidden(state: State, seat: int, command: TakeHiddenCard) -> list[Event]:
+    location = state.pending_look
+    assert location is not None
+    card = _looked_at(state)
+    assert card is not None
+    # At the car's location a fugitive is captured at once (see `_after_play`), so a
+    # fugitive still waiting here is one that must be left (§3).
+    if card in FUGITIVES:
+        raise IllegalMove("Bonnie and Clyde must be left where they are")
+    taken = HiddenCardTaken(seat=seat, location=location, card=card)
+    return [taken, *_after_look(evolve(state, taken), seat)]
+
+
+def _leave_hidden(state: State, seat: int, command: LeaveHiddenCard) -> list[Event]:
+    location = state.pending_look
+    assert location is not None
+    left = HiddenCardLeft(seat=seat, location=location)
+    return [left, *_after_look(evolve(state, left), seat)]
+
+
+def _after_look(state: State, seat: int) -> list[Event]:
+    if state.ted_in_play:
+        return [TedHintonFiled(seat=seat)]
+    return _forced_car_move(state, seat)
+
+
+def _meld(state: State, seat: int, command: Meld) -> list[Event]:
+    _check_evidence(state, seat, command.location, command.count, MELD_MINIMUM)
+    played = MeldPlayed(
+        seat=seat,
+        location=command.location,
+        count=command.count,
+        sideways=state.car == command.location,
+    )
+    return [played, *_after_play(evolve(state, played), seat, command.location)]
+
+
+def _lay_off(state: State, seat: int, command: LayOff) -> list[Event]:
+    _check_evidence(state, seat, command.location, command.count, LAYOFF_MINIMUM)
+    if command.location not in _melded_locations(state):
+        raise IllegalMove("a layoff needs a meld of that location in front of some player")
+    played = LaidOff(
+        seat=seat,
+        location=command.location,
+        count=command.count,
+        sideways=state.car == command.location,
+    )
+    return [played, *_after_play(evolve(state, played), seat, command.location)]
+
+
+def _check_evidence(state: State, seat: int, location: int, count: int, minimum: int) -> None:
+    if location not in LOCATIONS:
+        raise IllegalMove(f"no location {location}")
+    if count < minimum:
+        raise IllegalMove(f"needs at least {minimum} evidence cards")
+    hand = state.hands[seat]
+    if hand.count(EVIDENCE[location]) < count:
+        raise IllegalMove(f"not {count} evidence cards of location {location} in hand")
+    if count >= len(hand):
+        raise IllegalMove("a play may not leave the hand empty before the discard")
+
+
+def _after_play(state: State, seat: int, location: int) -> list[Event]:
+    """The look under the location, then the car move (§3, "Every meld or layoff")."""
+    card = state.locations[location - 1]
+    if card is None:
+        return _forced_car_move(state, seat)
+    if card in FUGITIVES and state.car == location:
+        captured = FugitiveCaptured(seat=seat, location=location, card=card)
+        return [captured, *_forced_car_move(evolve(state, captured), seat)]
+    return [HiddenCardSeen(seat=seat, location=location, card=card)]
+
+
+def _forced_car_move(state: State, seat: int) -> list[Event]:
+    """A meld moves the car up 1, staying on the last location; a layoff lets the player
+    choose, except at an edge, where the only on-board direction is taken (decided)."""
+    car = state.car
+    if state.pending_car == "meld":
+        return [CarMoved(seat=seat, from_location=car, to_location=min(car + 1, LAST_LOCATION))]
+    if state.pending_car == "layoff":
+        if car == FIRST_LOCATION:
+            return [CarMoved(seat=seat, from_location=car, to_location=car + 1)]
+        if car == LAST_LOCATION:
+            return [CarMoved(seat=seat, from_location=car, to_location=car - 1)]
+    return []  # a layoff between the edges: the player chooses (`MoveCar`)
+
+
+def _move_car(state: State, seat: int, command: MoveCar) -> list[Event]:
+    if not _on_board(state.car, command.direction):
+        raise IllegalMove("the car may not leave the board")
+    step = 1 if command.direction == "up" else -1
+    return [CarMoved(seat=seat, from_location=state.car, to_location=state.car + step)]
+
+
+def _discard(state: State, seat: int, command: Discard) -> list[Event]:
+    if command.card not in state.hands[seat]:
+        raise IllegalMove("that card is not in hand")
+    return [CardDiscarded(seat=seat, card=command.card)]
+
+
+def _after_discard(state: State, seat: int, rng: Rng) -> list[Event]:
+    """End of the hand, and of the game or the next deal. Decided: discarding the last
+    card goes out even when the Case File ran out on the same turn (the bonus applies)."""
+    went_out = len(state.hands[seat]) == 1
+    if not went_out and state.case_file:
+        return []
+    # The discard changes nothing that scores (tables, fugitives, car).
+    scored = score_hand(state, "went_out" if went_out else "case_file_ran_out", seat)
+    winner = sole_leader_at_target(scored.totals, state.target)
+    if winner is not None:
+        return [scored, GameEnded(winner=winner, totals=scored.totals)]
+    dealer = (state.dealer + 1) % state.seats
+    return [scored, deal_hand(state.seats, state.hand_number + 1, dealer, rng)]
+
+
+_DECIDERS: dict[type[Any], Callable[[State, int, Any], list[Event]]] = {
+    DrawFromCaseFile: _draw_from_case_file,
+    DrawFromFiles: _draw_from_files,
+    TedHintonDrawTwo: _ted_draw_two,
+    TedHintonSearchFiles: _ted_search,
+    TedHintonLook: _ted_look,
+    TakeFromFiles: _take_from_files,
+    TakeHiddenCard: _take_hidden,
+    LeaveHiddenCard: _leave_hidden,
+    Meld: _meld,
+    LayOff: _lay_off,
+    MoveCar: _move_car,
+    Discard: _discard,
+}
+
+_PHASE_OF: dict[type[Any], Phase] = {
+    DrawFromCaseFile: "draw",
+    DrawFromFiles: "draw",
+    TedHintonDrawTwo: "play",
+    TedHintonSearchFiles: "play",
+    TedHintonLook: "play",
+    TakeFromFiles: "search_files",
+    TakeHiddenCard: "look",
+    LeaveHiddenCard: "look",
+    Meld: "play",
+    LayOff: "play",
+    MoveCar: "move_car",
+    Discard: "play",
+}

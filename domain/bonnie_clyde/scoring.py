@@ -1,0 +1,67 @@
+"""Hand and game scoring (HOUSE-RULES §3 "Hand score" and "Game")."""
+
+from __future__ import annotations
+
+from domain.bonnie_clyde.cards import (
+    BONNIE,
+    CLYDE,
+    POINTS_PER_EVIDENCE,
+    POINTS_PER_FUGITIVE,
+    POINTS_PER_SIDEWAYS_EVIDENCE,
+)
+from domain.bonnie_clyde.events import HandEnding, HandScored
+from domain.bonnie_clyde.state import State
+from domain.engine import Outcome
+
+
+def table_points(state: State, seat: int) -> int:
+    """What is in front of ``seat``: 2 per evidence card, 4 if sideways, 10 per fugitive."""
+    points = 0
+    for played in state.tables[seat]:
+        per_card = POINTS_PER_SIDEWAYS_EVIDENCE if played.sideways else POINTS_PER_EVIDENCE
+        points += per_card * played.count
+    return points + POINTS_PER_FUGITIVE * len(state.fugitives[seat])
+
+
+def score_hand(state: State, ending: HandEnding, ended_by_seat: int) -> HandScored:
+    """Cards left in hands count nothing. Only a player who went out earns the car's
+    position as a bonus, and only they can shut the others out by holding both Bonnie
+    and Clyde; a hand that ends with the Case File running out has neither."""
+    scores = [table_points(state, seat) for seat in range(state.seats)]
+    bonus = 0
+    shut_out = False
+    if ending == "went_out":
+        bonus = state.car
+        scores[ended_by_seat] += bonus
+        captured = state.fugitives[ended_by_seat]
+        if BONNIE in captured and CLYDE in captured:
+            shut_out = True
+            scores = [s if seat == ended_by_seat else 0 for seat, s in enumerate(scores)]
+    return HandScored(
+        hand_number=state.hand_number,
+        ending=ending,
+        ended_by_seat=ended_by_seat,
+        car=state.car,
+        bonus=bonus,
+        shut_out=shut_out,
+        hand_scores=scores,
+        totals=[t + s for t, s in zip(state.totals, scores, strict=True)],
+    )
+
+
+def sole_leader_at_target(totals: list[int], target: int) -> int | None:
+    """The winner once a hand is over, if any. Decided (HOUSE-RULES §3): when several
+    share the highest total at or above the target, another hand is played."""
+    best = max(totals)
+    if best < target or totals.count(best) > 1:
+        return None
+    return totals.index(best)
+
+
+def outcome(state: State) -> Outcome | None:
+    if not state.over:
+        return None
+    totals = list(state.totals)
+    places = [1 + sum(other > mine for other in totals) for mine in totals]
+    winners = [seat for seat, place in enumerate(places) if place == 1]
+    return Outcome(scores=totals, winners=winners, places=places)
