@@ -18,6 +18,7 @@ from domain.bonnie_clyde.cards import (
     MELD_MINIMUM,
     TED_HINTON,
     Card,
+    card_order,
 )
 from domain.bonnie_clyde.commands import (
     Command,
@@ -188,7 +189,7 @@ def _greedy_play(p: Perspective, legal: Sequence[Command]) -> Command:
     if TedHintonSearchFiles() in legal:
         return TedHintonSearchFiles()
     discards = [m for m in legal if isinstance(m, Discard)]
-    return min(discards, key=lambda m: (card_value(p, m.card), m.card))
+    return min(discards, key=lambda m: (card_value(p, m.card), card_order(m.card)))
 
 
 def greedy_from_view(view: BonnieClydeView, legal: Sequence[Command]) -> Command:

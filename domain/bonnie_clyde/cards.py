@@ -67,6 +67,12 @@ class Card(msgspec.Struct, frozen=True, order=True):
     location: int | None = None
 
 
+def card_order(card: Card) -> tuple[str, int]:
+    """A total order on cards. (Struct ordering would compare ``None < None`` for two equal
+    non-evidence cards that are distinct objects, as cards decoded from storage are.)"""
+    return (card.kind, card.location or 0)
+
+
 TED_HINTON = Card("ted_hinton")
 BONNIE = Card("bonnie")
 CLYDE = Card("clyde")

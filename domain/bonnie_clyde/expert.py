@@ -22,7 +22,14 @@ from domain.bonnie_clyde.bots import (
     perspective_of_state,
     perspective_of_view,
 )
-from domain.bonnie_clyde.cards import EVIDENCE, FUGITIVES, TED_HINTON, Card, full_deck
+from domain.bonnie_clyde.cards import (
+    EVIDENCE,
+    FUGITIVES,
+    TED_HINTON,
+    Card,
+    card_order,
+    full_deck,
+)
 from domain.bonnie_clyde.commands import Command, Discard, LayOff, Meld, TedHintonLook
 from domain.bonnie_clyde.events import HandEnding
 from domain.bonnie_clyde.evolve import evolve
@@ -90,7 +97,7 @@ def _candidates(p: Perspective, greedy: Command, legal_moves: Sequence[Command])
                 others.append(move)
         else:
             others.append(move)
-    discards.sort(key=lambda m: (card_value(p, m.card), m.card))
+    discards.sort(key=lambda m: (card_value(p, m.card), card_order(m.card)))
     ranked = [*largest.values(), *others, *discards]
     unique = list(dict.fromkeys(ranked))
     return [greedy, *unique[: MAX_CANDIDATES - 1]]
@@ -121,7 +128,12 @@ def determinize(view: BonnieClydeView, rng: Rng) -> State:
     unknown.subtract(known)
     fugitives_left = [card for card in FUGITIVES if unknown[card] > 0]
     pool = rng.shuffled(
-        [card for card, n in sorted(unknown.items()) if card not in FUGITIVES for _ in range(n)]
+        [
+            card
+            for card in sorted(unknown, key=card_order)
+            if card not in FUGITIVES
+            for _ in range(unknown[card])
+        ]
     )
     blind_spots = rng.shuffled(
         [loc.location for loc in view.locations if loc.has_hidden_card and loc.seen_card is None]

@@ -25,6 +25,7 @@ from domain.bonnie_clyde.cards import (
     TED_HINTON,
     TED_HINTON_DRAW,
     Card,
+    card_order,
 )
 from domain.bonnie_clyde.commands import (
     Command,
@@ -87,7 +88,7 @@ def legal(state: State, seat: int) -> list[Command]:
             moves.append(DrawFromFiles())
         return moves
     if current == "search_files":
-        return [TakeFromFiles(card) for card in sorted(set(state.files))]
+        return [TakeFromFiles(card) for card in sorted(set(state.files), key=card_order)]
     if current == "look":
         # Even when the card must be left (a fugitive away from the car, or any Ted
         # Hinton look at one) the seat still decides: skipping the step would tell the
@@ -121,7 +122,7 @@ def _plays(state: State, seat: int) -> list[Command]:
         moves += [Meld(loc, n) for n in range(MELD_MINIMUM, have + 1)]
         if loc in melded:
             moves += [LayOff(loc, n) for n in range(LAYOFF_MINIMUM, have + 1)]
-    moves += [Discard(card) for card in sorted(counts)]
+    moves += [Discard(card) for card in sorted(counts, key=card_order)]
     return moves
 
 

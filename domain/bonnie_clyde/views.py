@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.bonnie_clyde.cards import GAME_NAME, LOCATIONS, Card, location_name
+from domain.bonnie_clyde.cards import GAME_NAME, LOCATIONS, Card, card_order, location_name
 from domain.bonnie_clyde.events import (
     CardDrawn,
     CardTakenFromFiles,
@@ -105,7 +105,7 @@ def view(state: State, seat: int | None) -> BonnieClydeView:
         case_file_size=len(state.case_file),
         files_top=state.files[-1] if state.files else None,
         files_size=len(state.files),
-        hand=sorted(state.hands[me]) if me is not None else None,
+        hand=sorted(state.hands[me], key=card_order) if me is not None else None,
         tables=[
             TableView(
                 seat=s,

@@ -222,3 +222,26 @@ def test_a_captured_fugitive_is_public() -> None:
     for seat in (1, None):
         assert GAME.view(state, seat).tables[0].fugitives == [BONNIE]
         assert [GAME.redact(e, seat) for e in events] == events
+
+
+def test_views_and_legal_moves_work_on_states_decoded_from_storage() -> None:
+    """Cards decoded from JSON are equal but distinct objects: ordering must not compare
+    their empty locations (it did, and views crashed once a game came back from Redis)."""
+    from domain.bonnie_clyde import GAME
+    from domain.match import Match, Rules, event_union
+    from tests.domain.playthrough import play
+
+    final, events = play(GAME, {"target": 10}, 2, seed=5)
+    decoder = msgspec.json.Decoder(event_union(GAME))
+    rules = Rules(GAME)
+    match: Match | None = None
+    for event in events:
+        match = rules.fold(match, decoder.decode(msgspec.json.encode(event)))
+        if match.state is None:  # only the creation event so far
+            continue
+        for seat in (0, 1, None):
+            rules.view(match, seat)
+        for seat in (0, 1):
+            rules.legal(match, seat)
+    assert match is not None
+    assert match.state == final.state
