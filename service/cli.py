@@ -20,6 +20,9 @@ def _serve(settings: Settings) -> None:
 
     from service.app import create_app
 
+    # uvicorn shuts down gracefully on SIGTERM (in-flight requests finish), then raises the
+    # signal again; this no-op handler receives that, so the process exits 0, not -15.
+    signal.signal(signal.SIGTERM, lambda *_: None)
     uvicorn.run(
         create_app(settings),
         host=settings.host,

@@ -53,6 +53,11 @@ def queue_url(settings: Settings) -> str:
 async def open_context(settings: Settings) -> AsyncIterator[Context]:
     client = event_redis(settings)
     blocking = event_redis(settings, blocking=True)
+    if isinstance(client, RedisCluster) and isinstance(blocking, RedisCluster):
+        # Learn the slot map before the first command: otherwise concurrent first commands
+        # go to random masters, collect MOVED replies and lose connections in the reshuffle.
+        await client.initialize()
+        await blocking.initialize()
     store = EventStore(client)
     live = LiveFeed(blocking, store)
     scheduler = RqScheduler(
