@@ -176,11 +176,11 @@ def _tampered(replay: dict[str, Any], how: str) -> dict[str, Any]:
         ("seed", "seed does not hash"),
         ("commitment", "seed does not hash"),
         ("deal", "opening deal"),
-        ("move", ""),
+        ("move", "the act is refused"),
         ("event", "version"),
         ("reveal", "version"),
         ("dropped", "without gaps"),
-        ("result", ""),
+        ("result", "the events differ"),
     ],
 )
 def test_any_tampering_makes_verification_fail_with_a_clear_message(
