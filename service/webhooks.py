@@ -169,30 +169,23 @@ def notifications(
         )
         for seat, action, step, deadline in new_turns
     ]
-    if finished is not None:
-        out.append(
-            Notification(
-                id=f"{game_id}-finished",
-                kind="game.finished",
-                game_id=game_id,
-                version=version,
-                at_ms=at_ms,
-                scores=finished[0],
-                winners=finished[1],
+    ends: list[tuple[EventKind, str, tuple[list[int], list[int]] | None]] = [
+        ("game.finished", "finished", finished),
+        ("result.recorded", "recorded", recorded),
+    ]
+    for kind, suffix, outcome in ends:
+        if outcome is not None:
+            out.append(
+                Notification(
+                    id=f"{game_id}-{suffix}",
+                    kind=kind,
+                    game_id=game_id,
+                    version=version,
+                    at_ms=at_ms,
+                    scores=outcome[0],
+                    winners=outcome[1],
+                )
             )
-        )
-    if recorded is not None:
-        out.append(
-            Notification(
-                id=f"{game_id}-recorded",
-                kind="result.recorded",
-                game_id=game_id,
-                version=version,
-                at_ms=at_ms,
-                scores=recorded[0],
-                winners=recorded[1],
-            )
-        )
     return out
 
 
