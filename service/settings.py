@@ -27,15 +27,11 @@ class Settings:
     appendfsync: str = "everysec"
     # Limits a client can rely on (documented in the README and the contract).
     max_body_bytes: int = 64 * 1024
-    max_games_per_page: int = 100
-    max_events_per_page: int = 500
     game_cache_size: int = 2048
-    bot_seconds: float = 1.0
     sweep_seconds: int = 30
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     webhook_timeout_seconds: float = 5.0
-    sync_bots: bool = False
     log_level: str = "INFO"
 
     @classmethod
@@ -51,7 +47,6 @@ class Settings:
             api_keys=keys,
             data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
-            bot_seconds=float(e.get("STAKEOUT_BOT_SECONDS", "1.0")),
             sweep_seconds=int(e.get("STAKEOUT_SWEEP_SECONDS", "30")),
             webhook_backoff=tuple(
                 int(x) for x in e.get("STAKEOUT_WEBHOOK_BACKOFF", "5,30,120,600,1800").split(",")
