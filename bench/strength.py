@@ -11,6 +11,7 @@ steps go through real commitments. A measurement, not a test: it prints a table.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -37,9 +38,11 @@ ROWS: list[tuple[str, int, BotLevel, BotLevel, float | None]] = [
 ]
 
 
-def one_game(args: tuple[str, int, BotLevel, BotLevel, int]) -> tuple[float, float]:
+def one_game(
+    args: tuple[str, int, BotLevel, BotLevel, int, dict[str, Any]],
+) -> tuple[float, float]:
     """Play one seeded game; returns (focal seat's win share, seconds)."""
-    name, seats, focal, other, seed = args
+    name, seats, focal, other, seed, options = args
     game = registry.get(name)
     assert game is not None
     focal_seat = seed % seats
@@ -49,7 +52,7 @@ def one_game(args: tuple[str, int, BotLevel, BotLevel, int]) -> tuple[float, flo
         return rules.bot_move(match, seat, level, rng.fork(f"{seat}.{match.version}"))
 
     start = time.perf_counter()
-    match, _ = play(game, {}, seats, seed=seed, chooser=chooser)
+    match, _ = play(game, options, seats, seed=seed, chooser=chooser)
     outcome = Rules(game).result(match)
     assert outcome is not None
     share = 1 / len(outcome.winners) if focal_seat in outcome.winners else 0.0
@@ -70,6 +73,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--only", default=None, help="one game name")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--options", default="{}", help="creation options as JSON, e.g. '{\"target\": 30}'"
+    )
     args = parser.parse_args()
     print(
         f"| game | seats | focal vs others | games | focal win rate | 95% CI | fair share"
@@ -79,14 +85,16 @@ def main() -> None:
         for name, seats, focal, other, target in ROWS:
             if args.only and name != args.only:
                 continue
-            jobs = [(name, seats, focal, other, 1000 + i) for i in range(args.games)]
+            options = json.loads(args.options)
+            jobs = [(name, seats, focal, other, 1000 + i, options) for i in range(args.games)]
             results = list(pool.map(one_game, jobs))
             wins = sum(r[0] for r in results)
             seconds = sum(r[1] for r in results) / len(results)
             low, high = wilson(wins, len(results))
             goal = f">= {target:.0%}" if target is not None else "clearly > fair"
             print(
-                f"| {name} | {seats} | {focal} vs {other} | {len(results)} | "
+                f"| {name} {args.options if args.options != '{}' else ''} | {seats} "
+                f"| {focal} vs {other} | {len(results)} | "
                 f"{wins / len(results):.1%} | {low:.1%}-{high:.1%} | {1 / seats:.0%} | {goal} "
                 f"| {seconds:.1f} |",
                 flush=True,
