@@ -205,11 +205,39 @@ def _drop_null(param: dict[str, Any]) -> None:
             param["schema"] = {**kept[0], **rest}
 
 
+def _component_names(doc: dict[str, Any]) -> None:
+    """Readable names for types two games both define (Litestar falls back to module paths,
+    ``fbi_cards_Card``): the game's name in CamelCase, then the type (``FbiCard``)."""
+    schemas = doc["components"]["schemas"]
+    renames: dict[str, str] = {}
+    for key in list(schemas):
+        for game in registry.names():
+            if key.startswith(game + "_"):
+                prefix = "".join(part.title() for part in game.split("_"))
+                renames[key] = prefix + key.rsplit("_", 1)[1]
+    for old, new in renames.items():
+        schemas[new] = {**schemas.pop(old), "title": new}  # generators name models by title
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.rsplit("/", 1)[1] in renames:
+                node["$ref"] = "#/components/schemas/" + renames[ref.rsplit("/", 1)[1]]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+
+
 def finish(generated: dict[str, Any]) -> dict[str, Any]:
     """Complete Litestar's document (pure; idempotent)."""
     doc = copy.deepcopy(generated)
     components = doc.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
+    _component_names(doc)
     schemas["Problem"] = _problem_schema()
     components["securitySchemes"] = {
         "apiKey": {
