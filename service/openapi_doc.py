@@ -83,8 +83,8 @@ _PROBLEMS: dict[str, list[int]] = {
     "streamEvents": [400, 401, 403, 404],
     "getRules": [400, 404],
     "listGames": [400],
-    "healthz": [],
-    "readyz": [503],
+    "healthz": [400],
+    "readyz": [400, 503],
 }
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
