@@ -113,6 +113,7 @@ OnChange = Callable[[Loaded, Change], Awaitable[None]]
 class _Entry:
     loaded: Loaded
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    seed: bytes | None = None  # immutable once created: read from Redis once per process
 
 
 class GameService:
@@ -209,8 +210,14 @@ class GameService:
                     loaded.rules.fold(loaded.match, codec.decoder.decode(stored_event.data))
             return Loaded(game_id, loaded.rules, loaded.match, loaded.meta)
 
-    def forget(self, game_id: str) -> None:
-        self._cache.pop(game_id, None)
+    async def _seed(self, game_id: str) -> bytes:
+        entry = self._cache.get(game_id)
+        if entry is not None and entry.seed is not None:
+            return entry.seed
+        seed = await self.store.seed(game_id)
+        if entry is not None:
+            entry.seed = seed
+        return seed
 
     # ---- decisions ------------------------------------------------------------------
 
@@ -236,7 +243,7 @@ class GameService:
                     return prior
             if if_match is not None and if_match != loaded.match.version:
                 raise VersionMismatch(loaded.match.version)
-            seed = await self.store.seed(game_id)
+            seed = await self._seed(game_id)
             act = decide(loaded.rules, loaded.match, seed)
             events = loaded.rules.perform(loaded.match, act, seed)
             if not events:
