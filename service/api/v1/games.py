@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -11,7 +12,7 @@ from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent
 
-from domain.match import CommitSeal, MakeMove, RevealSeal, SeatSpec
+from domain.match import Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
 from service import deadlines
 from service.api.v1.presenter import event_records, game_view
@@ -33,7 +34,7 @@ from service.api.v1.schemas import (
 from service.auth import Caller, Unauthorized, bearer, caller_for
 from service.context import Context
 from service.errors import Forbidden, GameNotFinished, InvalidRequest
-from service.games import Applied, Decision, Loaded
+from service.games import Applied, Loaded
 from service.live_sse import live_messages
 from service.replays import replay_document
 
@@ -241,7 +242,7 @@ class GamesController(Controller):
         request: Request[Any, Any, Any],
         game_id: str,
         authorization: str | None,
-        decide: Any,
+        act_for: Callable[[int], Act],
         idempotency_key: str | None,
         if_match: str | None,
         route: str,
@@ -250,10 +251,10 @@ class GamesController(Controller):
         loaded = await ctx.games.load(game_id)
         seat = await _seat_caller(ctx, loaded, authorization)
         body = await request.body()
-        decision: Decision = decide(seat)
+        act = act_for(seat)  # client acts do not depend on the state: retries reuse them
         applied: Applied = await ctx.games.apply(
             game_id,
-            decision,
+            lambda rules, match, seed: act,
             idempotency_key=f"s{seat}:{idempotency_key}" if idempotency_key else None,
             fingerprint=_fingerprint(route, seat, body),
             if_match=_version(if_match),
@@ -287,11 +288,14 @@ class GamesController(Controller):
     ) -> MoveAccepted:
         move = msgspec.to_builtins(data)
 
-        def decide(seat: int) -> Decision:
-            return lambda r, m, s: MakeMove(seat, move)
-
         return await self._act(
-            request, game_id, authorization, decide, idempotency_key, if_match, "moves"
+            request,
+            game_id,
+            authorization,
+            lambda seat: MakeMove(seat, move),
+            idempotency_key,
+            if_match,
+            "moves",
         )
 
     @post(
@@ -313,11 +317,14 @@ class GamesController(Controller):
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        def decide(seat: int) -> Decision:
-            return lambda r, m, s: CommitSeal(seat, data.commitment, data.step)
-
         return await self._act(
-            request, game_id, authorization, decide, idempotency_key, None, "commitments"
+            request,
+            game_id,
+            authorization,
+            lambda seat: CommitSeal(seat, data.commitment, data.step),
+            idempotency_key,
+            None,
+            "commitments",
         )
 
     @post(
@@ -341,11 +348,14 @@ class GamesController(Controller):
         if not isinstance(move, dict):
             raise InvalidRequest("move must be an object")
 
-        def decide(seat: int) -> Decision:
-            return lambda r, m, s: RevealSeal(seat, move, data.salt)
-
         return await self._act(
-            request, game_id, authorization, decide, idempotency_key, None, "reveals"
+            request,
+            game_id,
+            authorization,
+            lambda seat: RevealSeal(seat, move, data.salt),
+            idempotency_key,
+            None,
+            "reveals",
         )
 
     @get(
