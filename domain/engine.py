@@ -24,6 +24,7 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
+from domain.budget import TUNED, Budget
 from domain.rng import Rng
 
 BotLevel = Literal["random", "greedy", "expert"]
@@ -111,6 +112,9 @@ class Game(Protocol):
         """Final scores once the game is over, else None."""
         ...
 
-    def bot_move(self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng) -> Any:
-        """A bot's choice among ``legal``, knowing only ``view`` (its own seat's view)."""
+    def bot_move(
+        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
+    ) -> Any:
+        """A bot's choice among ``legal``, knowing only ``view`` (its own seat's view);
+        ``budget`` bounds the ``expert``'s search (the default: its tuned sample count)."""
         ...

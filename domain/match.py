@@ -21,6 +21,7 @@ from typing import Any, Literal
 import msgspec
 
 from domain import sealed
+from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, Game, Outcome
 from domain.errors import (
     CommitmentError,
@@ -441,12 +442,14 @@ class Rules:
     def view(self, match: Match, seat: int | None) -> Any:
         return self.game.view(match.state, seat)
 
-    def bot_move(self, match: Match, seat: int, level: BotLevel, rng: Rng) -> Any:
+    def bot_move(
+        self, match: Match, seat: int, level: BotLevel, rng: Rng, budget: Budget = TUNED
+    ) -> Any:
         """A bot's move for ``seat``: it is handed that seat's view and legal list only."""
         legal = self.legal(match, seat)
         if not legal:
             raise NotYourTurn(f"seat {seat} has nothing to do now")
-        return self.game.bot_move(level, self.game.view(match.state, seat), legal, rng)
+        return self.game.bot_move(level, self.game.view(match.state, seat), legal, rng, budget)
 
 
 def _enter(match: Match, step: str) -> None:

@@ -17,6 +17,7 @@ from domain.bonnie_clyde.rulebook import BonnieClydeRules
 from domain.bonnie_clyde.rulebook import rules as published_rules
 from domain.bonnie_clyde.state import State
 from domain.bonnie_clyde.views import BonnieClydeView
+from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, Outcome
 from domain.errors import InvalidOptions
 from domain.rng import Rng
@@ -101,13 +102,18 @@ class BonnieClyde:
         return scoring.outcome(state)
 
     def bot_move(
-        self, level: BotLevel, view: BonnieClydeView, legal: Sequence[Command], rng: Rng
+        self,
+        level: BotLevel,
+        view: BonnieClydeView,
+        legal: Sequence[Command],
+        rng: Rng,
+        budget: Budget = TUNED,
     ) -> Command:
         if level == "random":
             return bots.random_move(legal, rng)
         if level == "greedy":
             return bots.greedy_from_view(view, legal)
-        return expert.expert_move(view, legal, rng)
+        return expert.expert_move(view, legal, rng, budget)
 
 
 GAME = BonnieClyde()

@@ -37,6 +37,7 @@ from domain.bonnie_clyde.rules import decide, legal
 from domain.bonnie_clyde.scoring import score_hand
 from domain.bonnie_clyde.state import PlayedSet, State
 from domain.bonnie_clyde.views import BonnieClydeView
+from domain.budget import TUNED, Budget
 from domain.rng import Rng
 
 SIMULATIONS_PER_MOVE = 160
@@ -52,7 +53,7 @@ def expert_move(
     view: BonnieClydeView,
     legal_moves: Sequence[Command],
     rng: Rng,
-    simulations: int = SIMULATIONS_PER_MOVE,
+    budget: Budget = TUNED,
 ) -> Command:
     p = perspective_of_view(view)
     greedy = greedy_move(p, legal_moves)
@@ -61,14 +62,17 @@ def expert_move(
     candidates = _candidates(p, greedy, legal_moves)
     if len(candidates) == 1:
         return greedy
-    samples = max(MIN_SAMPLES, simulations // len(candidates))
+    samples = budget.samples(SIMULATIONS_PER_MOVE // len(candidates), MIN_SAMPLES)
+    pacer = budget.pacer(MIN_SAMPLES)
     margins = [0.0] * len(candidates)
-    for i in range(samples):
-        world = determinize(view, rng.fork(f"world{i}"))
+    done = 0
+    while done < samples and pacer.another(done):
+        world = determinize(view, rng.fork(f"world{done}"))
         for j, move in enumerate(candidates):
-            margins[j] += _simulate(world, view.seat, move, rng.fork(f"play{i}.{j}"))
+            margins[j] += _simulate(world, view.seat, move, rng.fork(f"play{done}.{j}"))
+        done += 1
     best = max(range(len(candidates)), key=lambda j: (margins[j], -j))
-    if margins[best] - margins[0] < DEVIATION_MARGIN * samples:
+    if margins[best] - margins[0] < DEVIATION_MARGIN * done:
         return greedy
     return candidates[best]
 

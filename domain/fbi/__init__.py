@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, Outcome
 from domain.errors import InvalidOptions
 from domain.fbi import bots, rules, scoring, views
@@ -69,8 +70,10 @@ class Fbi:
             return None
         return scoring.outcome(scoring.scores(state.slammers, state.bonuses))
 
-    def bot_move(self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng) -> Any:
-        return bots.bot_move(level, view, legal, rng)
+    def bot_move(
+        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
+    ) -> Any:
+        return bots.bot_move(level, view, legal, rng, budget)
 
 
 GAME = Fbi()

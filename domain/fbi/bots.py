@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from domain.budget import TUNED, Budget
 from domain.engine import BotLevel
 from domain.fbi import scoring
 from domain.fbi.cards import CHARACTER_DECK, Colour, card
@@ -35,7 +36,13 @@ EXPERT_CANDIDATES = 6
 EXPERT_EXTRA_TURNS = 1
 
 
-def bot_move(level: BotLevel, view: FbiView, moves: Sequence[FbiCommand], rng: Rng) -> FbiCommand:
+def bot_move(
+    level: BotLevel,
+    view: FbiView,
+    moves: Sequence[FbiCommand],
+    rng: Rng,
+    budget: Budget = TUNED,
+) -> FbiCommand:
     if not moves:
         raise ValueError("no legal move to choose from")
     if level == "random" or len(moves) == 1 or view.seat is None:
@@ -43,7 +50,7 @@ def bot_move(level: BotLevel, view: FbiView, moves: Sequence[FbiCommand], rng: R
     seat = view.seat
     if level == "greedy":
         return greedy_move(state_from_view(view, unseen_characters(view)), seat, moves)
-    return expert_move(view, seat, moves, rng)
+    return expert_move(view, seat, moves, rng, budget)
 
 
 # ---- the view as a state ----------------------------------------------------------------
@@ -146,24 +153,31 @@ def greedy_move(state: FbiState, seat: int, moves: Sequence[FbiCommand]) -> FbiC
 # ---- expert -------------------------------------------------------------------------------
 
 
-def expert_move(view: FbiView, seat: int, moves: Sequence[FbiCommand], rng: Rng) -> FbiCommand:
+def expert_move(
+    view: FbiView,
+    seat: int,
+    moves: Sequence[FbiCommand],
+    rng: Rng,
+    budget: Budget = TUNED,
+) -> FbiCommand:
     unseen = unseen_characters(view)
     if len(moves) > EXPERT_CANDIDATES:
         here = state_from_view(view, unseen)
         margins = _Margins(here, seat)
         ranked = sorted(moves, key=lambda m: -_greedy_value(here, seat, m, margins))
         moves = ranked[:EXPERT_CANDIDATES]
-    samples = max(EXPERT_MIN_SAMPLES, EXPERT_PLAYOUTS // len(moves))
-    # The same sampled decks for every candidate, so they are compared on equal luck.
-    decks = [rng.shuffled(unseen) for _ in range(samples)]
-    states = [state_from_view(view, deck) for deck in decks]
-    best = moves[0]
-    best_total: int | None = None
-    for move in moves:
-        total = sum(_playout(state, seat, move) for state in states)
-        if best_total is None or total > best_total:
-            best, best_total = move, total
-    return best
+    samples = budget.samples(EXPERT_PLAYOUTS // len(moves), EXPERT_MIN_SAMPLES)
+    pacer = budget.pacer(EXPERT_MIN_SAMPLES)
+    totals = [0] * len(moves)
+    done = 0
+    while done < samples and pacer.another(done):
+        # Every candidate meets the same sampled deck, so they are compared on equal luck.
+        state = state_from_view(view, rng.shuffled(unseen))
+        for i, move in enumerate(moves):
+            totals[i] += _playout(state, seat, move)
+        done += 1
+    # The first best wins ties, as the candidates are ordered (greedy's ranking).
+    return moves[max(range(len(moves)), key=lambda i: (totals[i], -i))]
 
 
 def _playout(state: FbiState, seat: int, move: FbiCommand) -> int:

@@ -40,6 +40,7 @@ from typing import Any
 
 import msgspec
 
+from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, Outcome
 from domain.feds import bots, rules, setup, views
 from domain.feds.cards import MAX_SEATS, MIN_SEATS
@@ -95,8 +96,10 @@ class Feds:
             return None
         return outcome(state)
 
-    def bot_move(self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng) -> Any:
-        return bots.bot_move(level, view, legal, rng)
+    def bot_move(
+        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
+    ) -> Any:
+        return bots.bot_move(level, view, legal, rng, budget)
 
 
 GAME = Feds()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from domain.budget import TUNED, Budget
 from domain.engine import BotLevel
 from domain.feds.cards import (
     AGENTS,
@@ -52,18 +53,26 @@ POWER_WORTH = 2.0
 PEEK_WORTH = 0.1
 #: The expert tries at most this many candidates…
 EXPERT_CANDIDATES = 6
-#: …each in this many sampled worlds, played out at random to the end (~1 s on one core).
+#: …each in this many sampled worlds, played out at random to the end (~1 s on one core)…
 EXPERT_WORLDS = 40
+#: …and, however short the time budget, in at least this many.
+EXPERT_MIN_WORLDS = 4
 
 
-def bot_move(level: BotLevel, view: FedsView, legal_moves: Sequence[Any], rng: Rng) -> Any:
+def bot_move(
+    level: BotLevel,
+    view: FedsView,
+    legal_moves: Sequence[Any],
+    rng: Rng,
+    budget: Budget = TUNED,
+) -> Any:
     if not legal_moves:
         raise ValueError("no legal move to choose from")
     if level == "random" or len(legal_moves) == 1:
         return rng.choice(legal_moves)
     if level == "greedy":
         return ranked(view, legal_moves)[0]
-    return expert_move(view, legal_moves, rng)
+    return expert_move(view, legal_moves, rng, budget)
 
 
 # ---- greedy --------------------------------------------------------------------------------
@@ -197,18 +206,24 @@ def _flip_worth(view: FedsView, index: int) -> float:
 # ---- expert --------------------------------------------------------------------------------
 
 
-def expert_move(view: FedsView, legal_moves: Sequence[Any], rng: Rng) -> Any:
+def expert_move(
+    view: FedsView, legal_moves: Sequence[Any], rng: Rng, budget: Budget = TUNED
+) -> Any:
     me = view.seat
     if me is None:
         raise ValueError("a bot plays a seat")
     candidates = ranked(view, legal_moves)[:EXPERT_CANDIDATES]
     totals = [0.0] * len(candidates)
-    for w in range(EXPERT_WORLDS):
+    worlds = budget.samples(EXPERT_WORLDS, EXPERT_MIN_WORLDS)
+    pacer = budget.pacer(EXPERT_MIN_WORLDS)
+    w = 0
+    while w < worlds and pacer.another(w):
         world = determinize(view, rng.fork(f"world{w}"))
         for c, move in enumerate(candidates):
             play = rng.fork(f"play{w}.{c}")
             state, _ = apply(world, me, move, play)
             totals[c] += _margin(final_scores(_play_out(state, play)), me)
+        w += 1
     best = max(range(len(candidates)), key=lambda c: totals[c])
     return candidates[best]
 

@@ -1,0 +1,189 @@
+"""The expert's thinking budget: a sample count scaled by effort, cut short by a clock.
+
+Clocks here are fakes that tick a fixed amount per reading, so every count is exact and
+nothing depends on how fast this machine is.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+import domain.bonnie_clyde.expert
+import domain.budget
+import domain.fbi.bots
+import domain.feds.bots
+from domain.bonnie_clyde import GAME as BONNIE_CLYDE
+from domain.budget import Budget, Pacer
+from domain.engine import Game
+from domain.fbi import GAME as FBI
+from domain.feds import GAME as FEDS
+from domain.match import Match, Rules
+from domain.rng import Rng
+from tests.domain.playthrough import play
+
+
+class TickingClock:
+    """Reads 0, then ``step``, ``2 * step``…: one tick per reading."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.readings = 0
+
+    def __call__(self) -> float:
+        now = self.readings * self.step
+        self.readings += 1
+        return now
+
+
+def samples_taken(pacer: Pacer, cap: int = 1000) -> int:
+    done = 0
+    while done < cap and pacer.another(done):
+        done += 1
+    return done
+
+
+def test_without_seconds_the_clock_is_never_read() -> None:
+    clock = TickingClock(1.0)
+    assert samples_taken(Budget().pacer(4, clock), cap=50) == 50
+    assert clock.readings == 1  # the start only
+
+
+def test_the_minimum_is_taken_however_small_the_budget() -> None:
+    assert samples_taken(Budget(seconds=0).pacer(4, TickingClock(1.0))) == 4
+    assert samples_taken(Budget(seconds=0).pacer(0, TickingClock(1.0))) == 1
+
+
+def test_a_sample_starts_only_if_it_should_end_inside_the_budget() -> None:
+    # Start reads 0; the check before sample k+1 (k >= 4) reads k - 3 seconds, and projects
+    # (k - 3) * (k + 1) / k: 9.75 s after 12 samples (go on), 10.77 s after 13 (stop).
+    assert samples_taken(Budget(seconds=10).pacer(4, TickingClock(1.0))) == 13
+    # Ten times the budget at a tenth of the pace per reading: the same count.
+    assert samples_taken(Budget(seconds=100).pacer(4, TickingClock(10.0))) == 13
+
+
+def test_effort_scales_the_tuned_count_but_not_below_the_minimum() -> None:
+    assert Budget().samples(72, 4) == 72
+    assert Budget(effort=0.5).samples(72, 4) == 36
+    assert Budget(effort=3).samples(72, 4) == 216
+    assert Budget(effort=0.01).samples(72, 4) == 4
+
+
+@pytest.mark.parametrize("bad", [{"seconds": -1.0}, {"effort": 0.0}, {"effort": -2.0}])
+def test_nonsense_budgets_are_refused(bad: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="budget"):
+        Budget(**bad)
+
+
+# ---- every game's expert honours the budget ------------------------------------------------
+
+
+@dataclass
+class Expert:
+    game: Game
+    options: dict[str, Any]
+    seats: int
+    module: Any  # where the per-sample function lives
+    per_sample: str  # called once per sample, or per sample and candidate…
+    calls_per_sample: Callable[[list[Any]], int]  # …as this says, given the legal list
+    minimum: int
+
+
+def one(legal: list[Any]) -> int:
+    return 1
+
+
+def fbi_candidates(legal: list[Any]) -> int:
+    return min(len(legal), domain.fbi.bots.EXPERT_CANDIDATES)
+
+
+EXPERTS = {
+    "fbi": Expert(
+        FBI, {}, 4, domain.fbi.bots, "_playout", fbi_candidates, domain.fbi.bots.EXPERT_MIN_SAMPLES
+    ),
+    "feds": Expert(
+        FEDS, {}, 4, domain.feds.bots, "determinize", one, domain.feds.bots.EXPERT_MIN_WORLDS
+    ),
+    "bonnie-clyde": Expert(
+        BONNIE_CLYDE,
+        {"target": 10},
+        2,
+        domain.bonnie_clyde.expert,
+        "determinize",
+        one,
+        domain.bonnie_clyde.expert.MIN_SAMPLES,
+    ),
+}
+
+
+class Found(Exception):
+    def __init__(self, match: Match, seat: int, legal: list[Any]) -> None:
+        self.position = (copy.deepcopy(match), seat, legal)
+
+
+def first_search(expert: Expert, searches: Callable[[Match, int, list[Any]], bool]) -> Any:
+    """The first decision of a seeded random game where ``searches`` holds."""
+
+    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+        if searches(match, seat, legal):
+            raise Found(match, seat, legal)
+        return rng.choice(legal)
+
+    try:
+        play(expert.game, expert.options, expert.seats, 7, choose)
+    except Found as found:
+        return found.position
+    pytest.fail("no decision called for a search")
+
+
+@pytest.mark.parametrize("name", list(EXPERTS))
+def test_the_expert_samples_as_much_as_its_budget_allows(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expert = EXPERTS[name]
+    rules = Rules(expert.game)
+    calls = 0
+    inner = getattr(expert.module, expert.per_sample)
+
+    def counting(*args: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return inner(*args)
+
+    monkeypatch.setattr(expert.module, expert.per_sample, counting)
+    # Each reading of the clock moves it on a second.
+    monkeypatch.setattr(domain.budget, "time", SimpleNamespace(monotonic=TickingClock(1.0)))
+
+    def sampled(match: Match, seat: int, legal: list[Any], budget: Budget) -> int:
+        nonlocal calls
+        calls = 0
+        move = rules.bot_move(match, seat, "expert", Rng(b"budget"), budget)
+        assert move in legal
+        return calls
+
+    # The first decision where the expert searches (it has more than one candidate).
+    match, seat, legal = first_search(
+        expert, lambda m, s, legal: sampled(m, s, legal, Budget(seconds=0)) > 0
+    )
+    at_least = sampled(match, seat, legal, Budget(seconds=0))
+    candidates = expert.calls_per_sample(legal)
+    # A zero budget: the minimum, for every candidate.
+    assert at_least == expert.minimum * candidates
+
+    def samples(budget: Budget) -> int:
+        total = sampled(match, seat, legal, budget)
+        assert total % candidates == 0, "every candidate meets every sample"
+        return total // candidates
+
+    tuned = samples(Budget())
+    assert tuned > 2 * expert.minimum, "the position must leave room to scale"
+    assert samples(Budget(effort=0.5)) == max(expert.minimum, round(tuned / 2))
+    assert samples(Budget(effort=2)) == 2 * tuned
+    # Ten (ticking) seconds: 13 samples, as the pacer test above derives.
+    assert samples(Budget(seconds=10)) == min(13, tuned)
+    assert samples(Budget(seconds=10, effort=2)) == min(13, 2 * tuned)
