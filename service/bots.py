@@ -12,6 +12,7 @@ from typing import Any, Literal
 import msgspec
 
 from domain import sealed
+from domain.budget import Budget
 from domain.errors import DomainError
 from domain.match import CommitSeal, MakeMove, Match, RevealSeal, Rules
 from domain.rng import Rng
@@ -24,8 +25,16 @@ def _secret_key(game_id: str, seat: int, step: str) -> str:
     return f"game:{{{game_id}}}:botseal:{seat}:{step}"
 
 
-async def play_bot_turn(games: GameService, game_id: str, seat: int, version: int) -> Outcome:
-    """Act for bot ``seat`` if it is awaited; a retried job makes no second move."""
+async def play_bot_turn(
+    games: GameService, game_id: str, seat: int, version: int, budget: Budget
+) -> Outcome:
+    """Act for bot ``seat`` if it is awaited; a retried job makes no second move.
+
+    ``budget`` bounds an expert's search (the deployment's ``STAKEOUT_BOT_SECONDS``). A
+    retry may search less or more than the attempt it replaces, and so choose differently;
+    that is harmless, as the idempotency key keeps whichever move was appended first (and
+    a sealed choice is kept server-side before its commitment is appended).
+    """
     loaded = await games.load(game_id)
     spec = loaded.meta.seats[seat]
     if spec.type != "bot" or spec.level is None:
@@ -40,7 +49,7 @@ async def play_bot_turn(games: GameService, game_id: str, seat: int, version: in
 
     def choose(rules: Rules, match: Match, seed: bytes) -> dict[str, Any]:
         rng = Rng(seed, f"bot.{seat}.{match.version}")
-        move: dict[str, Any] = msgspec.to_builtins(rules.bot_move(match, seat, level, rng))
+        move: dict[str, Any] = msgspec.to_builtins(rules.bot_move(match, seat, level, rng, budget))
         return move
 
     try:

@@ -119,7 +119,10 @@ def main(argv: list[str] | None = None) -> None:
     export = sub.add_parser("export-openapi", help="print (or write) the OpenAPI document")
     export.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.command in {"serve", "worker", "run"}:
         from service.observability import configure_logging
 

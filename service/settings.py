@@ -3,12 +3,36 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
+
+from domain.budget import Budget
+
+# A bot-turn job times out after 30 s (service.scheduling.JOB_TIMEOUT_SECONDS); a bot's
+# thinking time stays well inside it.
+MAX_BOT_SECONDS = 20.0
+
+
+T = TypeVar("T")
 
 
 def _bool(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _parse(env: dict[str, str], name: str, default: str, convert: Callable[[str], T]) -> T:
+    """``env[name]`` (or ``default``) converted; a bad value names the variable."""
+    raw = env.get(name, default)
+    try:
+        return convert(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not valid") from None
+
+
+def _ints(raw: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in raw.split(","))
 
 
 @dataclass(frozen=True)
@@ -32,7 +56,21 @@ class Settings:
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     webhook_timeout_seconds: float = 5.0
+    # An expert bot's thinking per move: a wall-clock cap, and a multiplier on each game's
+    # tuned sample count (domain/budget.py). The cap is what a deployment tunes.
+    bot_seconds: float = 1.0
+    bot_effort: float = 1.0
     log_level: str = "INFO"
+
+    def __post_init__(self) -> None:
+        if not 0 < self.bot_seconds <= MAX_BOT_SECONDS:
+            raise ValueError(f"STAKEOUT_BOT_SECONDS must be in (0, {MAX_BOT_SECONDS:g}]")
+        if not 0 < self.bot_effort <= 100:
+            raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
+
+    @property
+    def bot_budget(self) -> Budget:
+        return Budget(seconds=self.bot_seconds, effort=self.bot_effort)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -40,16 +78,16 @@ class Settings:
         keys = tuple(k.strip() for k in e.get("STAKEOUT_API_KEYS", "").split(",") if k.strip())
         return cls(
             host=e.get("HOST", "127.0.0.1"),
-            port=int(e.get("PORT", "8000")),
+            port=_parse(e, "PORT", "8000", int),
             redis_url=e.get("REDIS_URL") or None,
             redis_cluster=_bool(e.get("REDIS_CLUSTER")),
             queue_redis_url=e.get("QUEUE_REDIS_URL") or None,
             api_keys=keys,
             data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
-            sweep_seconds=int(e.get("STAKEOUT_SWEEP_SECONDS", "30")),
-            webhook_backoff=tuple(
-                int(x) for x in e.get("STAKEOUT_WEBHOOK_BACKOFF", "5,30,120,600,1800").split(",")
-            ),
+            sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", "30", int),
+            webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", "5,30,120,600,1800", _ints),
+            bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", "1", float),
+            bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", "1", float),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )

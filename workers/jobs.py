@@ -46,7 +46,7 @@ async def _context() -> AsyncIterator[Context]:
 
 async def _bot_turn(game_id: str, seat: int, version: int) -> str:
     async with _context() as ctx:
-        return await play_bot_turn(ctx.games, game_id, seat, version)
+        return await play_bot_turn(ctx.games, game_id, seat, version, ctx.settings.bot_budget)
 
 
 async def _score(game_id: str) -> str:

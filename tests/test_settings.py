@@ -1,0 +1,51 @@
+"""Settings from the environment: the bot budget, and bad values refused by name."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.budget import Budget
+from service.cli import main
+from service.scheduling import JOB_TIMEOUT_SECONDS
+from service.settings import MAX_BOT_SECONDS, Settings
+
+
+def test_the_bot_budget_defaults_to_one_second_at_the_tuned_effort() -> None:
+    assert Settings.from_env({}).bot_budget == Budget(seconds=1.0, effort=1.0)
+
+
+def test_the_bot_budget_is_read_from_the_environment() -> None:
+    settings = Settings.from_env({"STAKEOUT_BOT_SECONDS": "2.5", "STAKEOUT_BOT_EFFORT": "4"})
+    assert settings.bot_budget == Budget(seconds=2.5, effort=4.0)
+
+
+def test_a_bot_always_thinks_well_inside_its_jobs_timeout() -> None:
+    assert MAX_BOT_SECONDS * 1.5 <= JOB_TIMEOUT_SECONDS
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("STAKEOUT_BOT_SECONDS", "0"),
+        ("STAKEOUT_BOT_SECONDS", "21"),
+        ("STAKEOUT_BOT_SECONDS", "nan"),
+        ("STAKEOUT_BOT_SECONDS", "soon"),
+        ("STAKEOUT_BOT_EFFORT", "-1"),
+        ("STAKEOUT_BOT_EFFORT", "1000"),
+        ("PORT", "eighty"),
+        ("STAKEOUT_WEBHOOK_BACKOFF", "5,,30"),
+    ],
+)
+def test_bad_values_are_refused_by_name(name: str, value: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        Settings.from_env({name: value})
+
+
+def test_the_cli_reports_a_bad_setting_and_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("STAKEOUT_BOT_SECONDS", "-3")
+    with pytest.raises(SystemExit) as exited:
+        main(["serve"])
+    assert exited.value.code == 2
+    assert "STAKEOUT_BOT_SECONDS" in capsys.readouterr().err
