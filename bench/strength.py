@@ -1,11 +1,16 @@
 """Bot strength: seeded games between levels, win rates with 95% confidence intervals.
 
     .venv/bin/python bench/strength.py [--games 200] [--only fbi] [--workers 2]
+                                       [--effort 1.0] [--seconds S]
 
 Each row pits one seat of the first level against the other seats of the second level, the
 focal seat rotating through every position. A shared win counts 1/k. Bots are handed only
 their own seat's view and legal moves (`Rules.bot_move`), exactly as on the server; sealed
 steps go through real commitments. A measurement, not a test: it prints a table.
+
+The experts search with their tuned sample counts (``--effort`` scales them) and no clock,
+so a row is the same on every machine; ``--seconds`` adds the server's wall-clock cap
+(`STAKEOUT_BOT_SECONDS`), which makes results depend on the machine's speed.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domain import registry
+from domain.budget import Budget
 from domain.engine import BotLevel
 from domain.match import Match, Rules
 from domain.rng import Rng
@@ -39,17 +45,17 @@ ROWS: list[tuple[str, int, BotLevel, BotLevel, float | None]] = [
 
 
 def one_game(
-    args: tuple[str, int, BotLevel, BotLevel, int, dict[str, Any]],
+    args: tuple[str, int, BotLevel, BotLevel, int, dict[str, Any], Budget],
 ) -> tuple[float, float]:
     """Play one seeded game; returns (focal seat's win share, seconds)."""
-    name, seats, focal, other, seed, options = args
+    name, seats, focal, other, seed, options, budget = args
     game = registry.get(name)
     assert game is not None
     focal_seat = seed % seats
 
     def chooser(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         level = focal if seat == focal_seat else other
-        return rules.bot_move(match, seat, level, rng.fork(f"{seat}.{match.version}"))
+        return rules.bot_move(match, seat, level, rng.fork(f"{seat}.{match.version}"), budget)
 
     start = time.perf_counter()
     match, _ = play(game, options, seats, seed=seed, chooser=chooser)
@@ -76,7 +82,11 @@ def main() -> None:
     parser.add_argument(
         "--options", default="{}", help="creation options as JSON, e.g. '{\"target\": 30}'"
     )
+    parser.add_argument("--effort", type=float, default=1.0, help="expert sample multiplier")
+    parser.add_argument("--seconds", type=float, default=None, help="expert clock cap per move")
     args = parser.parse_args()
+    budget = Budget(seconds=args.seconds, effort=args.effort)
+    print(f"expert budget: {budget}")
     print(
         f"| game | seats | focal vs others | games | focal win rate | 95% CI | fair share"
         f" | target | s/game |\n|{'---|' * 9}"
@@ -86,7 +96,9 @@ def main() -> None:
             if args.only and name != args.only:
                 continue
             options = json.loads(args.options)
-            jobs = [(name, seats, focal, other, 1000 + i, options) for i in range(args.games)]
+            jobs = [
+                (name, seats, focal, other, 1000 + i, options, budget) for i in range(args.games)
+            ]
             results = list(pool.map(one_game, jobs))
             wins = sum(r[0] for r in results)
             seconds = sum(r[1] for r in results) / len(results)
