@@ -44,6 +44,8 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "invalid-options": (422, "The game cannot be created with these options"),
     "reveal-mismatch": (422, "The reveal does not match the commitment"),
     "idempotency-mismatch": (422, "The Idempotency-Key was used for another request"),
+    "webhook-url-invalid": (422, "The webhook URL cannot be parsed"),
+    "webhook-target-refused": (422, "Webhooks may only target public addresses"),
     "too-many-requests": (429, "Too many requests"),
     "internal": (500, "Internal error"),
     "busy": (503, "The game is busy; retry"),

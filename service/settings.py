@@ -56,6 +56,8 @@ class Settings:
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     webhook_timeout_seconds: float = 5.0
+    # Deliveries reach public addresses only unless this is on (service/egress.py).
+    webhook_allow_private: bool = False
     # An expert bot's thinking per move: a wall-clock cap, and a multiplier on each game's
     # tuned sample count (domain/budget.py). The cap is what a deployment tunes.
     bot_seconds: float = 1.0
@@ -87,6 +89,7 @@ class Settings:
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
             sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", "30", int),
             webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", "5,30,120,600,1800", _ints),
+            webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
             bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", "1", float),
             bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", "1", float),
             log_level=e.get("LOG_LEVEL", "INFO"),

@@ -61,13 +61,19 @@ def client(settings: Settings) -> Iterator[TestClient[Litestar]]:
         yield test_client
 
 
-def start_worker(redis_url: str) -> subprocess.Popen[bytes]:
-    """A real RQ worker process (its own process group, so a test can kill it whole)."""
+def start_worker(redis_url: str, **extra: str) -> subprocess.Popen[bytes]:
+    """A real RQ worker process (its own process group, so a test can kill it whole).
+
+    Test webhook receivers listen on loopback, so its deliveries may reach private
+    addresses unless ``extra`` says otherwise.
+    """
     env = {
         **os.environ,
         "REDIS_URL": redis_url,
         "LOG_LEVEL": "WARNING",
         "STAKEOUT_SWEEP_SECONDS": "2",
+        "STAKEOUT_WEBHOOK_ALLOW_PRIVATE": "1",
+        **extra,
     }
     return subprocess.Popen(
         [sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True

@@ -14,7 +14,7 @@ from rq import get_current_job
 
 from domain.errors import DomainError
 from domain.match import RecordResult, TimeOut
-from service import deadlines, webhooks
+from service import deadlines, egress, webhooks
 from service.bots import play_bot_turn
 from service.context import Context, open_context
 from service.observability import timed_job
@@ -111,8 +111,8 @@ class DeliveryFailed(Exception):
 
 
 async def _deliver(webhook_id: str, body: str) -> str:
-    settings = Settings.from_env()
     async with _context() as ctx:
+        settings = ctx.settings
         hooks = WebhookStore(ctx.store.redis)
         hook = await hooks.get(webhook_id)
         if hook is None:
@@ -128,7 +128,9 @@ async def _deliver(webhook_id: str, body: str) -> str:
         status: int | None = None
         error: str | None = None
         try:
-            async with httpx.AsyncClient(timeout=settings.webhook_timeout_seconds) as client:
+            async with egress.delivery_client(
+                settings.webhook_timeout_seconds, settings.webhook_allow_private
+            ) as client:
                 response = await client.post(
                     hook.url,
                     content=raw,

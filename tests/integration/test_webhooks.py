@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,38 +18,13 @@ from service.settings import Settings
 from service.webhooks import sign, verify_signature
 from tests.conftest import free_port
 from tests.helpers import API_KEY, auth, view, wait_for
-
-
-class Receiver:
-    """A local HTTP receiver that fails its first ``failures`` requests with a 500."""
-
-    def __init__(self, failures: int = 0) -> None:
-        self.failures = failures
-        self.requests: list[tuple[dict[str, str], bytes]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                receiver.requests.append((dict(self.headers.items()), body))
-                failing = len(receiver.requests) <= receiver.failures
-                self.send_response(500 if failing else 204)
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
+from tests.receiver import Receiver
 
 
 @pytest.fixture
 def fast_client(settings: Settings) -> Iterator[TestClient[Any]]:
-    quick = replace(settings, webhook_backoff=(1, 1, 2))
+    # Receivers listen on loopback: private targets allowed (test_egress.py covers the rule).
+    quick = replace(settings, webhook_backoff=(1, 1, 2), webhook_allow_private=True)
     with TestClient(app=create_app(quick)) as client:
         yield client
 

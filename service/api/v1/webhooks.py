@@ -9,6 +9,7 @@ from litestar import Controller, delete, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter, QueryParameter
 
+from service import egress
 from service.api.v1.games import Authorization
 from service.auth import Unauthorized, bearer
 from service.context import Context
@@ -24,6 +25,14 @@ class WebhookNotFound(ServiceError):
 
 class WebhookLimit(ServiceError):
     code = "webhook-limit"
+
+
+class WebhookTargetRefused(ServiceError):
+    code = "webhook-target-refused"
+
+
+class WebhookUrlInvalid(ServiceError):
+    code = "webhook-url-invalid"
 
 
 class RegisterWebhook(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -95,7 +104,10 @@ class WebhooksController(Controller):
             "Deliveries are JSON notifications (seat.awaited, game.finished, result.recorded) "
             "for the API key's games, signed: `Stakeout-Signature: t=<unix>,v1=<hex "
             "HMAC-SHA256(secret, '<t>.<raw body>')>`. Failed deliveries are retried with "
-            "backoff; every attempt is listed under /deliveries."
+            "backoff; every attempt is listed under /deliveries. Targets must be public "
+            "addresses: a URL whose host is, or resolves to, a private, loopback, link-local "
+            "or otherwise non-public address is refused (422), and deliveries connect only to "
+            "public addresses. Redirects are not followed."
         ),
         status_code=201,
     )
@@ -110,6 +122,14 @@ class WebhooksController(Controller):
         hooks = WebhookStore(ctx.store.redis)
         if await hooks.count(owner) >= MAX_WEBHOOKS_PER_KEY:
             raise WebhookLimit(f"an API key may have at most {MAX_WEBHOOKS_PER_KEY} webhooks")
+        try:
+            refusal = await egress.registration_refusal(
+                data.url, ctx.settings.webhook_allow_private
+            )
+        except egress.InvalidTarget as exc:
+            raise WebhookUrlInvalid(str(exc)) from None
+        if refusal is not None:
+            raise WebhookTargetRefused(refusal)
         hook = await hooks.add(owner, data.url, data.events, data.game_id)
         return WebhookCreated(
             hook.id, hook.url, hook.events, hook.game_id, hook.created_ms, hook.secret

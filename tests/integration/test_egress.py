@@ -1,0 +1,158 @@
+"""Webhooks reach public addresses only: refused at registration, refused again at connect.
+
+The receivers are real local HTTP servers on loopback, a private address, which is exactly
+what a delivery must not reach unless the deployment allows it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import replace
+from ipaddress import ip_address
+from typing import Any
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.egress import delivery_client, is_public
+from service.settings import Settings
+from tests.conftest import start_worker, stop_worker
+from tests.helpers import API_KEY, auth, wait_for
+from tests.receiver import Receiver
+
+NOT_PUBLIC = [
+    "127.0.0.1",  # loopback
+    "10.1.2.3",  # private
+    "172.16.0.1",
+    "192.168.1.1",
+    "169.254.169.254",  # link-local: the cloud metadata service
+    "100.64.0.1",  # carrier-grade NAT
+    "0.0.0.0",
+    "224.0.0.1",  # multicast
+    "255.255.255.255",
+    "::1",
+    "fe80::1",
+    "fc00::1",  # unique local
+    "::ffff:127.0.0.1",  # IPv4-mapped loopback
+    "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
+    "2002:a00:1::",  # 6to4 of 10.0.0.1
+]
+PUBLIC = ["8.8.8.8", "93.184.215.14", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"]
+
+
+@pytest.mark.parametrize("address", NOT_PUBLIC)
+def test_private_and_special_addresses_are_not_public(address: str) -> None:
+    assert not is_public(ip_address(address))
+
+
+@pytest.mark.parametrize("address", PUBLIC)
+def test_globally_routable_addresses_are_public(address: str) -> None:
+    assert is_public(ip_address(address))
+
+
+@pytest.fixture
+def strict_client(settings: Settings) -> Iterator[TestClient[Any]]:
+    """The API as deployed: private webhook targets refused."""
+    with TestClient(app=create_app(replace(settings, webhook_allow_private=False))) as client:
+        yield client
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8080/hook",
+        "http://localhost/hook",  # a name that resolves to loopback
+        "https://[::1]/hook",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.7:6379/",
+        "http://0/",
+        "http://[::ffff:192.168.0.1]/",
+    ],
+)
+def test_registering_a_private_target_is_refused_and_stores_nothing(
+    strict_client: Any, url: str
+) -> None:
+    response = strict_client.post(
+        "/v1/webhooks", json={"url": url, "events": ["seat.awaited"]}, headers=auth(API_KEY)
+    )
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["type"] == "urn:stakeout:problem:webhook-target-refused"
+    listed = strict_client.get("/v1/webhooks", headers=auth(API_KEY)).json()["webhooks"]
+    assert listed == []
+
+
+@pytest.mark.parametrize("url", ["http://I\u00a1x/hook", "https://:443/"])
+def test_a_url_that_is_not_one_is_refused(strict_client: Any, url: str) -> None:
+    response = strict_client.post(
+        "/v1/webhooks", json={"url": url, "events": ["seat.awaited"]}, headers=auth(API_KEY)
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["type"] == "urn:stakeout:problem:webhook-url-invalid"
+
+
+def test_a_public_target_is_accepted(strict_client: Any) -> None:
+    response = strict_client.post(
+        "/v1/webhooks",
+        json={"url": "https://93.184.215.14/hook", "events": ["seat.awaited"]},
+        headers=auth(API_KEY),
+    )
+    assert response.status_code == 201, response.text
+
+
+async def _post(url: str, allow_private: bool) -> int:
+    async with delivery_client(5.0, allow_private) as client:
+        response = await client.post(url, content=b"{}")
+        return response.status_code
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_the_delivery_client_never_connects_to_a_private_address(host: str) -> None:
+    receiver = Receiver()
+    try:
+        port = receiver.url.split(":")[2].split("/")[0]
+        url = f"http://{host}:{port}/hook"
+        with pytest.raises(httpx.ConnectError, match="no public address"):
+            asyncio.run(_post(url, allow_private=False))
+        assert receiver.requests == []
+        # Allowed, the same request arrives with its Host intact. (localhost may resolve to
+        # ::1 first; the receiver listens on IPv4 only: each allowed address is tried.)
+        assert asyncio.run(_post(url, allow_private=True)) == 204
+        headers, _ = receiver.requests[0]
+        assert headers["Host"] == f"{host}:{port}"
+    finally:
+        receiver.close()
+
+
+def test_a_worker_refuses_to_deliver_to_a_private_address(settings: Settings) -> None:
+    """Registered while allowed (or before DNS changed), delivered by a strict worker."""
+    receiver = Receiver()
+    lenient = replace(settings, webhook_allow_private=True)
+    worker = start_worker(settings.redis_url or "", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="0")
+    try:
+        with TestClient(app=create_app(lenient)) as api:
+            hook = api.post(
+                "/v1/webhooks",
+                json={"url": receiver.url, "events": ["game.finished"]},
+                headers=auth(API_KEY),
+            ).json()
+            seats = [{"type": "bot", "level": "random"} for _ in range(2)]
+            created = api.post(
+                "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
+            )
+            assert created.status_code == 201, created.text
+            attempts = wait_for(
+                lambda: api.get(
+                    f"/v1/webhooks/{hook['id']}/deliveries", headers=auth(API_KEY)
+                ).json()["attempts"],
+                timeout=120,
+            )
+        assert attempts[0]["delivered"] is False
+        assert "no public address" in attempts[0]["error"]
+        assert receiver.requests == []
+    finally:
+        stop_worker(worker)
+        receiver.close()
