@@ -454,12 +454,18 @@ def test_prod_scales_up_from_base() -> None:
     assert ing["spec"]["tls"][0]["hosts"] == [ing["spec"]["rules"][0]["host"]]
 
 
+def _egress_policies() -> dict[str, Any]:
+    return {
+        np["metadata"]["name"]: np
+        for np in of_kind(objs("prod"), "NetworkPolicy")
+        if "Egress" in np["spec"]["policyTypes"]
+    }
+
+
 def test_prod_egress_only_to_dns_and_the_external_redis() -> None:
-    items = objs("prod")
-    policies = [
-        np for np in of_kind(items, "NetworkPolicy") if "Egress" in np["spec"]["policyTypes"]
-    ]
-    (egress,) = policies
+    policies = _egress_policies()
+    assert set(policies) == {"stakeout-app-egress", "stakeout-worker-webhook-egress"}
+    egress = policies["stakeout-app-egress"]
     for component in ("api", "worker"):
         assert selector_matches(egress["spec"]["podSelector"], labels_of(component))
     assert not selector_matches(egress["spec"]["podSelector"], labels_of("redis"))
@@ -485,3 +491,34 @@ def test_prod_egress_only_to_dns_and_the_external_redis() -> None:
     assert "PLACEHOLDER" in source
     for net in redis_rules:
         assert str(net) in source
+
+
+def test_prod_workers_may_reach_public_webhook_receivers_only() -> None:
+    hooks = _egress_policies()["stakeout-worker-webhook-egress"]
+    assert selector_matches(hooks["spec"]["podSelector"], labels_of("worker"))
+    assert not selector_matches(hooks["spec"]["podSelector"], labels_of("api"))
+    (rule,) = hooks["spec"]["egress"]
+    assert {(p["protocol"], p["port"]) for p in rule["ports"]} == {("TCP", 443), ("TCP", 80)}
+    blocks = [peer["ipBlock"] for peer in rule["to"]]
+    for private in (
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",
+        "127.0.0.1",
+        "100.64.0.1",
+        "::1",
+        "fd00::1",
+        "fe80::1",
+    ):
+        address = ipaddress.ip_address(private)
+        admitted = [
+            b
+            for b in blocks
+            if address in ipaddress.ip_network(b["cidr"])
+            and not any(address in ipaddress.ip_network(e) for e in b.get("except", []))
+        ]
+        assert not admitted, f"{private} is reachable"
+    for public in ("8.8.8.8", "2606:4700:4700::1111"):
+        address = ipaddress.ip_address(public)
+        assert any(address in ipaddress.ip_network(b["cidr"]) for b in blocks)
