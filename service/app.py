@@ -18,6 +18,7 @@ from service.context import open_context, queue_url
 from service.errors import problem_handler
 from service.observability import QueueCollector, instrument, metrics
 from service.openapi_doc import openapi_config
+from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.scheduling import QUEUES
 from service.settings import Settings
 
@@ -30,6 +31,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
         async with open_context(settings) as ctx:
             app.state.ctx = ctx
             app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
+            if settings.rate_limit_per_minute:
+                app.state.rate_limiter = RateLimiter(
+                    queue_url(settings), settings.rate_limit_per_minute
+                )
             try:
                 yield
             finally:
@@ -45,6 +50,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
+        middleware=[RateLimitMiddleware()],
         exception_handlers={Exception: problem_handler},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
@@ -57,7 +63,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 "If-Match",
                 "X-Request-ID",
             ],
-            expose_headers=["ETag", "X-Request-ID"],
+            expose_headers=["ETag", "Retry-After", "X-Request-ID"],
         ),
         debug=False,
         # Logging is configured once per process (service/cli.py: JSON lines); Litestar's

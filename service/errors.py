@@ -39,6 +39,14 @@ class GameNotFinished(ServiceError):
     code = "game-not-finished"
 
 
+class RateLimited(ServiceError):
+    code = "too-many-requests"
+
+    def __init__(self, detail: str, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
 _HTTP_CODES = {
     400: "invalid-request",
     401: "unauthorized",
@@ -93,6 +101,8 @@ def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response
     headers = {}
     if body.status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="stakeout"'
+    if isinstance(exc, RateLimited):
+        headers["Retry-After"] = str(exc.retry_after)
     return Response(
         body,
         status_code=body.status,

@@ -87,6 +87,9 @@ _PROBLEMS: dict[str, list[int]] = {
     "readyz": [400, 503],
 }
 
+# Operations the rate limit does not count (service/ratelimit.py): no 429 for them.
+_UNCOUNTED = {"healthz", "readyz"}
+
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "createGame": [{"apiKey": []}],
     "listMyGames": [{"apiKey": []}],
@@ -264,13 +267,23 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
             for param in op.get("parameters", []):
                 _drop_null(param)
             responses = op.setdefault("responses", {})
-            for status in _PROBLEMS.get(op_id, [400]):
+            statuses = _PROBLEMS.get(op_id, [400])
+            if op_id not in _UNCOUNTED:
+                statuses = [*statuses, 429]
+            for status in statuses:
                 codes = [c for c, (s, _) in CATALOGUE.items() if s == status]
                 responses[str(status)] = {
                     "description": "Problem: " + ", ".join(codes),
                     "content": {
                         PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}
                     },
+                }
+            if "429" in responses:
+                responses["429"]["headers"] = {
+                    "Retry-After": {
+                        "description": "Seconds until the credential may send again",
+                        "schema": {"type": "integer", "minimum": 1},
+                    }
                 }
             op["security"] = _SECURITY.get(op_id, [{}])
             if op_id == "createGame":

@@ -62,6 +62,8 @@ class Settings:
     # tuned sample count (domain/budget.py). The cap is what a deployment tunes.
     bot_seconds: float = 1.0
     bot_effort: float = 1.0
+    # Requests per sliding minute per bearer credential (else per address); 0: no limit.
+    rate_limit_per_minute: int = 1200
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -69,6 +71,8 @@ class Settings:
             raise ValueError(f"STAKEOUT_BOT_SECONDS must be in (0, {MAX_BOT_SECONDS:g}]")
         if not 0 < self.bot_effort <= 100:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
+        if self.rate_limit_per_minute < 0:
+            raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
 
     @property
     def bot_budget(self) -> Budget:
@@ -92,5 +96,6 @@ class Settings:
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
             bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", "1", float),
             bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", "1", float),
+            rate_limit_per_minute=_parse(e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", "1200", int),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )

@@ -51,7 +51,8 @@ API_KEY = "test-api-key"
 
 @pytest.fixture
 def settings(clean_redis: str) -> Settings:
-    return Settings(redis_url=clean_redis, api_keys=(API_KEY,))
+    # Tests poll as fast as they like; test_rate_limit.py turns the limit on.
+    return Settings(redis_url=clean_redis, api_keys=(API_KEY,), rate_limit_per_minute=0)
 
 
 @pytest.fixture
@@ -112,6 +113,7 @@ def server_url(redis_url: str) -> Iterator[str]:
         **os.environ,
         "REDIS_URL": redis_url,
         "STAKEOUT_API_KEYS": API_KEY,
+        "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
         "PORT": str(port),
         "LOG_LEVEL": "WARNING",
     }

@@ -62,6 +62,7 @@ def service_env(redis_url: str, **extra: str) -> dict[str, str]:
     env.update(
         REDIS_URL=redis_url,
         STAKEOUT_API_KEYS=API_KEY,
+        STAKEOUT_RATE_LIMIT_PER_MINUTE="0",
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
     )
