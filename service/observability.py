@@ -40,7 +40,12 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client import REGISTRY, Counter, Histogram
 from prometheus_client.exposition import choose_encoder
-from prometheus_client.metrics_core import GaugeMetricFamily, HistogramMetricFamily, Metric
+from prometheus_client.metrics_core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from rq import Queue, get_current_job
 
 log = logging.getLogger("stakeout.observability")
@@ -91,6 +96,7 @@ def act_kind(act: object) -> str:
 # ---- worker job durations, via the queue Redis -----------------------------------------
 
 JOB_SECONDS_KEY = "stakeout:metrics:job_seconds"
+WORKER_ACTS_KEY = "stakeout:metrics:worker_acts"
 JOB_BUCKETS: tuple[float, ...] = (
     0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, float("inf"),
 )  # fmt: skip
@@ -100,12 +106,30 @@ def _le(bound: float) -> str:
     return "+Inf" if math.isinf(bound) else str(bound)
 
 
-def record_job_seconds(connection: redis.Redis, job: str, seconds: float) -> None:
-    """Add one observation to the Redis-held histogram of ``job`` (bucket counts not cumulative)."""
+def _acts_so_far() -> dict[tuple[str, str], float]:
+    """This process's MOVES_APPLIED counts, by (game, act)."""
+    return {
+        (s.labels["game"], s.labels["act"]): s.value
+        for metric in MOVES_APPLIED.collect()
+        for s in metric.samples
+        if s.name.endswith("_total")
+    }
+
+
+def record_job(
+    connection: redis.Redis,
+    job: str,
+    seconds: float,
+    acts: dict[tuple[str, str], float] | None = None,
+) -> None:
+    """Add one observation to the Redis-held histogram of ``job`` (bucket counts not
+    cumulative) and the acts the job appended to the cluster-wide act counts, in one MULTI."""
     le = next(b for b in JOB_BUCKETS if seconds <= b)
     pipe = connection.pipeline(transaction=True)
     pipe.hincrby(JOB_SECONDS_KEY, f"{job}|{_le(le)}", 1)
     pipe.hincrbyfloat(JOB_SECONDS_KEY, f"{job}|sum", seconds)
+    for (game, act), count in (acts or {}).items():
+        pipe.hincrby(WORKER_ACTS_KEY, f"{game}|{act}", int(count))
     pipe.execute()
 
 
@@ -117,15 +141,22 @@ def timed_job(job: str, game_id: str) -> Iterator[None]:
         LogFields(extra={"job": job, "job_id": current.id if current else None, "game_id": game_id})
     )
     start = time.perf_counter()
+    acts_before = _acts_so_far()
     outcome = "error"
     try:
         yield
         outcome = "ok"
     finally:
         seconds = time.perf_counter() - start
+        # The acts this job appended (workers have no port to scrape: Redis carries them).
+        acts = {
+            key: count - acts_before.get(key, 0.0)
+            for key, count in _acts_so_far().items()
+            if count > acts_before.get(key, 0.0)
+        }
         if current is not None:
             try:
-                record_job_seconds(current.connection, job, seconds)
+                record_job(current.connection, job, seconds, acts)
             except redis.RedisError:
                 log.warning("could not record the job duration", exc_info=True)
         log.info(
@@ -155,6 +186,7 @@ class QueueCollector:
             connection = self._connection()
             depths = [(q, Queue(q, connection=connection).count) for q in self._queues]
             raw: dict[Any, Any] = connection.hgetall(JOB_SECONDS_KEY)
+            acts: dict[Any, Any] = connection.hgetall(WORKER_ACTS_KEY)
         except redis.RedisError:
             # A scrape still answers with everything else: the process metrics matter most
             # precisely when the queue Redis is down.
@@ -167,6 +199,15 @@ class QueueCollector:
             depth.add_metric([name], count)
         yield depth
         yield _job_histogram({k.decode(): v.decode() for k, v in raw.items()})
+        worker_acts = CounterMetricFamily(
+            "stakeout_worker_acts",
+            "Acts appended by the workers' jobs (bot turns, deadlines, scoring), cluster-wide",
+            labels=["game", "act"],
+        )
+        for field_name, count in sorted(acts.items()):
+            game, act = field_name.decode().split("|", 1)
+            worker_acts.add_metric([game, act], int(count))
+        yield worker_acts
 
     def close(self) -> None:
         if self._redis is not None:

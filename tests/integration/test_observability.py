@@ -22,7 +22,7 @@ from domain.sealed import commitment
 from service.context import open_context
 from service.observability import JsonFormatter, timed_job
 from service.settings import Settings
-from tests.helpers import auth, create, view, wait_for
+from tests.helpers import API_KEY, auth, create, view, wait_for
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
 BOTS2 = [{"type": "bot", "level": "random"}, {"type": "bot", "level": "random"}]
@@ -161,7 +161,9 @@ def test_an_append_conflict_is_counted_and_retried(client: Any, settings: Settin
     assert delta(before, after, "stakeout_moves_applied_total", game="fbi", act="commit") == 2
 
 
-def test_queue_depth_then_worker_job_latency(client: Any, request: pytest.FixtureRequest) -> None:
+def test_queue_depth_then_worker_job_latency_and_acts(
+    client: Any, request: pytest.FixtureRequest
+) -> None:
     # No worker yet: the bot job waits in its queue.
     game_id = create(client, "fbi", BOTS2)["id"]
     samples, types = scrape(client)
@@ -186,6 +188,24 @@ def test_queue_depth_then_worker_job_latency(client: Any, request: pytest.Fixtur
     assert inf == count
     assert small <= count
     assert value(samples, "stakeout_worker_job_duration_seconds_sum", **job) > 0
+    # Every act the workers appended (bot turns, then the scoring job) is counted once,
+    # cluster-wide: as many as the finished game's log holds (each batch records its act).
+    assert scrape(client)[1]["stakeout_worker_acts"] == "counter"
+    wait_for(lambda: view(client, game_id)["result"] is not None, timeout=120)
+    replay = client.get(f"/v1/games/{game_id}/replay", headers=auth(API_KEY)).json()
+    acts = [r["act"]["kind"] for r in replay["events"] if r["act"] is not None]
+    assert "result" in acts
+
+    def counted() -> dict[str, float]:
+        samples, _ = scrape(client)
+        return {
+            dict(labels)["act"]: v
+            for (name, labels), v in samples.items()
+            if name == "stakeout_worker_acts_total" and ("game", "fbi") in labels
+        }
+
+    expected = {kind: float(acts.count(kind)) for kind in set(acts)}
+    assert wait_for(lambda: counted() == expected or None, timeout=30)
 
 
 REQUEST_ID = re.compile(r"^[0-9a-f]{32}$")
