@@ -13,6 +13,7 @@ from litestar.config.cors import CORSConfig
 
 from service.api.v1.games import GamesController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
 from service.errors import problem_handler
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             GamesController,
             WebhooksController,
+            StatsController,
             RulesController,
             HealthController,
             metrics,

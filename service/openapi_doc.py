@@ -71,6 +71,7 @@ _PROBLEMS: dict[str, list[int]] = {
     "createGame": [400, 401, 413, 415, 422],
     "getGame": [400, 401, 403, 404],
     "listMyGames": [400, 401],
+    "getStats": [400, 401],
     "registerWebhook": [400, 401, 409, 413, 415, 422],
     "listWebhooks": [400, 401],
     "deleteWebhook": [400, 401, 404],
@@ -93,6 +94,7 @@ _UNCOUNTED = {"healthz", "readyz"}
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "createGame": [{"apiKey": []}],
     "listMyGames": [{"apiKey": []}],
+    "getStats": [{"apiKey": []}],
     "registerWebhook": [{"apiKey": []}],
     "listWebhooks": [{"apiKey": []}],
     "deleteWebhook": [{"apiKey": []}],

@@ -20,6 +20,7 @@ from service.context import Context, open_context
 from service.observability import timed_job
 from service.scheduling import sweep
 from service.settings import Settings
+from service.stats import StatsStore
 from service.webhooks import Notification, WebhookStore
 
 # Jobs run in the worker process itself (workers/main.py uses RQ's SimpleWorker), so one
@@ -57,7 +58,15 @@ async def _score(game_id: str) -> str:
             )
         except DomainError as exc:
             return f"not scored: {exc.detail}"
-        return "recorded" if applied.events else "already recorded"
+        # Counted once per game, also when this is a retry of a job that recorded the
+        # result and died before counting it (StatsStore.count_result is idempotent).
+        loaded = await ctx.games.load(game_id)
+        outcome = loaded.match.recorded
+        if outcome is not None:
+            await StatsStore(ctx.store.redis).count_result(
+                loaded.meta.owner, game_id, loaded.meta.game, loaded.meta.seats, outcome.winners
+            )
+        return "recorded" if applied.events and not applied.replayed else "already recorded"
 
 
 # Timed here, in the work horse: the duration goes to the queue Redis (the API exports it)

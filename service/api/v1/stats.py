@@ -1,0 +1,34 @@
+"""The calling API key's results, counted once per finished game (service/stats.py)."""
+
+from __future__ import annotations
+
+from litestar import Controller, get
+from litestar.datastructures import State
+
+from service.api.v1.games import Authorization
+from service.auth import Unauthorized, bearer
+from service.context import Context
+from service.stats import Stats, StatsStore
+
+
+class StatsController(Controller):
+    path = "/v1/stats"
+    tags = ["games"]
+
+    @get(
+        "/",
+        operation_id="getStats",
+        summary="The API key's results",
+        description=(
+            "Per game kind: finished games, and for each kind of seat (`human`, or the bot "
+            "level) the seats played and the seats among the winners (a shared win counts for "
+            "each winner). A game counts once its result is recorded."
+        ),
+    )
+    async def get_stats(self, state: State, authorization: Authorization = None) -> Stats:
+        ctx: Context = state.ctx
+        token = bearer(authorization)
+        owner = ctx.api_keys.identify(token) if token else None
+        if owner is None:
+            raise Unauthorized("statistics belong to an API key")
+        return await StatsStore(ctx.store.redis).of(owner)
