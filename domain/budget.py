@@ -19,7 +19,7 @@ bot and a cut-short search cannot make a replay disagree.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import msgspec
 
@@ -37,6 +37,16 @@ class Budget(msgspec.Struct, frozen=True):
     def samples(self, tuned: int, minimum: int) -> int:
         """The sample count to aim for: ``tuned`` scaled by effort, never below ``minimum``."""
         return max(minimum, round(tuned * self.effort))
+
+    def rounds(self, tuned: int, minimum: int) -> Iterator[int]:
+        """The sample numbers 0, 1, … an expert may take: at most ``samples(tuned,
+        minimum)``, and no more than the clock allows (``minimum`` always)."""
+        total = self.samples(tuned, minimum)
+        pacer = self.pacer(minimum)
+        done = 0
+        while done < total and pacer.another(done):
+            yield done
+            done += 1
 
     def pacer(self, minimum: int, clock: Callable[[], float] | None = None) -> Pacer:
         """Start the clock for one move (``minimum`` samples are always allowed)."""

@@ -47,6 +47,14 @@ class ApiKeys:
             found |= hmac.compare_digest(digest, known)
         return hashlib.sha256(digest.encode()).hexdigest()[:16] if found else None
 
+    def require(self, authorization: str | None, needed_for: str) -> str:
+        """The id of the API key in ``authorization``; 401 (saying ``needed_for``) if none."""
+        token = bearer(authorization)
+        key_id = self.identify(token) if token else None
+        if key_id is None:
+            raise Unauthorized(needed_for)
+        return key_id
+
 
 def seat_of(meta: GameMeta, token: str) -> int | None:
     digest = token_hash(token)

@@ -120,7 +120,7 @@ def record_job(
     connection: redis.Redis,
     job: str,
     seconds: float,
-    acts: dict[tuple[str, str], float] | None = None,
+    acts: dict[tuple[str, str], float],
 ) -> None:
     """Add one observation to the Redis-held histogram of ``job`` (bucket counts not
     cumulative) and the acts the job appended to the cluster-wide act counts, in one MULTI."""
@@ -128,7 +128,7 @@ def record_job(
     pipe = connection.pipeline(transaction=True)
     pipe.hincrby(JOB_SECONDS_KEY, f"{job}|{_le(le)}", 1)
     pipe.hincrbyfloat(JOB_SECONDS_KEY, f"{job}|sum", seconds)
-    for (game, act), count in (acts or {}).items():
+    for (game, act), count in acts.items():
         pipe.hincrby(WORKER_ACTS_KEY, f"{game}|{act}", int(count))
     pipe.execute()
 

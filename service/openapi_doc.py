@@ -20,6 +20,7 @@ from litestar.openapi.spec import Contact, License, Tag
 
 from domain import registry
 from service.problems import CATALOGUE, PROBLEM_MEDIA_TYPE, TYPE_PREFIX
+from service.ratelimit import UNCOUNTED
 
 API_VERSION = "1.0.0"
 
@@ -87,9 +88,6 @@ _PROBLEMS: dict[str, list[int]] = {
     "healthz": [400],
     "readyz": [400, 503],
 }
-
-# Operations the rate limit does not count (service/ratelimit.py): no 429 for them.
-_UNCOUNTED = {"healthz", "readyz"}
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "createGame": [{"apiKey": []}],
@@ -261,7 +259,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     for name in _strict_request_schemas():
         if name in schemas:
             schemas[name]["additionalProperties"] = False
-    for item in doc.get("paths", {}).values():
+    for path, item in doc.get("paths", {}).items():
         for method, op in item.items():
             if method not in {"get", "post", "put", "patch", "delete"}:
                 continue
@@ -270,7 +268,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                 _drop_null(param)
             responses = op.setdefault("responses", {})
             statuses = _PROBLEMS.get(op_id, [400])
-            if op_id not in _UNCOUNTED:
+            if path not in UNCOUNTED:  # the rate limit's exemptions answer no 429
                 statuses = [*statuses, 429]
             for status in statuses:
                 codes = [c for c, (s, _) in CATALOGUE.items() if s == status]

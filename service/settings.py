@@ -22,9 +22,11 @@ def _bool(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _parse(env: dict[str, str], name: str, default: str, convert: Callable[[str], T]) -> T:
-    """``env[name]`` (or ``default``) converted; a bad value names the variable."""
-    raw = env.get(name, default)
+def _parse(env: dict[str, str], name: str, default: T, convert: Callable[[str], T]) -> T:
+    """``env[name]`` converted (``default`` when unset); a bad value names the variable."""
+    raw = env.get(name)
+    if raw is None:
+        return default
     try:
         return convert(raw)
     except ValueError:
@@ -84,18 +86,20 @@ class Settings:
         keys = tuple(k.strip() for k in e.get("STAKEOUT_API_KEYS", "").split(",") if k.strip())
         return cls(
             host=e.get("HOST", "127.0.0.1"),
-            port=_parse(e, "PORT", "8000", int),
+            port=_parse(e, "PORT", cls.port, int),
             redis_url=e.get("REDIS_URL") or None,
             redis_cluster=_bool(e.get("REDIS_CLUSTER")),
             queue_redis_url=e.get("QUEUE_REDIS_URL") or None,
             api_keys=keys,
             data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
-            sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", "30", int),
-            webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", "5,30,120,600,1800", _ints),
+            sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
+            webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
-            bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", "1", float),
-            bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", "1", float),
-            rate_limit_per_minute=_parse(e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", "1200", int),
+            bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", cls.bot_seconds, float),
+            bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", cls.bot_effort, float),
+            rate_limit_per_minute=_parse(
+                e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", cls.rate_limit_per_minute, int
+            ),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )

@@ -62,15 +62,13 @@ def expert_move(
     candidates = _candidates(p, greedy, legal_moves)
     if len(candidates) == 1:
         return greedy
-    samples = budget.samples(SIMULATIONS_PER_MOVE // len(candidates), MIN_SAMPLES)
-    pacer = budget.pacer(MIN_SAMPLES)
     margins = [0.0] * len(candidates)
     done = 0
-    while done < samples and pacer.another(done):
-        world = determinize(view, rng.fork(f"world{done}"))
+    for i in budget.rounds(SIMULATIONS_PER_MOVE // len(candidates), MIN_SAMPLES):
+        world = determinize(view, rng.fork(f"world{i}"))
         for j, move in enumerate(candidates):
-            margins[j] += _simulate(world, view.seat, move, rng.fork(f"play{done}.{j}"))
-        done += 1
+            margins[j] += _simulate(world, view.seat, move, rng.fork(f"play{i}.{j}"))
+        done = i + 1
     best = max(range(len(candidates)), key=lambda j: (margins[j], -j))
     if margins[best] - margins[0] < DEVIATION_MARGIN * done:
         return greedy

@@ -166,16 +166,12 @@ def expert_move(
         margins = _Margins(here, seat)
         ranked = sorted(moves, key=lambda m: -_greedy_value(here, seat, m, margins))
         moves = ranked[:EXPERT_CANDIDATES]
-    samples = budget.samples(EXPERT_PLAYOUTS // len(moves), EXPERT_MIN_SAMPLES)
-    pacer = budget.pacer(EXPERT_MIN_SAMPLES)
     totals = [0] * len(moves)
-    done = 0
-    while done < samples and pacer.another(done):
+    for _ in budget.rounds(EXPERT_PLAYOUTS // len(moves), EXPERT_MIN_SAMPLES):
         # Every candidate meets the same sampled deck, so they are compared on equal luck.
         state = state_from_view(view, rng.shuffled(unseen))
         for i, move in enumerate(moves):
             totals[i] += _playout(state, seat, move)
-        done += 1
     # The first best wins ties, as the candidates are ordered (greedy's ranking).
     return moves[max(range(len(moves)), key=lambda i: (totals[i], -i))]
 

@@ -214,16 +214,12 @@ def expert_move(
         raise ValueError("a bot plays a seat")
     candidates = ranked(view, legal_moves)[:EXPERT_CANDIDATES]
     totals = [0.0] * len(candidates)
-    worlds = budget.samples(EXPERT_WORLDS, EXPERT_MIN_WORLDS)
-    pacer = budget.pacer(EXPERT_MIN_WORLDS)
-    w = 0
-    while w < worlds and pacer.another(w):
+    for w in budget.rounds(EXPERT_WORLDS, EXPERT_MIN_WORLDS):
         world = determinize(view, rng.fork(f"world{w}"))
         for c, move in enumerate(candidates):
             play = rng.fork(f"play{w}.{c}")
             state, _ = apply(world, me, move, play)
             totals[c] += _margin(final_scores(_play_out(state, play)), me)
-        w += 1
     best = max(range(len(candidates)), key=lambda c: totals[c])
     return candidates[best]
 

@@ -31,7 +31,7 @@ from service.api.v1.schemas import (
     Reveal,
     SeatGrant,
 )
-from service.auth import Caller, Unauthorized, bearer, caller_for
+from service.auth import Caller, Unauthorized, caller_for
 from service.context import Context
 from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Loaded
@@ -128,10 +128,7 @@ class GamesController(Controller):
         self, state: State, data: Annotated[CreateGame, Body()], authorization: Authorization = None
     ) -> GameCreatedResponse:
         ctx = _ctx(state)
-        token = bearer(authorization)
-        key_id = ctx.api_keys.identify(token) if token else None
-        if key_id is None:
-            raise Unauthorized("creating a game needs an API key")
+        key_id = ctx.api_keys.require(authorization, "creating a game needs an API key")
         game = str(type(data).__struct_config__.tag)
         seats = [
             SeatSpec("bot", s.level) if isinstance(s, BotSeat) else SeatSpec("human")
@@ -184,10 +181,7 @@ class GamesController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size")] = 20,
     ) -> GamePage:
         ctx = _ctx(state)
-        token = bearer(authorization)
-        owner = ctx.api_keys.identify(token) if token else None
-        if owner is None:
-            raise Unauthorized("listing games needs an API key")
+        owner = ctx.api_keys.require(authorization, "listing games needs an API key")
         before: tuple[int, str] | None = None
         if cursor is not None:
             created_text, _, last_id = cursor.partition("-")

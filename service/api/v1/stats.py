@@ -6,7 +6,6 @@ from litestar import Controller, get
 from litestar.datastructures import State
 
 from service.api.v1.games import Authorization
-from service.auth import Unauthorized, bearer
 from service.context import Context
 from service.stats import Stats, StatsStore
 
@@ -27,8 +26,5 @@ class StatsController(Controller):
     )
     async def get_stats(self, state: State, authorization: Authorization = None) -> Stats:
         ctx: Context = state.ctx
-        token = bearer(authorization)
-        owner = ctx.api_keys.identify(token) if token else None
-        if owner is None:
-            raise Unauthorized("statistics belong to an API key")
+        owner = ctx.api_keys.require(authorization, "statistics belong to an API key")
         return await StatsStore(ctx.store.redis).of(owner)

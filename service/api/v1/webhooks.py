@@ -11,7 +11,6 @@ from litestar.params import Body, PathParameter, QueryParameter
 
 from service import egress
 from service.api.v1.games import Authorization
-from service.auth import Unauthorized, bearer
 from service.context import Context
 from service.errors import ServiceError
 from service.webhooks import MAX_WEBHOOKS_PER_KEY, Attempt, EventKind, Webhook, WebhookStore
@@ -78,11 +77,7 @@ def _info(hook: Webhook) -> WebhookInfo:
 
 
 def _owner(ctx: Context, authorization: str | None) -> str:
-    token = bearer(authorization)
-    owner = ctx.api_keys.identify(token) if token else None
-    if owner is None:
-        raise Unauthorized("webhooks belong to an API key")
-    return owner
+    return ctx.api_keys.require(authorization, "webhooks belong to an API key")
 
 
 async def _own(ctx: Context, owner: str, webhook_id: str) -> Webhook:
