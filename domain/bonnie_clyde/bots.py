@@ -175,6 +175,10 @@ def greedy_move(p: Perspective, legal: Sequence[Command]) -> Command:
 
 
 def _greedy_play(p: Perspective, legal: Sequence[Command]) -> Command:
+    if len(p.hand) == 1:
+        # The last card: going out earns the car bonus and ends the hand now, even when
+        # it is a Ted Hinton that could still draw or search (HOUSE-RULES §3).
+        return next(m for m in legal if isinstance(m, Discard))
     best: Command | None = None
     best_points = 0.0
     for move in legal:

@@ -105,17 +105,21 @@ def legal(state: State, seat: int) -> list[Command]:
 def _plays(state: State, seat: int) -> list[Command]:
     hand = state.hands[seat]
     counts = Counter(hand)
-    # A play may never empty the hand: the turn must end with a discard (decided, §3).
+    # A play may never leave the hand empty before the discard (HOUSE-RULES §3), judged
+    # on what the play leaves: a meld or layoff keeps at least one card.
     spare = len(hand) - 1
     moves: list[Command] = []
     if _may_play_ted_hinton(state, hand):
         # Decided: each choice needs something to act on (a Case File to draw from,
-        # FBI Files to search, a card under the location looked at).
+        # FBI Files to search, a card under the location looked at). A Ted Hinton that
+        # is the last card may still draw or search, which put a card back in the hand;
+        # not look, which may end with the card left where it lies.
         if state.case_file:
             moves.append(TedHintonDrawTwo())
         if state.files:
             moves.append(TedHintonSearchFiles())
-        moves += [TedHintonLook(loc) for loc in LOCATIONS if state.locations[loc - 1]]
+        if _look_keeps_a_card(hand):
+            moves += [TedHintonLook(loc) for loc in LOCATIONS if state.locations[loc - 1]]
     melded = _melded_locations(state)
     for loc in LOCATIONS:
         have = min(counts[EVIDENCE[loc]], spare)
@@ -127,9 +131,13 @@ def _plays(state: State, seat: int) -> list[Command]:
 
 
 def _may_play_ted_hinton(state: State, hand: list[Card]) -> bool:
-    # At most one per turn (§3). Decided: the Ted Hinton itself leaves the hand, so it
-    # needs another card beside it (a play never empties the hand).
-    return not state.ted_played and TED_HINTON in hand and len(hand) >= 2
+    return not state.ted_played and TED_HINTON in hand  # at most one per turn (§3)
+
+
+def _look_keeps_a_card(hand: list[Card]) -> bool:
+    """A look may leave the card under the location, so the Ted Hinton played for it
+    must not be the last card in hand (HOUSE-RULES §3)."""
+    return len(hand) >= 2
 
 
 def _melded_locations(state: State) -> set[int]:
@@ -182,8 +190,6 @@ def _check_ted_hinton(state: State, seat: int) -> None:
         raise IllegalMove("only one Ted Hinton may be played per turn")
     if TED_HINTON not in hand:
         raise IllegalMove("no Ted Hinton in hand")
-    if len(hand) < 2:
-        raise IllegalMove("playing the last card would leave the hand empty before the discard")
 
 
 def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo) -> list[Event]:
@@ -215,6 +221,11 @@ def _take_from_files(state: State, seat: int, command: TakeFromFiles) -> list[Ev
 
 def _ted_look(state: State, seat: int, command: TedHintonLook) -> list[Event]:
     _check_ted_hinton(state, seat)
+    if not _look_keeps_a_card(state.hands[seat]):
+        raise IllegalMove(
+            "a look may leave the card where it lies, which would leave the hand empty "
+            "before the discard"
+        )
     card = _card_under(state, command.location)
     return [
         TedHintonPlayed(seat=seat, action="look", location=command.location),
@@ -332,8 +343,9 @@ def _discard(state: State, seat: int, command: Discard) -> list[Event]:
 
 
 def _after_discard(state: State, seat: int, rng: Rng) -> list[Event]:
-    """End of the hand, and of the game or the next deal. Decided: discarding the last
-    card goes out even when the Case File ran out on the same turn (the bonus applies)."""
+    """End of the hand, and of the game or the next deal. Discarding the last card goes
+    out even when the Case File ran out on the same turn, so the car bonus applies
+    (HOUSE-RULES §3, "Hand score")."""
     went_out = len(state.hands[seat]) == 1
     if not went_out and state.case_file:
         return []

@@ -25,18 +25,19 @@ def table_points(state: State, seat: int) -> int:
 
 def score_hand(state: State, ending: HandEnding, ended_by_seat: int) -> HandScored:
     """Cards left in hands count nothing. Only a player who went out earns the car's
-    position as a bonus, and only they can shut the others out by holding both Bonnie
-    and Clyde; a hand that ends with the Case File running out has neither."""
+    position as a bonus. The player who ended the hand, by going out or by drawing the
+    Case File's last card, shuts every other player out (they score 0 for the hand) when
+    both Bonnie and Clyde are in front of them (HOUSE-RULES §3, "Hand score": rulebook,
+    "if you ended the hand and you have both Bonnie and Clyde")."""
     scores = [table_points(state, seat) for seat in range(state.seats)]
     bonus = 0
-    shut_out = False
     if ending == "went_out":
         bonus = state.car
         scores[ended_by_seat] += bonus
-        captured = state.fugitives[ended_by_seat]
-        if BONNIE in captured and CLYDE in captured:
-            shut_out = True
-            scores = [s if seat == ended_by_seat else 0 for seat, s in enumerate(scores)]
+    captured = state.fugitives[ended_by_seat]
+    shut_out = BONNIE in captured and CLYDE in captured
+    if shut_out:
+        scores = [s if seat == ended_by_seat else 0 for seat, s in enumerate(scores)]
     return HandScored(
         hand_number=state.hand_number,
         ending=ending,

@@ -10,6 +10,7 @@ from domain.bonnie_clyde import GAME, expert
 from domain.bonnie_clyde.bots import greedy_from_view
 from domain.bonnie_clyde.cards import BONNIE
 from domain.bonnie_clyde.commands import (
+    Discard,
     DrawFromCaseFile,
     DrawFromFiles,
     LayOff,
@@ -17,12 +18,13 @@ from domain.bonnie_clyde.commands import (
     Meld,
     MoveCar,
     TakeHiddenCard,
+    TedHintonSearchFiles,
 )
 from domain.budget import Budget
 from domain.engine import BotLevel
 from domain.match import Match, Rules
 from domain.rng import Rng
-from tests.domain.bonnie_clyde_helpers import act, ev, melds, playing, table
+from tests.domain.bonnie_clyde_helpers import TED, act, ev, melds, playing, table
 from tests.domain.playthrough import play
 
 
@@ -147,3 +149,32 @@ def test_greedy_keeps_a_useful_card_it_finds_and_leaves_a_useless_one() -> None:
     state = playing(table([hand, [ev(1)]], under={4: ev(9)}), car=2)
     state, _ = act(state, 0, Meld(4, 3))
     assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == LeaveHiddenCard()
+
+
+def _lone_ted_hinton() -> Any:
+    """Seat 0, after its draw, holds a Ted Hinton as its last card (every card of the deck
+    accounted for, so the expert can sample the rest)."""
+    state = table([[TED], [ev(2), ev(3)]], under={6: ev(9)}, files=[ev(5), ev(7)])
+    return playing(state, seat=0)
+
+
+def test_greedy_goes_out_with_a_lone_ted_hinton() -> None:
+    state = _lone_ted_hinton()
+    legal = GAME.legal(state, 0)
+    assert len(legal) == 3  # draw two, search the Files, or discard it
+    assert greedy_from_view(GAME.view(state, 0), legal) == Discard(TED)
+
+
+def test_the_expert_samples_and_decides_with_a_lone_ted_hinton_and_an_empty_hand() -> None:
+    state = _lone_ted_hinton()
+    searching, _ = act(state, 0, TedHintonSearchFiles())
+    assert searching.hands[0] == []
+    for position in (state, searching):
+        view = GAME.view(position, 0)
+        legal = GAME.legal(position, 0)
+        for n in range(4):
+            world = expert.determinize(view, Rng(b"lone-ted", f"world{n}"))
+            assert GAME.view(world, 0) == view
+            assert GAME.legal(world, 0) == legal
+        move = GAME.bot_move("expert", view, legal, Rng(b"lone-ted", "move"), Budget(effort=0.05))
+        assert move in legal

@@ -112,8 +112,10 @@ def _recompute(events: list[Any], seats: int, target: int) -> list[int]:
             expected = list(points)
             if went_out:
                 expected[last_seat] += car
-                if fugitives[last_seat] == 2:
-                    expected = [p if s == last_seat else 0 for s, p in enumerate(expected)]
+            # Whoever ended the hand (going out, or drawing the last Case File card)
+            # shuts the others out with both fugitives in front.
+            if fugitives[last_seat] == 2:
+                expected = [p if s == last_seat else 0 for s, p in enumerate(expected)]
             assert event.hand_scores == expected
             totals = [t + p for t, p in zip(totals, expected, strict=True)]
             assert event.totals == totals

@@ -40,7 +40,7 @@ from domain.bonnie_clyde.events import (
     TedHintonPlayed,
 )
 from domain.bonnie_clyde.scoring import table_points
-from domain.bonnie_clyde.state import PlayedSet, phase
+from domain.bonnie_clyde.state import PlayedSet, State, phase
 from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
 from domain.match import Rules, SeatSpec
 from domain.rng import Rng
@@ -296,11 +296,71 @@ def test_a_layoff_of_the_last_card_is_illegal() -> None:
         act(state, 0, LayOff(4, 1))
 
 
-def test_a_ted_hinton_that_is_the_last_card_cannot_be_played() -> None:
-    state = playing(table([[TED], [ev(2)]], under={3: ev(5)}), seat=0)
-    assert GAME.legal(state, 0) == [Discard(TED)]
-    with pytest.raises(IllegalMove):
-        act(state, 0, TedHintonDrawTwo())
+def _ted_hinton_left_alone() -> State:
+    """Seat 0 draws a Ted Hinton, then melds its three Evidence: the Ted Hinton is the
+    only card left, after the draw and before the discard."""
+    state = table(
+        [[ev(4), ev(4), ev(4)], [ev(2)]],
+        under={3: ev(5), 4: ev(7)},
+        next_draws=[TED, ev(8), ev(9)],
+        files=[ev(6), ev(1)],
+    )
+    state, _ = act(state, 0, DrawFromCaseFile())
+    state, _ = act(state, 0, Meld(4, 3))
+    state, _ = act(state, 0, LeaveHiddenCard())
+    assert (state.hands[0], phase(state)) == ([TED], "play")
+    return state
+
+
+def test_a_ted_hinton_as_the_last_card_may_draw_two_or_search_but_not_look() -> None:
+    state = _ted_hinton_left_alone()
+    assert GAME.legal(state, 0) == [TedHintonDrawTwo(), TedHintonSearchFiles(), Discard(TED)]
+    for location in (3, 4):  # cards lie there, but a look may leave the hand empty
+        with pytest.raises(IllegalMove):
+            act(state, 0, TedHintonLook(location))
+
+
+def test_a_ted_hinton_as_the_last_card_draws_two_and_the_turn_goes_on() -> None:
+    state = _ted_hinton_left_alone()
+    state, events = act(state, 0, TedHintonDrawTwo())
+    assert events == [
+        TedHintonPlayed(seat=0, action="draw_two"),
+        CardDrawn(seat=0, source="case_file", card=ev(8)),
+        CardDrawn(seat=0, source="case_file", card=ev(9)),
+        TedHintonFiled(seat=0),
+    ]
+    assert sorted(state.hands[0]) == [ev(8), ev(9)]
+    assert phase(state) == "play"
+    state, events = act(state, 0, Discard(ev(8)))
+    assert events == [CardDiscarded(seat=0, card=ev(8))]  # not out: one card is left
+    assert state.turn_seat == 1
+
+
+def test_a_ted_hinton_as_the_last_card_searches_the_fbi_files_for_the_discard() -> None:
+    state = _ted_hinton_left_alone()
+    state, _ = act(state, 0, TedHintonSearchFiles())
+    assert state.hands[0] == []  # only while the search is under way
+    assert GAME.legal(state, 0) == [TakeFromFiles(ev(1)), TakeFromFiles(ev(6))]
+    state, events = act(state, 0, TakeFromFiles(ev(6)))
+    assert events == [CardTakenFromFiles(seat=0, card=ev(6)), TedHintonFiled(seat=0)]
+    assert GAME.legal(state, 0) == [Discard(ev(6))]
+    state, events = act(state, 0, Discard(ev(6)))  # the discard goes out
+    scored = events[1]
+    assert isinstance(scored, HandScored)
+    assert (scored.ending, scored.ended_by_seat) == ("went_out", 0)
+
+
+def test_a_ted_hinton_as_the_last_card_may_still_be_discarded_to_go_out() -> None:
+    state = _ted_hinton_left_alone()
+    state, events = act(state, 0, Discard(TED))
+    scored = events[1]
+    assert isinstance(scored, HandScored)
+    assert (scored.ending, scored.ended_by_seat) == ("went_out", 0)
+
+
+def test_a_ted_hinton_beside_another_card_may_still_look() -> None:
+    state = playing(table([[TED, ev(1)], [ev(2)]], under={3: ev(5)}), seat=0)
+    assert TedHintonLook(3) in GAME.legal(state, 0)
 
 
 def test_a_meld_may_keep_just_one_card_for_the_discard() -> None:
@@ -530,13 +590,13 @@ def test_one_fugitive_is_no_shut_out() -> None:
     assert scored.hand_scores == [10 + 1, 6 + 10]
 
 
-def test_the_case_file_running_out_ends_the_hand_with_no_bonus_and_no_shut_out() -> None:
+def test_the_case_file_running_out_ends_the_hand_with_no_bonus() -> None:
     state = table([[ev(2), ev(8)], [ev(5)]], next_draws=[ev(9)], case_file_size=1)
     state = replace(
         state,
         car=9,
         tables=[melds((1, 3)), melds((4, 3))],
-        fugitives=[[BONNIE, CLYDE], []],
+        fugitives=[[BONNIE], [CLYDE]],
     )
     state, _ = act(state, 0, DrawFromCaseFile())
     assert state.case_file == []
@@ -544,9 +604,51 @@ def test_the_case_file_running_out_ends_the_hand_with_no_bonus_and_no_shut_out()
     state, events = act(state, 0, Discard(ev(9)))
     scored = events[1]
     assert isinstance(scored, HandScored)
-    assert scored.ending == "case_file_ran_out"
+    assert (scored.ending, scored.ended_by_seat) == ("case_file_ran_out", 0)
     assert (scored.bonus, scored.shut_out) == (0, False)
-    assert scored.hand_scores == [6 + 20, 6]
+    assert scored.hand_scores == [6 + 10, 6 + 10]
+
+
+def test_drawing_the_last_case_file_card_with_bonnie_and_clyde_shuts_everyone_else_out() -> None:
+    # Seat 0 ended the hand by drawing the Case File's last card (rulebook: "if you ended
+    # the hand and you have both Bonnie and Clyde"); no car bonus, as it did not go out.
+    state = table([[ev(2), ev(8)], [ev(5)], [ev(6)]], next_draws=[ev(9)], case_file_size=1)
+    state = replace(
+        state,
+        car=9,
+        tables=[melds((1, 3)), melds((4, 3)), [PlayedSet("meld", 7, 3, True)]],
+        fugitives=[[BONNIE, CLYDE], [], []],
+    )
+    state, _ = act(state, 0, DrawFromCaseFile())
+    state, events = act(state, 0, Discard(ev(9)))
+    scored = events[1]
+    assert isinstance(scored, HandScored)
+    assert (scored.ending, scored.ended_by_seat) == ("case_file_ran_out", 0)
+    assert (scored.bonus, scored.shut_out) == (0, True)
+    assert scored.hand_scores == [6 + 20, 0, 0]
+    assert scored.totals == [26, 0, 0]
+
+
+def test_bonnie_and_clyde_in_front_of_a_player_who_did_not_end_the_hand_shut_nobody_out() -> None:
+    state = table([[ev(2), ev(8)], [ev(5)]], next_draws=[ev(9)], case_file_size=1)
+    state = replace(state, tables=[melds((1, 3)), melds((4, 3))], fugitives=[[], [BONNIE, CLYDE]])
+    state, _ = act(state, 0, DrawFromCaseFile())
+    state, events = act(state, 0, Discard(ev(9)))
+    scored = events[1]
+    assert isinstance(scored, HandScored)
+    assert (scored.ending, scored.shut_out) == ("case_file_ran_out", False)
+    assert scored.hand_scores == [6, 6 + 20]
+
+
+def test_a_ted_hinton_draw_of_the_last_case_file_card_with_bonnie_and_clyde_shuts_out() -> None:
+    state = table([[TED, ev(2), ev(8)], [ev(5)]], next_draws=[ev(9)], case_file_size=1)
+    state = playing(state, seat=0, tables=[[], melds((4, 3))], fugitives=[[BONNIE, CLYDE], []])
+    state, _ = act(state, 0, TedHintonDrawTwo())
+    state, events = act(state, 0, Discard(ev(9)))
+    scored = events[1]
+    assert isinstance(scored, HandScored)
+    assert (scored.ending, scored.bonus, scored.shut_out) == ("case_file_ran_out", 0, True)
+    assert scored.hand_scores == [20, 0]
 
 
 def test_going_out_on_the_turn_the_case_file_ran_out_still_earns_the_bonus() -> None:
@@ -559,6 +661,21 @@ def test_going_out_on_the_turn_the_case_file_ran_out_still_earns_the_bonus() -> 
     scored = events[1]
     assert isinstance(scored, HandScored)
     assert (scored.ending, scored.bonus) == ("went_out", 5)
+
+
+def test_going_out_as_the_case_file_ran_out_with_bonnie_and_clyde_keeps_the_bonus() -> None:
+    state = table([[ev(2)], [ev(5)]], under={2: None}, next_draws=[ev(2)], case_file_size=1)
+    state = replace(
+        state, car=4, tables=[melds((2, 3)), melds((6, 3))], fugitives=[[BONNIE, CLYDE], []]
+    )
+    state, _ = act(state, 0, DrawFromCaseFile())
+    state, _ = act(state, 0, LayOff(2, 1))
+    state, _ = act(state, 0, MoveCar("up"))
+    state, events = act(state, 0, Discard(ev(2)))
+    scored = events[1]
+    assert isinstance(scored, HandScored)
+    assert (scored.ending, scored.bonus, scored.shut_out) == ("went_out", 5, True)
+    assert scored.hand_scores == [4 * 2 + 20 + 5, 0]
 
 
 def test_hand_scoring_counts_2_per_card_4_per_sideways_card_10_per_fugitive_and_not_the_hand() -> (
