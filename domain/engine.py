@@ -52,6 +52,17 @@ class Outcome(msgspec.Struct, frozen=True):
     places: list[int]
 
 
+class HouseRule(msgspec.Struct, frozen=True):
+    """One decision a game plays by where its rulebook is silent, open or incomplete,
+    published with the game's rules (``GET /v1/rules/{game}``). ``id`` is stable and
+    unique within the game; ``topic`` names the part of the rules; ``text`` is plain text
+    (no markup) a player or a client developer can read without the project's files."""
+
+    id: str
+    topic: str
+    text: str
+
+
 class Game(Protocol):
     """The interface each game module implements (see the module docstring)."""
 
@@ -78,6 +89,10 @@ class Game(Protocol):
 
     def rules(self) -> msgspec.Struct:
         """The rules data and options, as published by ``GET /v1/rules/{game}``."""
+        ...
+
+    def house_rules(self) -> list[HouseRule]:
+        """The house rules this game plays by, kept beside its rules data."""
         ...
 
     def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:

@@ -13,12 +13,12 @@ from domain.bonnie_clyde.deal import deal_hand
 from domain.bonnie_clyde.events import EVENT_TYPES, Event, GameStarted
 from domain.bonnie_clyde.evolve import evolve
 from domain.bonnie_clyde.options import BonnieClydeOptions, validate
-from domain.bonnie_clyde.rulebook import BonnieClydeRules
+from domain.bonnie_clyde.rulebook import HOUSE_RULES, BonnieClydeRules
 from domain.bonnie_clyde.rulebook import rules as published_rules
 from domain.bonnie_clyde.state import State
 from domain.bonnie_clyde.views import BonnieClydeView
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Outcome
+from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
 from domain.errors import InvalidOptions
 from domain.rng import Rng
 
@@ -68,6 +68,9 @@ class BonnieClyde:
 
     def rules(self) -> BonnieClydeRules:
         return published_rules()
+
+    def house_rules(self) -> list[HouseRule]:
+        return list(HOUSE_RULES)
 
     def setup(self, options: BonnieClydeOptions, seats: int, rng: Rng) -> list[Event]:
         if not MIN_SEATS <= seats <= MAX_SEATS:

@@ -1,4 +1,5 @@
-"""The rules data published by ``GET /v1/rules/bonnie_clyde`` (all of it from `cards`)."""
+"""The rules data published by ``GET /v1/rules/bonnie_clyde`` (all of it from `cards`),
+and the house rules the game plays by (HOUSE-RULES §3, in plain words for clients)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from domain.bonnie_clyde import cards
 from domain.bonnie_clyde.cards import Card
 from domain.bonnie_clyde.commands import COMMAND_TYPES
 from domain.bonnie_clyde.options import BonnieClydeOptions
+from domain.engine import HouseRule
 
 
 class LocationRule(msgspec.Struct, frozen=True):
@@ -58,6 +60,95 @@ SUMMARY = (
     "Mystery Rummy: draw, meld and lay off Evidence of the ten locations, steer the Crime "
     "Spree car, and capture Bonnie and Clyde hidden under the board. Hands are played until, "
     "after a hand, one player alone has the highest total at or above the target."
+)
+
+
+def _locations_text() -> str:
+    names = ", ".join(f"{loc} {cards.location_name(loc)}" for loc in cards.LOCATIONS)
+    return (
+        "The rulebook fixes locations 1, 2, 9 and 10 and names Joplin; the others are "
+        f"placed in historical order. The board: {names}."
+    )
+
+
+#: What the rulebook leaves open, decided once (HOUSE-RULES §3); served with the rules.
+HOUSE_RULES: tuple[HouseRule, ...] = (
+    HouseRule("board", "Board", _locations_text()),
+    HouseRule(
+        "first-dealer",
+        "Each hand",
+        "The first dealer is chosen at random and recorded in the deal. The dealer moves "
+        "one seat clockwise each hand, and the player to the dealer's left starts.",
+    ),
+    HouseRule(
+        "fbi-files-hidden",
+        "FBI Files",
+        "Only the top card of the FBI Files (the discard pile) is visible to anyone; the "
+        "rest is hidden from all players. A Ted Hinton search shows the whole pile to its "
+        "player alone.",
+    ),
+    HouseRule(
+        "hand-never-empty",
+        "Plays",
+        "A play that would leave the hand empty before the discard is illegal. It is judged "
+        "on what the play leaves: a meld or a layoff must keep at least one card in hand. "
+        "With a Ted Hinton as the last card, draw 2 and take any card from the FBI Files "
+        "are legal (a card comes back into the hand); look under a location is not (it "
+        "may end with the card left where it lies).",
+    ),
+    HouseRule(
+        "ted-hinton-needs-a-target",
+        "Ted Hinton",
+        "At most one Ted Hinton per turn. Each of its choices needs something to act on: "
+        "a Case File to draw from, FBI Files to search, a card under the location looked "
+        "at. Draw 2 draws what is left if the Case File holds fewer cards; drawing its "
+        "last card ends the hand after this turn. The Ted Hinton goes on the FBI Files "
+        "once its action is done.",
+    ),
+    HouseRule(
+        "look-always-answered",
+        "Looking under a location",
+        "After a look the player always answers, take or leave, even when the card must be "
+        "left (Bonnie or Clyde away from the car, or any fugitive seen by a Ted Hinton), so "
+        "the table cannot tell that a fugitive lies there. A card taken from under a "
+        "location leaves the spot empty.",
+    ),
+    HouseRule(
+        "layoff-splitting",
+        "Layoffs",
+        "Laying off several cards of one location together is one layoff, one at a time is "
+        "several (the player's choice); each meld or layoff has its own look and its own "
+        "car move.",
+    ),
+    HouseRule(
+        "car-at-the-edges",
+        "The car",
+        "A meld moves the car up 1 and stays on Gibson LA (10) when it is there; a layoff "
+        "moves it up or down 1 by the player's choice, and at an edge the only way it can, "
+        "without a decision.",
+    ),
+    HouseRule(
+        "car-bonus",
+        "Hand score",
+        "The player who went out adds the car's position, also when the Case File ran out "
+        "on the same turn, since going out is what ended the hand. When the hand ended "
+        "because the last Case File card was drawn and its player did not go out, nobody "
+        "gets the car bonus.",
+    ),
+    HouseRule(
+        "shut-out",
+        "Hand score",
+        "The player who ended the hand, by going out or by drawing the last Case File card, "
+        "and has both Bonnie and Clyde in front makes every other player score 0 for the "
+        "hand.",
+    ),
+    HouseRule(
+        "tie-at-the-target",
+        "End of the game",
+        "Hands continue until, after a hand, someone has at least the target (option "
+        "target). If several players share the highest total at or above the target, "
+        "another hand is played.",
+    ),
 )
 
 

@@ -8,14 +8,14 @@ from typing import Any
 import msgspec
 
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Outcome
+from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
 from domain.errors import InvalidOptions
 from domain.fbi import bots, rules, scoring, views
 from domain.fbi.cards import GAME_NAME, GAME_TITLE, MAX_SEATS, MIN_SEATS
 from domain.fbi.commands import COMMAND_TYPES
 from domain.fbi.events import EVENT_TYPES
 from domain.fbi.options import FbiOptions
-from domain.fbi.rulebook import RULES, FbiRules
+from domain.fbi.rulebook import HOUSE_RULES, RULES, FbiRules
 from domain.fbi.state import FbiState
 from domain.fbi.views import FbiView
 from domain.rng import Rng
@@ -37,6 +37,9 @@ class Fbi:
 
     def rules(self) -> FbiRules:
         return RULES
+
+    def house_rules(self) -> list[HouseRule]:
+        return list(HOUSE_RULES)
 
     def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:
         if not isinstance(options, FbiOptions):

@@ -1,4 +1,5 @@
-"""The rules data FBI publishes through ``GET /v1/rules/fbi``."""
+"""The rules data FBI publishes through ``GET /v1/rules/fbi``, and the house rules it plays
+by (HOUSE-RULES §1, in plain words for clients)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from typing import get_args
 
 import msgspec
 
+from domain.engine import HouseRule
 from domain.fbi.cards import (
     AGENTS,
     AGENTS_SELECTED_PER_TURN,
     BONUS_VALUES,
     CARDS_PLACED_PER_SEAT,
+    CHARACTER_COUNT,
     CHARACTER_DECK,
     COLOURS,
     GAME_TITLE,
@@ -35,6 +38,77 @@ DESCRIPTION = (
     "(stacked variant: the top of the colour's pile) — compulsory if that colour is on the "
     "table. After the turn that places the last deck card, each colour's bonus goes to the "
     "single highest positive colour sum; score = slammer cards + bonuses."
+)
+
+
+#: What the rulebook leaves open, decided once (HOUSE-RULES §1); served with the rules.
+HOUSE_RULES: tuple[HouseRule, ...] = (
+    HouseRule(
+        "character-deck",
+        "Character deck",
+        f"The printed distribution of the {CHARACTER_COUNT} character cards is unknown; "
+        "this server uses its own, listed in character_deck: red, yellow, blue and green "
+        "+5 +4 +3 +3 +2 +2 +1 +1 -1 -2 -3 -4 each, black the same without the -4.",
+    ),
+    HouseRule(
+        "two-players",
+        "Players",
+        "Two players use the normal rules.",
+    ),
+    HouseRule(
+        "purple-cards",
+        "Setup",
+        "With N players the purple cards are +1 to +N and -1 to -N; each player gets a "
+        "random +k and the matching -k, and the handcuffs start with the holder of +N.",
+    ),
+    HouseRule(
+        "release",
+        "Release",
+        "From the handcuffs holder clockwise, each player releases one card of their "
+        "slammer (purple or coloured, villain or innocent) or none; released cards leave "
+        "the game. A player with an empty slammer releases none.",
+    ),
+    HouseRule(
+        "arrest-order",
+        "Arrest order",
+        "The highest released value arrests first, and none counts 0. Ties go to the "
+        "player who comes first clockwise from the handcuffs holder (the holder first).",
+    ),
+    HouseRule(
+        "agent-choice",
+        "Agent selection",
+        "Each player picks exactly two different agents among red, yellow, blue, green, "
+        "black and 2x, in a sealed step (commit, then reveal). Every chosen colour must "
+        "have at least one character card on the table at that moment; 2x with a colour "
+        "means that colour twice.",
+    ),
+    HouseRule(
+        "arrests",
+        "Arrests",
+        "Round one goes in arrest order, round two in reverse order. On each arrest turn "
+        "the player chooses which remaining agent to use. If the table holds a card of its "
+        "colour the player must take one: the highest value of that colour (stacked "
+        "variant: the top card of that colour's pile); if not, the agent passes.",
+    ),
+    HouseRule(
+        "end",
+        "End of the game",
+        "The game ends after the game turn in which the last deck card was placed; cards "
+        "left on the table are ignored.",
+    ),
+    HouseRule(
+        "bonus-cards",
+        "Bonus cards",
+        "For each colour, the values of that colour in each slammer are summed (purple "
+        "cards have no colour). The bonus card goes to the single player with the highest "
+        "sum, only if that sum is above 0; a tie at the top gives it to no one.",
+    ),
+    HouseRule(
+        "score-ties",
+        "Score",
+        "Score: every card in the slammer (villains add, innocents subtract, purple "
+        "included) plus bonus cards. Equal scores share the win.",
+    ),
 )
 
 

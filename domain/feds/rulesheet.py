@@ -1,9 +1,12 @@
-"""The rules data published by ``GET /v1/rules/feds`` (all numbers come from `cards`)."""
+"""The rules data published by ``GET /v1/rules/feds`` (all numbers come from `cards`), and
+the house rules the game plays by (HOUSE-RULES §2 and the decisions it leaves to the code,
+in plain words for clients)."""
 
 from __future__ import annotations
 
 import msgspec
 
+from domain.engine import HouseRule
 from domain.feds.cards import (
     AGENT_CARDS,
     CITY_CARDS,
@@ -66,7 +69,7 @@ class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
 
 
 SUMMARY = (
-    "The Feds (Steve Finn) with the project's house rules (HOUSE-RULES §2; the city cards are "
+    "The Feds (Steve Finn) with the project's house rules (house_rules; the city cards are "
     "house city cards, not the printed ones). 7 rounds. Step 1, sealed: every player chooses "
     "an agent card and an open location. Step 2, from the badge holder clockwise: the card "
     "becomes the location's face-down mole, pushing the previous mole face up to the end of "
@@ -78,6 +81,115 @@ SUMMARY = (
     "(ties to the card closest to the location), each player takes all criminals of one "
     "colour, cycling until none remain. Score: the score table (grays wild) plus utility "
     "tokens; ties: highest utility token, then most criminals."
+)
+
+
+#: The house rules (HOUSE-RULES §2, then the decisions it leaves open, taken in the code);
+#: served with the rules. The numbers themselves are in the rules data beside them.
+HOUSE_RULES: tuple[HouseRule, ...] = (
+    HouseRule(
+        "house-data",
+        "Rules data",
+        "The printed agent values, city cards, score table and token values are unknown. "
+        "The location names (top to bottom: Club, Docks, Motel, Warehouse), the agent "
+        "cards, the score table, the utility and siren token values and the city cards "
+        "published here are the project's own; the city cards are house city cards, not "
+        "the printed ones.",
+    ),
+    HouseRule(
+        "gray-criminals",
+        "Score",
+        "Gray criminals are wild: at scoring, the server counts each gray as the colour "
+        "that gives its player the highest score.",
+    ),
+    HouseRule(
+        "bust-powers",
+        "Bust",
+        "No special agent's power activates during the bust: a mole flipped into its field "
+        "there only adds its strength. The Officer's mole flips like any other.",
+    ),
+    HouseRule(
+        "officer",
+        "Two players",
+        "The Officer never uses a power; its deploy may push a mole into the field even at "
+        "a closed location, and that mole's power activates for its owner. At a bust, and "
+        "at a mini-bust, the Officer takes colours in the order orange, lime, blue, pink, "
+        "gray. The Officer is not scored.",
+    ),
+    HouseRule(
+        "mini-bust-when",
+        "Mini-bust",
+        "Mini-busts (the sirens option and the new-orleans city card) run after step 2, "
+        "after the Officer's deploy with two players. Locations are checked top to bottom: "
+        "where a field holds at least its siren's number of agents, a mini-bust, then that "
+        "siren is removed.",
+    ),
+    HouseRule(
+        "mini-bust-who",
+        "Mini-bust",
+        "At every mini-bust the Officer takes part like a player, and strength counts the "
+        "field cards only (never the face-down mole); ties are broken as at the bust, by "
+        "the card closest to the location.",
+    ),
+    HouseRule(
+        "mini-bust-shares",
+        "Mini-bust",
+        "Sirens option: the strongest takes exactly 2 criminals of different colours (fewer "
+        "if fewer colours remain), then the second strongest 1; the mini-bust stops when "
+        "its location runs out of criminals. new-orleans: a single strongest player takes "
+        "1 criminal; a tie for the top strength means nobody arrests there, and the siren "
+        "is removed either way.",
+    ),
+    HouseRule(
+        "officer-utility-token",
+        "Utility tokens",
+        "A utility token the Officer wins is removed from the game: it scores for nobody. "
+        "Face-down utility tokens (new-orleans) stay hidden from everyone until won at the "
+        "bust; a token nobody wins stays hidden.",
+    ),
+    HouseRule(
+        "redeploy-siren-swap",
+        "Redeploy",
+        "With sirens on (the sirens option, or the new-orleans city card, which brings its "
+        "own), an activated Redeploy may instead swap the siren tokens of two locations "
+        "that both still hold one.",
+    ),
+    HouseRule(
+        "redeploy-targets",
+        "Redeploy",
+        "A Redeploy may move any of its user's face-up field agents, itself included, from "
+        "any field to the end of another location's field, closed or not.",
+    ),
+    HouseRule(
+        "infiltrate-targets",
+        "Infiltrate",
+        "A flipping Infiltrate (chicago, new-orleans) may target the mole at any other "
+        "location: the user's own, another player's, or the Officer's. A peeking Infiltrate "
+        "(detroit) targets another player's face-down mole its user has not seen yet; who "
+        "peeked where is public.",
+    ),
+    HouseRule(
+        "power-user",
+        "Special agents",
+        "Only an Infiltrate's flip on the new-orleans card hands the flipped agent's power "
+        "to the flipper; a flip by a deploy or by the Officer activates it for the card's "
+        "owner. The power is used as if its user owned the card: a Redeploy moves the "
+        "user's field agents, a Patrol acts at the Patrol's location.",
+    ),
+    HouseRule(
+        "activation-stack",
+        "Special agents",
+        "Activations form a stack: the newest is answered first, and nobody deploys "
+        "meanwhile. Every action of a power is optional (decline).",
+    ),
+    HouseRule(
+        "closing",
+        "Closing",
+        "Closing is decided only at step 3: a field may hold more than 7 agents during "
+        "step 2, and a closed location only refuses step 1 choices. An Infiltrate that "
+        "re-opens a location during step 2 takes effect at step 3. Step 3 also runs after "
+        "round 7 (with no effect).",
+    ),
 )
 
 

@@ -31,7 +31,10 @@ class RulesController(Controller):
         "/{game:str}",
         operation_id="getRules",
         summary="Rules data and options of a game",
-        description="Decks, tables, limits and creation options, with their defaults.",
+        description=(
+            "Decks, tables, limits and creation options, with their defaults, and the house "
+            "rules the game plays by (house_rules) where its rulebook is silent or open."
+        ),
     )
     async def get_rules(
         self, game: Annotated[str, PathParameter(description="Game name", max_length=32)]
@@ -46,6 +49,7 @@ class RulesController(Controller):
             max_seats=found.max_seats,
             bot_levels=["random", "greedy", "expert"],
             rules=rules_data(found),
+            house_rules=found.house_rules(),
         )
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from domain import registry
-from domain.engine import BotLevel, Outcome
+from domain.engine import BotLevel, HouseRule, Outcome
 from domain.match import MATCH_EVENT_TYPES, AwaitingAction, SeatType
 
 
@@ -193,12 +193,16 @@ class Reveal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class RulesDocument(msgspec.Struct, frozen=True):
+    """``house_rules``: what this server decided where the rulebook is silent, open or
+    incomplete, in plain text; ``rules`` holds the numbers those decisions use."""
+
     game: str
     title: str
     min_seats: int
     max_seats: int
     bot_levels: list[BotLevel]
     rules: RulesData
+    house_rules: list[HouseRule]
 
 
 class GameList(msgspec.Struct, frozen=True):
