@@ -34,12 +34,13 @@ def arrest_order(field: Sequence[FieldAgent]) -> list[tuple[int | None, int]]:
 def siren_shares(
     city: CityCard, field: Sequence[FieldAgent], criminals: Criminals
 ) -> list[SirenShare]:
-    """Who takes how many criminals at a mini-bust, in order.
+    """Who takes how many criminals at a mini-bust, in order (HOUSE-RULES §2).
 
     The variant: the strongest takes 2 (of different colours), the second strongest 1, ties
-    broken as at the bust; the Officer takes part like a player. The new-orleans card: only
-    a single strongest player takes one criminal; decided: a tie for the top strength (before
-    closeness) means nobody arrests there."""
+    broken as at the bust; the Officer takes part like a player, and only the field counts
+    (never the mole). The new-orleans card: only a single strongest player takes one
+    criminal; a tie for the top strength (before closeness) means nobody arrests there
+    ("house_rules": mini-bust-shares)."""
     if criminals.total() == 0:
         return []
     order = arrest_order(field)

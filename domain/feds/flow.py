@@ -11,7 +11,9 @@ Order inside a round (HOUSE-RULES §2):
    field pushes an activation; the game waits for its user to answer before anyone else
    deploys. An Infiltrate's flip can push another activation (a chain): the stack resolves
    the newest activation first. With 2 players the Officer deploys last.
-3. Mini-busts (sirens), top to bottom, where a field holds at least its siren's number.
+3. Mini-busts (sirens), top to bottom, where a field holds at least its siren's number;
+   the Officer takes part like a player and strength counts field cards only (HOUSE-RULES
+   §2, "Decided, for every mini-bust").
 4. Step 3: locations close (7+ field agents) or re-open.
 5. Step 4: the badge passes, or after round 7 the bust starts, top to bottom.
 """
@@ -65,7 +67,7 @@ def advance(state: FedsState) -> tuple[FedsState, list[Any]]:
 def power_user(state: FedsState, mole: Mole, cause: FlipCause, flipper: int | None) -> int | None:
     """Who may use the power of ``mole`` as it flips, if anyone.
 
-    Never the Officer's cards, never during the bust (decided). A flip by an Infiltrate on the
+    Never the Officer's cards, never during the bust (HOUSE-RULES §2). A flip by an Infiltrate on the
     new-orleans card gives the power to the flipper; otherwise it goes to the owner."""
     if mole.owner is None or POWER[mole.agent] is None or cause == "bust":
         return None

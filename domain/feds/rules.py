@@ -139,6 +139,7 @@ def _power_moves(state: FedsState, activation: Activation) -> list[Any]:
                         if target != index
                     ]
         if state.sirens:
+            # The sirens option, and new-orleans, which brings its own (HOUSE-RULES §2).
             sirens = [i for i, spot in enumerate(state.locations) if spot.siren is not None]
             moves += [
                 SwapSirens(first=LOCATIONS[a], second=LOCATIONS[b])

@@ -84,7 +84,8 @@ class PlayerView(msgspec.Struct, frozen=True):
 
 
 class OfficerView(msgspec.Struct, frozen=True):
-    """The imaginary Officer of a 2-player game (never scored)."""
+    """The imaginary Officer of a 2-player game (never scored). ``utility_tokens`` are the
+    tokens it won: out of the game, they count for nobody (HOUSE-RULES §2)."""
 
     car: Location
     deck_size: int

@@ -144,3 +144,20 @@ def test_the_officer_is_not_scored() -> None:
     assert result.scores == [1, 2]
     assert result.winners == [RED]
     assert result.places == [2, 1]
+
+
+def test_a_utility_token_the_officer_wins_leaves_the_game() -> None:
+    state = given(
+        seats=2,
+        phase="bust",
+        jails=[crims(pink=1), crims(blue=1)],
+        club=spot(crims(orange=1), field=field((OFFICER, "plain-6"), (BLUE, "plain-3")), token=4),
+    )
+    state, events = run(state)
+    assert of_type(events, UtilityTokenWon) == [
+        UtilityTokenWon(owner=None, location="club", value=4)
+    ]
+    assert state.phase == "over"
+    assert at(state, "club").utility_token is None
+    assert state.utility_tokens == [[], []]  # no player holds it
+    assert outcome(state).scores == [1, 2]  # it counts for nobody

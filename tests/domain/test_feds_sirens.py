@@ -177,3 +177,39 @@ def test_sirens_are_set_one_per_location_at_random() -> None:
 
     (event,) = GAME.setup({"sirens": True}, 3, Rng(b"x"))
     assert sorted(s for s in event.siren_tokens if s is not None) == [3, 4, 5, 6]
+
+
+# ---- HOUSE-RULES §2, decided for every mini-bust ------------------------------------------
+
+
+def test_a_mini_bust_counts_field_cards_only_never_the_face_down_mole() -> None:
+    # Blue's face-down 6 at the Club would make Blue the strongest if it counted.
+    state = given(
+        seats=3,
+        sirens=True,
+        phase="deploy",
+        club=spot(crims(pink=2, lime=1), field=CONTESTED, mole=mole(BLUE, "plain-6"), siren=3),
+    )
+    state, events = run(state)
+    assert of_type(events, SirenSounded) == [
+        SirenSounded(location="club", siren=3, shares=[SirenShare(GREEN, 2), SirenShare(RED, 1)])
+    ]
+    assert at(state, "club").mole == mole(BLUE, "plain-6")  # still face down, uncounted
+
+
+def test_mini_busts_are_checked_top_to_bottom() -> None:
+    motel_field = field((BLUE, "plain-6"), (RED, "plain-3"), (GREEN, "plain-3"))
+    state = given(
+        seats=3,
+        sirens=True,
+        phase="deploy",
+        docks=spot(crims(pink=1), field=CONTESTED, siren=3),
+        motel=spot(crims(lime=1), field=motel_field, siren=3),
+    )
+    state, events = run(state)
+    assert [e.location for e in of_type(events, SirenSounded)] == ["docks"]
+    assert [p.seat for p in pending(state)] == [GREEN]
+    state, events = when(state, GREEN, ArrestCriminals(colours=["pink"]))
+    assert [e.location for e in of_type(events, SirenSounded)] == ["motel"]
+    assert [p.seat for p in pending(state)] == [BLUE]
+    assert (at(state, "docks").siren, at(state, "motel").siren) == (None, None)
