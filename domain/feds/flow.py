@@ -67,8 +67,9 @@ def advance(state: FedsState) -> tuple[FedsState, list[Any]]:
 def power_user(state: FedsState, mole: Mole, cause: FlipCause, flipper: int | None) -> int | None:
     """Who may use the power of ``mole`` as it flips, if anyone.
 
-    Never the Officer's cards, never during the bust (HOUSE-RULES §2). A flip by an Infiltrate on the
-    new-orleans card gives the power to the flipper; otherwise it goes to the owner."""
+    Never the Officer's cards, never during the bust (HOUSE-RULES §2). A flip by an
+    Infiltrate on the new-orleans card gives the power to the flipper; otherwise it goes to
+    the owner."""
     if mole.owner is None or POWER[mole.agent] is None or cause == "bust":
         return None
     city = CITY_CARDS[state.city]
