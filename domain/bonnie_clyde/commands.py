@@ -31,7 +31,8 @@ class TedHintonSearchFiles(
 
 class TedHintonLook(msgspec.Struct, frozen=True, tag="bc.ted_hinton_look", tag_field="type"):
     """Play your Ted Hinton of the turn: look at the card under a location, then take it
-    or leave it (Bonnie and Clyde must be left)."""
+    or leave it (Bonnie and Clyde must be left). Not with the Ted Hinton as your last
+    card: leaving the card would leave your hand empty before the discard."""
 
     location: int
 
