@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,11 +121,15 @@ class Playthrough:
     def final(self) -> Position:
         return self.positions[-1]
 
-    def sample(self, count: int = POSITIONS_PER_GAME) -> list[Position]:
-        """``count`` positions evenly spread over the game, the first and last included."""
-        n = len(self.positions)
+    def sample(
+        self, count: int = POSITIONS_PER_GAME, where: Callable[[Position], bool] | None = None
+    ) -> list[Position]:
+        """``count`` positions (of those ``where`` accepts) evenly spread over the game, the
+        first and last included."""
+        positions = [p for p in self.positions if where is None or where(p)]
+        n = len(positions)
         picks = sorted({round(i * (n - 1) / max(1, count - 1)) for i in range(count)})
-        return [self.positions[i] for i in picks]
+        return [positions[i] for i in picks]
 
 
 def snapshot(match: Match) -> Match:

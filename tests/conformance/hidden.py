@@ -32,7 +32,7 @@ from domain.fbi.rules import agents_in_play
 from domain.fbi.state import FbiState
 from domain.feds import events as feds_events
 from domain.feds.cards import AGENTS as FEDS_AGENTS
-from domain.feds.state import Choice, FedsState
+from domain.feds.state import Choice, FedsState, Mole
 from domain.match import SealRevealed
 from domain.rng import Rng
 from tests.example_game import game as tipoff
@@ -107,12 +107,12 @@ def _canonical(colours: list[Any]) -> list[Any]:
 def _fbi_agents_state(state: FbiState, viewer: Viewer, rng: Rng) -> FbiState:
     """Another seat's unplayed agents, swapped with its unchosen ones: any choice it could
     have made (colours on the table when it chose, "2x") that leaves as many to play."""
-    present = {card(i).colour for i in state.table}
+    present: set[Any] = {card(i).colour for i in state.table}
     agents = list(state.agents)
     for seat, remaining in enumerate(state.agents):
         if seat == viewer or not remaining:
             continue
-        usable = sorted(present | set(remaining), key=AGENTS.index)
+        usable: list[Any] = sorted(present | set(remaining), key=AGENTS.index)
         if len(remaining) == 2:
             first, second = rng.shuffled([*usable, "2x"])[:2]
             agents[seat] = _canonical(agents_in_play(first, second))
@@ -136,6 +136,12 @@ FBI_AGENTS = Hidden("agents", _fbi_agents_state, _fbi_agents_event)
 # ---- Officer's deck; face-down utility tokens -------------------------------------------
 
 
+def _mole(state: FedsState, index: int) -> Mole:
+    mole = state.locations[index].mole
+    assert mole is not None
+    return mole
+
+
 def _feds_cards_state(state: FedsState, viewer: Viewer, rng: Rng) -> FedsState:
     """Per other seat, its cards the viewer cannot see are dealt anew among its hand, its
     step-1 choice and its face-down moles the viewer has not peeked at."""
@@ -152,14 +158,12 @@ def _feds_cards_state(state: FedsState, viewer: Viewer, rng: Rng) -> FedsState:
             and viewer not in s.mole.seen_by
         ]
         choice = chosen[owner]
-        places = [hands[owner], [spots[i].mole.agent for i in moles if spots[i].mole]]
+        places = [hands[owner], [_mole(state, i).agent for i in moles]]
         places.append([choice.agent] if choice else [])
         hand, moled, picked = _redeal(places, rng)
         hands[owner] = hand
         for i, agent in zip(moles, moled, strict=True):
-            mole = spots[i].mole
-            assert mole is not None
-            spots[i] = replace(spots[i], mole=replace(mole, agent=agent))
+            spots[i] = replace(spots[i], mole=replace(_mole(state, i), agent=agent))
         if choice is not None:
             chosen[owner] = Choice(picked[0], choice.location)
     return replace(state, locations=spots, hands=hands, chosen=chosen)
@@ -238,13 +242,13 @@ def _bc_cards_state(state: BcState, viewer: Viewer, rng: Rng) -> BcState:
     blind = [i for i, c in enumerate(state.locations) if c is not None and memory[i] is None]
     others = [s for s in range(state.seats) if s != viewer]
     files_below = [] if searching or not state.files else state.files[:-1]
-    places = [
+    places: list[list[Any]] = [
         *(state.hands[s] for s in others),
         state.case_file,
         files_below,
         [state.locations[i] for i in blind],
     ]
-    *dealt_hands, case_file, below, under = _redeal([list(p) for p in places], rng)
+    *dealt_hands, case_file, below, under = _redeal(places, rng)
     hands = list(state.hands)
     for seat, hand in zip(others, dealt_hands, strict=True):
         hands[seat] = hand

@@ -72,7 +72,7 @@ def _candidates(config: Config, position: Position, seat: int, rng: Rng) -> list
             out += mutations(command) if other == seat else [command]
     everything = pool(config)
     out += [rng.choice(everything) for _ in range(min(FROM_OTHER_STEPS, len(everything)))]
-    return out + foreign(config.game)
+    return out + foreign(config.game.name)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_ids(CONFIGS))
@@ -111,7 +111,7 @@ def test_commands_not_in_legal_are_refused_with_a_domain_error(config: Config) -
                 aliases += 1
             # Through the match layer, as a client's JSON: other games' moves and
             # malformed ones are refused by the same typed errors.
-            for command in foreign(game):
+            for command in foreign(game.name):
                 act = MakeMove(seat, msgspec.to_builtins(command))
                 with pytest.raises(DomainError):
                     rules.perform(position.match, act, seed)
