@@ -48,6 +48,8 @@ def test_every_legal_command_is_accepted_by_decide(config: Config) -> None:
     for position in playthrough(config).sample(POSITIONS):
         state = position.match.state
         awaited = {p.seat for p in game.pending(state)}
+        over = game.result(state) is not None
+        assert not (over and awaited), f"{position.where()}: over, yet {awaited} are awaited"
         for seat in range(config.seats):
             legal = game.legal(state, seat)
             where = f"{position.where()}, seat {seat}"
