@@ -1,0 +1,280 @@
+"""Tip-off, 2–4 players: the smallest real game behind the uniform `domain.engine.Game`.
+
+Rules. 18 cards (values 1 to 9, twice) are shuffled; each seat is dealt ``hand_size``
+cards, hidden from the others; the rest is the face-down deck. Each round:
+
+1. Stake (sealed): every seat secretly stakes one card of its hand. Once all are revealed
+   the single highest stake wins: its owner scores the sum of the staked cards. A tie for
+   the highest wins nothing. Staked cards leave the game face up.
+2. Draw (public move): the round's winner draws 0, 1 or 2 cards from the deck, unseen by
+   the others (at most what the deck holds). No winner, or an empty deck: no draw.
+
+The game ends when a round ends with some hand empty; the most points wins.
+
+Hidden: other seats' hands (a seat sees their sizes), the deck order (everyone sees its
+size) and, until every seat has revealed, the stakes (the match layer's commit–reveal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.budget import TUNED, Budget
+from domain.engine import Awaiting, BotLevel, Outcome
+from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
+from domain.rng import Rng
+
+CARDS = tuple(sorted(list(range(1, 10)) * 2))
+MAX_DRAW = 2
+Phase = Literal["stake", "draw", "over"]
+
+
+class TipoffOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``hand_size``: cards dealt to each seat."""
+
+    hand_size: Annotated[int, msgspec.Meta(ge=2, le=4)] = 3
+
+
+# ---- commands (imperative) and events (past tense); tags are stable and prefixed --------
+
+
+class Stake(msgspec.Struct, frozen=True, tag="tipoff.stake", tag_field="type"):
+    """Sealed: stake this card of your hand."""
+
+    card: int
+
+
+class Draw(msgspec.Struct, frozen=True, tag="tipoff.draw", tag_field="type"):
+    """The round's winner draws ``count`` cards (0 to 2) from the deck."""
+
+    count: int
+
+
+class Dealt(msgspec.Struct, frozen=True, tag="tipoff.dealt", tag_field="type"):
+    """``hands[s]`` is told to seat ``s`` only; ``deck`` (top first) to nobody in play."""
+
+    seats: int
+    hands: list[list[int] | None]
+    deck_size: int
+    deck: list[int] | None = None
+
+
+class CardStaked(msgspec.Struct, frozen=True, tag="tipoff.card_staked", tag_field="type"):
+    """Public: it becomes an event only once every stake of the round is revealed."""
+
+    seat: int
+    card: int
+
+
+class RoundWon(msgspec.Struct, frozen=True, tag="tipoff.round_won", tag_field="type"):
+    round: int
+    winner: int | None
+    points: int
+
+
+class CardsDrawn(msgspec.Struct, frozen=True, tag="tipoff.cards_drawn", tag_field="type"):
+    """``cards`` is told to the drawing seat only; the count is public."""
+
+    seat: int
+    count: int
+    cards: list[int] | None = None
+
+
+class TipoffState(msgspec.Struct, frozen=True):
+    seats: int
+    hands: list[list[int]]
+    deck: list[int]
+    points: list[int]
+    stakes: list[int | None]
+    out: list[int] = []
+    round: int = 1
+    phase: Phase = "stake"
+    winner: int | None = None
+
+
+class TipoffView(msgspec.Struct, frozen=True, tag="tipoff", tag_field="game"):
+    """``hand`` is the viewer's own (None for a spectator); ``out`` the staked cards so far."""
+
+    seat: int | None
+    seats: int
+    round: int
+    phase: Phase
+    hand: list[int] | None
+    hand_sizes: list[int]
+    deck_size: int
+    points: list[int]
+    out: list[int]
+    winner: int | None
+
+
+class TipoffRules(msgspec.Struct, frozen=True, tag="tipoff", tag_field="game"):
+    title: str
+    description: str
+    min_seats: int
+    max_seats: int
+    cards: list[int]
+    max_draw: int
+
+
+# ---- the game ------------------------------------------------------------------------
+
+
+class Tipoff:
+    name = "tipoff"
+    title = "Tip-off"
+    min_seats = 2
+    max_seats = 4
+    options_type: type[msgspec.Struct] = TipoffOptions
+    command_types: tuple[type[msgspec.Struct], ...] = (Stake, Draw)
+    event_types: tuple[type[msgspec.Struct], ...] = (Dealt, CardStaked, RoundWon, CardsDrawn)
+    view_type: type[msgspec.Struct] = TipoffView
+    state_type: type[msgspec.Struct] = TipoffState
+    rules_type: type[msgspec.Struct] = TipoffRules
+
+    def rules(self) -> TipoffRules:
+        return TipoffRules(self.title, __doc__ or "", 2, 4, list(CARDS), MAX_DRAW)
+
+    def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:
+        if not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions(f"Tip-off takes 2 to 4 seats, not {seats}")
+        size = options.hand_size
+        if not 2 <= size <= 4:  # options built in code skip msgspec's bounds
+            raise InvalidOptions("hand_size must be 2 to 4")
+        deck = rng.shuffled(CARDS)
+        hands = [sorted(deck[s * size : (s + 1) * size]) for s in range(seats)]
+        rest = deck[seats * size :]
+        return [Dealt(seats, list(hands), len(rest), rest)]
+
+    def evolve(self, state: Any | None, event: Any) -> TipoffState:
+        if isinstance(event, Dealt):
+            if event.deck is None or None in event.hands:
+                raise ValueError("cannot evolve a redacted deal")
+            hands = [list(h or []) for h in event.hands]
+            n = event.seats
+            return TipoffState(n, hands, list(event.deck), [0] * n, [None] * n)
+        assert isinstance(state, TipoffState)
+        if isinstance(event, CardStaked):
+            hands, stakes = list(state.hands), list(state.stakes)
+            hand = list(hands[event.seat])
+            hand.remove(event.card)
+            hands[event.seat], stakes[event.seat] = hand, event.card
+            return replace(state, hands=hands, stakes=stakes)
+        if isinstance(event, RoundWon):
+            points = list(state.points)
+            if event.winner is not None:
+                points[event.winner] += event.points
+            out = sorted([*state.out, *(c for c in state.stakes if c is not None)])
+            done = replace(state, points=points, out=out, stakes=[None] * state.seats)
+            if event.winner is not None and state.deck:
+                return replace(done, phase="draw", winner=event.winner)
+            return _next_round(done)
+        if isinstance(event, CardsDrawn):
+            hands = list(state.hands)
+            hands[event.seat] = sorted([*hands[event.seat], *state.deck[: event.count]])
+            return _next_round(replace(state, hands=hands, deck=state.deck[event.count :]))
+        raise ValueError(f"not a Tip-off event: {event!r}")
+
+    def pending(self, state: Any) -> list[Awaiting]:
+        if state.phase == "stake":
+            step = f"r{state.round}.stake"
+            return [
+                Awaiting(seat, step, sealed=True)
+                for seat in range(state.seats)
+                if state.stakes[seat] is None
+            ]
+        if state.phase == "draw":
+            return [Awaiting(state.winner, f"r{state.round}.draw")]
+        return []
+
+    def legal(self, state: Any, seat: int) -> list[Any]:
+        if seat not in {p.seat for p in self.pending(state)}:
+            return []
+        if state.phase == "stake":
+            return [Stake(card) for card in sorted(set(state.hands[seat]))]
+        return [Draw(count) for count in range(min(MAX_DRAW, len(state.deck)) + 1)]
+
+    def decide(self, state: Any, seat: int, command: Any, rng: Rng) -> list[Any]:
+        if state.phase == "over":
+            raise GameOver("the game is over")
+        if seat not in {p.seat for p in self.pending(state)}:
+            raise NotYourTurn(f"seat {seat} has nothing to do now")
+        if isinstance(command, Stake):
+            if state.phase != "stake":
+                raise WrongPhase("it is time to draw, not to stake")
+            if command.card not in state.hands[seat]:
+                raise IllegalMove(f"card {command.card} is not in seat {seat}'s hand")
+            staked = CardStaked(seat, command.card)
+            stakes = [command.card if s == seat else c for s, c in enumerate(state.stakes)]
+            if None in stakes:
+                return [staked]
+            return [staked, _round_won(state.round, [c for c in stakes if c is not None])]
+        if isinstance(command, Draw):
+            if state.phase != "draw":
+                raise WrongPhase("it is time to stake, not to draw")
+            if not 0 <= command.count <= min(MAX_DRAW, len(state.deck)):
+                raise IllegalMove(f"draw 0 to {min(MAX_DRAW, len(state.deck))} cards")
+            return [CardsDrawn(seat, command.count, state.deck[: command.count])]
+        raise IllegalMove(f"not a Tip-off command: {type(command).__name__}")
+
+    def view(self, state: Any, seat: int | None) -> TipoffView:
+        return TipoffView(
+            seat=seat,
+            seats=state.seats,
+            round=state.round,
+            phase=state.phase,
+            hand=list(state.hands[seat]) if seat is not None else None,
+            hand_sizes=[len(hand) for hand in state.hands],
+            deck_size=len(state.deck),
+            points=list(state.points),
+            out=list(state.out),
+            winner=state.winner,
+        )
+
+    def redact(self, event: Any, seat: int | None) -> Any:
+        if isinstance(event, Dealt):
+            hands = [hand if s == seat else None for s, hand in enumerate(event.hands)]
+            return replace(event, hands=hands, deck=None)
+        if isinstance(event, CardsDrawn) and event.seat != seat:
+            return replace(event, cards=None)
+        return event
+
+    def result(self, state: Any) -> Outcome | None:
+        if state is None or state.phase != "over":
+            return None
+        best = max(state.points)
+        places = [1 + sum(other > mine for other in state.points) for mine in state.points]
+        winners = [s for s, p in enumerate(state.points) if p == best]
+        return Outcome(scores=list(state.points), winners=winners, places=places)
+
+    def bot_move(
+        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
+    ) -> Any:
+        """random: any legal move. greedy: the highest stake, the biggest draw. expert: the
+        lowest card that beats every card it has not seen, else its lowest card."""
+        if level == "random":
+            return rng.choice(legal)
+        if isinstance(legal[0], Draw) or level == "greedy":
+            return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
+        unseen = list(CARDS)
+        for card in [*(view.hand or []), *view.out]:
+            unseen.remove(card)
+        beating = [m for m in legal if m.card > max(unseen, default=0)]
+        return min(beating or legal, key=lambda m: m.card)
+
+
+def _round_won(round_: int, stakes: list[int]) -> RoundWon:
+    best = max(stakes)
+    winner = stakes.index(best) if stakes.count(best) == 1 else None
+    return RoundWon(round_, winner, sum(stakes) if winner is not None else 0)
+
+
+def _next_round(state: TipoffState) -> TipoffState:
+    over = any(not hand for hand in state.hands)
+    return replace(state, phase="over" if over else "stake", round=state.round + 1, winner=None)
+
+
+GAME = Tipoff()
