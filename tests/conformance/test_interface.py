@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.engine import Game
+from domain.engine import Game, HouseRule
 from domain.errors import InvalidOptions
 from domain.match import MATCH_EVENT_TYPES, Rules, SeatSpec
 from tests.conformance.games import all_games, configs, playthrough
@@ -47,6 +47,9 @@ def test_the_game_publishes_tagged_types_and_a_rules_document(game: Game) -> Non
     rules = game.rules()
     assert isinstance(rules, game.rules_type)
     assert msgspec.json.decode(msgspec.json.encode(rules), type=game.rules_type) == rules
+    house = game.house_rules()
+    assert all(isinstance(rule, HouseRule) for rule in house), "house rules are HouseRule"
+    assert len({rule.id for rule in house}) == len(house), "house rule ids are unique"
 
 
 def test_every_game_s_commands_events_and_views_form_one_tagged_union() -> None:

@@ -24,12 +24,28 @@ import msgspec
 from msgspec.structs import replace
 
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Outcome
+from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
 from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
 from domain.rng import Rng
 
 CARDS = tuple(sorted(list(range(1, 10)) * 2))
 MAX_DRAW = 2
+
+# What Tip-off's own rules leave open, decided once (served with its rules document).
+HOUSE_RULES = [
+    HouseRule(
+        "tied-stakes",
+        "Stake",
+        "When two or more seats share the highest stake, nobody wins the round: the staked "
+        "cards still leave the game and nobody draws.",
+    ),
+    HouseRule(
+        "short-deck",
+        "Draw",
+        "The winner may draw at most what the deck still holds; with an empty deck there is "
+        "no draw step.",
+    ),
+]
 Phase = Literal["stake", "draw", "over"]
 
 
@@ -137,6 +153,9 @@ class Tipoff:
 
     def rules(self) -> TipoffRules:
         return TipoffRules(self.title, __doc__ or "", 2, 4, list(CARDS), MAX_DRAW)
+
+    def house_rules(self) -> list[HouseRule]:
+        return list(HOUSE_RULES)
 
     def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:
         if not self.min_seats <= seats <= self.max_seats:
