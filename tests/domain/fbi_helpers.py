@@ -51,6 +51,7 @@ def build(
     arrest_order: Sequence[int] = (),
     arrest_index: int = 0,
     agents: Sequence[Sequence[Colour]] | None = None,
+    played: Sequence[Sequence[Colour]] | None = None,
 ) -> FbiState:
     """A state with chosen cards; the deck defaults to every character not used elsewhere."""
     deal = deal or Deal()
@@ -59,6 +60,7 @@ def build(
         variant=variant,
         slammers=[list(s) for s in slammers] if slammers else [[] for _ in range(seats)],
         agents=[list(a) for a in agents] if agents else [[] for _ in range(seats)],
+        played=[list(p) for p in played] if played else [[] for _ in range(seats)],
         phase=phase,
         turn=turn,
         handcuffs=handcuffs,
