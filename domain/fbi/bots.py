@@ -121,6 +121,8 @@ def agent_options(view: FbiView) -> list[list[list[Colour]]]:
             options.append([list(held or [])])
             continue
         played = view.agents_played[seat]
+        # A real game always leaves the true pair among them; a hand-built position that
+        # does not (agents no table allowed) falls back on every pair of agents.
         found = _unplayed(usable, played, left) or _unplayed(list(AGENTS), played, left)
         options.append(found)
     return options
