@@ -5,22 +5,27 @@
   if the game ended now, minus the best other score): release the card whose loss helps
   most (an innocent), select the agent pair that would arrest the most valuable
   characters if nobody else took them, and arrest with the agent worth most right now.
-- ``expert``: determinized rollouts. The only hidden information in FBI is the deck order
-  (and, during the sealed step, the others' agents), so each sample shuffles the unseen
-  characters into a deck consistent with the view. Each candidate move (every legal move,
-  or greedy's best few when there are many) is played out on the same samples, everyone
-  then playing greedy (the others' sealed agents included) to the end of the next turn,
-  and the move with the best total margin is chosen. About 0.1-0.3 s per move on one core.
+- ``expert``: determinized rollouts. The hidden information in FBI is the deck order and
+  the agents the other seats hold (kept in hand until played, HOUSE-RULES §1.6), so each
+  sample shuffles the unseen characters into a deck and deals every other seat unplayed
+  agents consistent with what is public (``sample_agents``). Each candidate move (every
+  legal move, or greedy's best few when there are many) is played out on the same samples,
+  everyone then playing greedy (the others' sealed agents included) to the end of the next
+  turn, and the move with the best total margin is chosen. About 0.1-0.3 s per move on one
+  core.
+
+Greedy reads nothing of the other seats' agents: its valuation assumes nobody else arrests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import combinations
 
 from domain.budget import TUNED, Budget
 from domain.engine import BotLevel
 from domain.fbi import scoring
-from domain.fbi.cards import CHARACTER_DECK, Colour, card
+from domain.fbi.cards import AGENTS, CHARACTER_DECK, DOUBLE_AGENT, Agent, Colour, card
 from domain.fbi.commands import FbiCommand, Release, ReleaseNone, SelectAgents
 from domain.fbi.rules import agents_in_play, apply, arrest_target, legal, pending
 from domain.fbi.state import FbiState, SeatRelease
@@ -65,13 +70,20 @@ def unseen_characters(view: FbiView) -> list[int]:
     return [c.id for c in CHARACTER_DECK if c.id not in seen]
 
 
-def state_from_view(view: FbiView, deck: Sequence[int]) -> FbiState:
-    """A state matching everything ``view`` shows, with ``deck`` as the undealt order."""
+def state_from_view(
+    view: FbiView, deck: Sequence[int], agents: Sequence[Sequence[Colour]] | None = None
+) -> FbiState:
+    """A state matching everything ``view`` shows, with ``deck`` as the undealt order and
+    ``agents`` as every seat's agents still held (by default: the own seat's, as the view
+    shows them, and none for the others, whose agents the view does not show)."""
+    if agents is None:
+        agents = [list(a) if a is not None else [] for a in view.agents]
     return FbiState(
         seats=view.seats,
         variant=view.variant,
         slammers=[[c.id for c in slammer] for slammer in view.slammers],
-        agents=[list(a) if a is not None else [] for a in view.agents],
+        agents=[list(a) for a in agents],
+        played=[list(p) for p in view.agents_played],
         phase=view.phase,
         turn=view.turn,
         handcuffs=view.handcuffs_holder,
@@ -86,6 +98,56 @@ def state_from_view(view: FbiView, deck: Sequence[int]) -> FbiState:
         arrest_index=view.arrest_index,
         bonuses=list(view.bonuses),
     )
+
+
+def agent_options(view: FbiView) -> list[list[list[Colour]]]:
+    """For each seat, every list of agents it may still hold given what ``view`` shows.
+
+    The own seat's agents are in the view. Another seat selected two different agents of
+    {red, yellow, blue, green, black, 2x}, each colour with a character on the table at
+    that moment; since then the table has only lost the cards taken by the agents played
+    this turn, so those colours are the table's colours plus every colour played this turn.
+    Its agents still held are a pair's colours minus the ones it has played. Each option
+    comes from exactly one pair, so choosing uniformly among options is choosing uniformly
+    among the pairs the seat may have selected."""
+    offered = {c.colour for c in view.table}
+    for played in view.agents_played:
+        offered.update(played)
+    usable: list[Agent] = [a for a in AGENTS if a in offered or a == DOUBLE_AGENT]
+    options: list[list[list[Colour]]] = []
+    for seat, held in enumerate(view.agents):
+        left = view.agents_left[seat]
+        if held is not None or left == 0:
+            options.append([list(held or [])])
+            continue
+        played = view.agents_played[seat]
+        # A real game always leaves the true pair among them; a hand-built position that
+        # does not (agents no table allowed) falls back on every pair of agents.
+        found = _unplayed(usable, played, left) or _unplayed(list(AGENTS), played, left)
+        options.append(found)
+    return options
+
+
+def _unplayed(usable: Sequence[Agent], played: Sequence[Colour], left: int) -> list[list[Colour]]:
+    found: list[list[Colour]] = []
+    for first, second in combinations(usable, 2):
+        remaining = agents_in_play(first, second)
+        try:
+            for colour in played:
+                remaining.remove(colour)
+        except ValueError:
+            continue
+        if len(remaining) == left and remaining not in found:
+            found.append(remaining)
+    return found
+
+
+def sample_agents(options: Sequence[Sequence[list[Colour]]], rng: Rng) -> list[list[Colour]]:
+    """One deal of every seat's agents still held, uniform over each seat's options."""
+    return [
+        list(seat_options[0]) if len(seat_options) == 1 else list(rng.choice(seat_options))
+        for seat_options in options
+    ]
 
 
 # ---- greedy -------------------------------------------------------------------------------
@@ -161,6 +223,7 @@ def expert_move(
     budget: Budget = TUNED,
 ) -> FbiCommand:
     unseen = unseen_characters(view)
+    agents = agent_options(view)
     if len(moves) > EXPERT_CANDIDATES:
         here = state_from_view(view, unseen)
         margins = _Margins(here, seat)
@@ -168,8 +231,9 @@ def expert_move(
         moves = ranked[:EXPERT_CANDIDATES]
     totals = [0] * len(moves)
     for _ in budget.rounds(EXPERT_PLAYOUTS // len(moves), EXPERT_MIN_SAMPLES):
-        # Every candidate meets the same sampled deck, so they are compared on equal luck.
-        state = state_from_view(view, rng.shuffled(unseen))
+        # Every candidate meets the same sampled deck and agents, so they are compared on
+        # equal luck.
+        state = state_from_view(view, rng.shuffled(unseen), sample_agents(agents, rng))
         for i, move in enumerate(moves):
             totals[i] += _playout(state, seat, move)
     # The first best wins ties, as the candidates are ordered (greedy's ranking).

@@ -1,8 +1,9 @@
 """FBI events: what happened, in the past tense.
 
 Everything in FBI is open information except the undealt deck order (``DeckShuffled``,
-redacted for everyone during play) and the sealed agent choices, which only become events
-once every seat has revealed.
+redacted for everyone during play) and the agents a seat selected (``AgentsSelected``): they
+become events only once every seat has revealed, and even then only their owner sees them;
+an agent becomes public when its owner plays it (``CharacterArrested``, ``AgentPassed``).
 """
 
 from __future__ import annotations
@@ -68,11 +69,15 @@ class ArrestOrderDetermined(
 
 
 class AgentsSelected(msgspec.Struct, frozen=True, tag="fbi.agents_selected", tag_field="type"):
-    """A seat's two field agents, public once every sealed choice is revealed."""
+    """A seat selected its two field agents (after every sealed choice was revealed).
+
+    The agents are kept in hand (HOUSE-RULES §1.6): ``first`` and ``second`` are None for
+    every other seat and for spectators, who learn only that the seat chose; the stored
+    event and the finished game's replay hold both."""
 
     seat: int
-    first: Agent
-    second: Agent
+    first: Agent | None = None
+    second: Agent | None = None
 
 
 class CharacterArrested(

@@ -33,10 +33,12 @@ DESCRIPTION = (
     "Each turn the handcuffs pass clockwise and 2 characters per player are placed face up. "
     "From the handcuffs holder clockwise, each player may release one slammer card (or none): "
     "the highest released value arrests first, ties to the first seat from the holder. "
-    "Then everyone secretly selects two field agents (2x doubles the other); arrests run "
-    "in order, then in reverse order, each agent taking the highest character of its colour "
-    "(stacked variant: the top of the colour's pile) — compulsory if that colour is on the "
-    "table. After the turn that places the last deck card, each colour's bonus goes to the "
+    "Then everyone secretly selects two field agents (2x doubles the other) and keeps them "
+    "in hand: the agents are secret until played, the others learn only that a seat chose "
+    "and how many agents it still holds. Arrests run in order, then in reverse order, each "
+    "player openly playing one of its agents, which takes the highest character of its "
+    "colour (stacked variant: the top of the colour's pile) — compulsory if that colour is "
+    "on the table. After the turn that places the last deck card, each colour's bonus goes to the "
     "single highest positive colour sum; score = slammer cards + bonuses."
 )
 

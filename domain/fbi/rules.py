@@ -83,6 +83,7 @@ def evolve(state: FbiState | None, event: FbiEvent) -> FbiState:
             variant=event.variant,
             slammers=[[] for _ in range(event.seats)],
             agents=[[] for _ in range(event.seats)],
+            played=[[] for _ in range(event.seats)],
         )
     if state is None:
         raise ValueError("an FBI stream starts with fbi.game_started")
@@ -107,6 +108,7 @@ def evolve(state: FbiState | None, event: FbiEvent) -> FbiState:
             arrest_order=[],
             arrest_index=0,
             agents=[[] for _ in range(state.seats)],
+            played=[[] for _ in range(state.seats)],
         )
     if isinstance(event, CardsPlaced):
         ids = [c.id for c in event.cards]
@@ -131,6 +133,8 @@ def evolve(state: FbiState | None, event: FbiEvent) -> FbiState:
     if isinstance(event, ArrestOrderDetermined):
         return replace(state, arrest_order=list(event.order), phase="agents")
     if isinstance(event, AgentsSelected):
+        if event.first is None or event.second is None:
+            raise ValueError("cannot evolve a redacted agent selection")
         agents = list(state.agents)
         agents[event.seat] = agents_in_play(event.first, event.second)
         phase = "arrest" if all(agents) else state.phase
@@ -140,6 +144,8 @@ def evolve(state: FbiState | None, event: FbiEvent) -> FbiState:
         remaining = list(agents[event.seat])
         remaining.remove(event.agent)
         agents[event.seat] = remaining
+        played = list(state.played)
+        played[event.seat] = [*played[event.seat], event.agent]
         index = state.arrest_index + 1
         phase = "between_turns" if index == 2 * state.seats else state.phase
         changes: dict[str, Any] = {}
@@ -150,7 +156,9 @@ def evolve(state: FbiState | None, event: FbiEvent) -> FbiState:
                 "slammers": slammers,
                 "table": [i for i in state.table if i != event.card.id],
             }
-        return replace(state, agents=agents, arrest_index=index, phase=phase, **changes)
+        return replace(
+            state, agents=agents, played=played, arrest_index=index, phase=phase, **changes
+        )
     if isinstance(event, GameEnded):
         return replace(state, phase="over", bonuses=list(event.bonuses))
     raise ValueError(f"not an FBI event: {event!r}")

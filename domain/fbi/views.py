@@ -1,8 +1,10 @@
 """What a seat (or a spectator) may see of an FBI game.
 
 Everything on the table is open: slammers, the face-up characters, released cards, the
-arrest order and, once revealed, every seat's agents. Hidden are the undealt deck order
-(only its size is shown) and, while the sealed agent step is open, other seats' choices.
+arrest order and the agents played. Hidden are the undealt deck order (only its size is
+shown) and the agents each seat holds: they are kept in hand (HOUSE-RULES §1.6), so other
+seats and spectators see only how many a seat still holds, and an agent becomes public when
+its owner plays it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import msgspec
 
 from domain.fbi import scoring
 from domain.fbi.cards import Card, Colour, Variant, card
-from domain.fbi.events import BonusAward, DeckShuffled
+from domain.fbi.events import AgentsSelected, BonusAward, DeckShuffled
 from domain.fbi.state import FbiState, Phase, arrest_sequence
 
 
@@ -26,9 +28,11 @@ class ReleaseView(msgspec.Struct, frozen=True):
 
 class FbiView(msgspec.Struct, frozen=True, tag="fbi", tag_field="game"):
     """``table`` is in placement order: in the stacked variant the last card of a colour is
-    the top of its pile. ``agents[seat]`` are the agents that seat still has to play this
-    turn (None while its sealed choice is hidden). ``scores`` include bonus cards only once
-    the game is over; ``bonuses`` is empty until then."""
+    the top of its pile. ``agents[seat]`` are the agents that seat still holds this turn
+    ("2x" resolved into its colour), shown to that seat only: None for every other seat.
+    ``agents_left[seat]`` is how many it holds (public), ``agents_played[seat]`` the agents
+    it has played this turn, in order (public). ``scores`` include bonus cards only once the
+    game is over; ``bonuses`` is empty until then."""
 
     seat: int | None
     seats: int
@@ -45,15 +49,16 @@ class FbiView(msgspec.Struct, frozen=True, tag="fbi", tag_field="game"):
     arrest_sequence: list[int]
     arrest_index: int
     agents: list[list[Colour] | None]
+    agents_left: list[int]
+    agents_played: list[list[Colour]]
     scores: list[int]
     bonuses: list[BonusAward]
 
 
 def view(state: FbiState, seat: int | None) -> FbiView:
-    agents: list[list[Colour] | None] = []
-    for other, remaining in enumerate(state.agents):
-        hidden = state.phase == "agents" and other != seat
-        agents.append(None if hidden else list(remaining))
+    agents: list[list[Colour] | None] = [
+        list(held) if other == seat else None for other, held in enumerate(state.agents)
+    ]
     if state.phase == "over":
         totals = scoring.scores(state.slammers, state.bonuses)
     else:
@@ -77,6 +82,8 @@ def view(state: FbiState, seat: int | None) -> FbiView:
         arrest_sequence=arrest_sequence(state),
         arrest_index=state.arrest_index,
         agents=agents,
+        agents_left=[len(held) for held in state.agents],
+        agents_played=[list(played) for played in state.played],
         scores=totals,
         bonuses=list(state.bonuses),
     )
@@ -85,7 +92,10 @@ def view(state: FbiState, seat: int | None) -> FbiView:
 def redact(event: Any, seat: int | None) -> Any:
     """The deck order is hidden from everyone during play (the final replay shows it).
 
-    Agent choices are events only once every seat has revealed, so they are public."""
+    A seat's selected agents are shown to that seat only: everyone else learns that it
+    chose (the agents become public one by one as it plays them)."""
     if isinstance(event, DeckShuffled):
         return DeckShuffled(size=event.size, card_ids=None)
+    if isinstance(event, AgentsSelected) and event.seat != seat:
+        return AgentsSelected(seat=event.seat)
     return event

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import msgspec
+
 from domain.fbi import GAME
 from domain.fbi.cards import CHARACTER_DECK, PURPLE_CARDS, Card, Colour, Variant, card
 from domain.fbi.state import FbiState, Phase, SeatRelease
@@ -51,6 +53,7 @@ def build(
     arrest_order: Sequence[int] = (),
     arrest_index: int = 0,
     agents: Sequence[Sequence[Colour]] | None = None,
+    played: Sequence[Sequence[Colour]] | None = None,
 ) -> FbiState:
     """A state with chosen cards; the deck defaults to every character not used elsewhere."""
     deal = deal or Deal()
@@ -59,6 +62,7 @@ def build(
         variant=variant,
         slammers=[list(s) for s in slammers] if slammers else [[] for _ in range(seats)],
         agents=[list(a) for a in agents] if agents else [[] for _ in range(seats)],
+        played=[list(p) for p in played] if played else [[] for _ in range(seats)],
         phase=phase,
         turn=turn,
         handcuffs=handcuffs,
@@ -89,3 +93,53 @@ def act(state: FbiState, seat: int, command: Any) -> tuple[FbiState, list[Any]]:
 
 def cards(ids: Sequence[int]) -> list[Card]:
     return [card(i) for i in ids]
+
+
+def positions_with_hidden_agents(
+    seats: int, seed: int, variant: Variant = "base"
+) -> list[tuple[FbiState, FbiState]]:
+    """Every arrest-phase position of a seeded random game, each with the agent-selection
+    position of its turn (the table the agents were chosen against)."""
+    from domain.match import Match, Rules
+    from tests.domain.playthrough import play
+
+    found: list[tuple[FbiState, FbiState]] = []
+    selecting: dict[int, FbiState] = {}
+
+    def record(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+        state: FbiState = match.state
+        if state.phase == "agents":
+            selecting[state.turn] = state
+        elif state.phase == "arrest":
+            found.append((state, selecting[state.turn]))
+        return rng.choice(legal)
+
+    play(GAME, {"variant": variant}, seats, seed, chooser=record)
+    return found
+
+
+def agents_it_may_hold(state: FbiState, selecting: FbiState, seat: int) -> list[list[Colour]]:
+    """Every list of agents ``seat`` may still hold in ``state`` as far as the table can
+    tell: a legal selection at ``selecting`` minus the agents it has played since.
+
+    Written from the rules (``legal`` and "2x doubles the other"), independently of the
+    bots' own reckoning, which tests compare with it."""
+    options: list[list[Colour]] = []
+    for move in GAME.legal(selecting, seat):
+        pair = [move.first, move.second]
+        held: list[Colour] = [pair[0], pair[0]] if "2x" in pair else [pair[0], pair[1]]
+        for colour in state.played[seat]:
+            if colour not in held:
+                break
+            held.remove(colour)
+        else:
+            if held not in options:
+                options.append(held)
+    return options
+
+
+def with_agents(state: FbiState, seat: int, held: Sequence[Colour]) -> FbiState:
+    """``state`` with ``seat`` holding ``held`` instead."""
+    agents = [list(a) for a in state.agents]
+    agents[seat] = list(held)
+    return msgspec.structs.replace(state, agents=agents)

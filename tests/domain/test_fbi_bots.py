@@ -7,13 +7,21 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.budget import Budget
 from domain.engine import BotLevel
 from domain.fbi import GAME
+from domain.fbi.bots import agent_options, sample_agents
 from domain.fbi.commands import Release, ReleaseNone, SelectAgents, UseAgent
 from domain.fbi.state import FbiState
-from domain.match import Match, Rules
+from domain.match import Match, Rules, SeatSpec
 from domain.rng import Rng
-from tests.domain.fbi_helpers import Deal, build
+from tests.domain.fbi_helpers import (
+    Deal,
+    agents_it_may_hold,
+    build,
+    positions_with_hidden_agents,
+    with_agents,
+)
 from tests.domain.playthrough import play
 
 
@@ -68,6 +76,74 @@ def test_a_bot_cannot_peek_at_the_deck_order(level: BotLevel) -> None:
             for s in (state, reordered)
         ]
         assert moves[0] == moves[1]
+
+
+@pytest.mark.parametrize("level", ["greedy", "expert"])
+def test_a_bots_choice_does_not_depend_on_the_agents_other_seats_still_hold(
+    level: BotLevel,
+) -> None:
+    rules = Rules(GAME)
+    budget = Budget(effort=0.25)  # fewer samples: the same question, answered sooner
+    pick = Rng(b"other agents")
+    changed = 0
+    for state, selecting in positions_with_hidden_agents(4, seed=21)[::6]:
+        seat = GAME.pending(state)[0].seat
+        match = Match(game_id="g", seats=[SeatSpec("bot", level)] * 4, options={}, state=state)
+        chosen = rules.bot_move(match, seat, level, Rng(b"same"), budget)
+        for _ in range(2):
+            # Every other seat holds some other agents it may hold, as far as the table knows.
+            other_state = state
+            for owner in range(4):
+                if owner != seat:
+                    held = pick.choice(agents_it_may_hold(state, selecting, owner))
+                    other_state = with_agents(other_state, owner, held)
+            changed += other_state != state
+            other = msgspec.structs.replace(match, state=other_state)
+            assert rules.view(other, seat) == rules.view(match, seat)
+            assert rules.bot_move(other, seat, level, Rng(b"same"), budget) == chosen
+    assert changed > 0
+
+
+@pytest.mark.parametrize(("seats", "seed"), [(2, 4), (3, 6), (4, 8), (5, 10)])
+def test_the_expert_considers_exactly_the_agents_a_seat_may_still_hold(
+    seats: int, seed: int
+) -> None:
+    for state, selecting in positions_with_hidden_agents(seats, seed, variant="stacked"):
+        for viewer in [None, *range(seats)]:
+            options = agent_options(GAME.view(state, viewer))
+            for owner in range(seats):
+                if owner == viewer:
+                    assert options[owner] == [state.agents[owner]]
+                else:
+                    expected = agents_it_may_hold(state, selecting, owner)
+                    assert sorted(options[owner]) == sorted(expected)
+                    assert state.agents[owner] in options[owner]
+
+
+def test_the_expert_samples_every_agent_pair_a_seat_may_hold() -> None:
+    deal = Deal()
+    table = [deal.char("red", 5), deal.char("blue", -1), deal.char("green", 2)]
+    state = build(
+        2,
+        deal=deal,
+        phase="arrest",
+        table=table,
+        arrest_order=[0, 1],
+        agents=[["red", "green"], ["blue", "blue"]],
+    )
+    options = agent_options(GAME.view(state, 0))
+    rng = Rng(b"samples")
+    seen = {tuple(sample_agents(options, rng)[1]) for _ in range(200)}
+    # Any two of red, blue, green, or 2x with one of them: six pairs.
+    assert seen == {
+        ("red", "blue"),
+        ("red", "green"),
+        ("blue", "green"),
+        ("red", "red"),
+        ("blue", "blue"),
+        ("green", "green"),
+    }
+    assert all(sample_agents(options, rng)[0] == ["red", "green"] for _ in range(10))
 
 
 def test_greedy_releases_its_worst_innocent() -> None:

@@ -8,13 +8,22 @@ import msgspec
 import pytest
 
 from domain.fbi import GAME
-from domain.fbi.commands import SelectAgents
-from domain.fbi.events import DeckShuffled
+from domain.fbi.cards import card
+from domain.fbi.commands import SelectAgents, UseAgent
+from domain.fbi.events import AgentsSelected, CharacterArrested, DeckShuffled
 from domain.fbi.state import FbiState
 from domain.fbi.views import FbiView
-from domain.match import Match, Rules
+from domain.match import Match, Rules, SealRevealed
 from domain.rng import Rng
-from tests.domain.fbi_helpers import Deal, act, build, cards
+from tests.domain.fbi_helpers import (
+    Deal,
+    act,
+    agents_it_may_hold,
+    build,
+    cards,
+    positions_with_hidden_agents,
+    with_agents,
+)
 from tests.domain.playthrough import play
 
 VIEWERS: list[int | None] = [None, 0, 1, 2]
@@ -50,23 +59,107 @@ def test_another_seats_sealed_agent_choice_stays_hidden() -> None:
     other, _ = act(state, 1, SelectAgents(first="red", second="blue"))
 
     for seat in (None, 0, 2):
-        assert GAME.view(chosen, seat) == GAME.view(state, seat) == GAME.view(other, seat)
+        assert GAME.view(chosen, seat) == GAME.view(other, seat)
         assert GAME.view(chosen, seat).agents[1] is None
+        assert GAME.view(chosen, seat).agents_left[1] == 2  # it chose; not what
     assert GAME.view(chosen, 1).agents[1] == ["red", "red"]
 
 
-def test_agents_are_public_once_the_arrests_start() -> None:
+def test_other_seats_and_spectators_see_only_how_many_agents_a_seat_holds() -> None:
     deal = Deal()
     state = build(
-        2,
+        3,
         deal=deal,
         phase="arrest",
-        table=[deal.char("red", 3)],
-        arrest_order=[1, 0],
-        agents=[["red", "blue"], ["red", "red"]],
+        table=[deal.char("red", 3), deal.char("black", 1)],
+        arrest_order=[1, 0, 2],
+        agents=[["red", "black"], ["red", "red"], ["black", "red"]],
     )
-    for seat in (None, 0, 1):
-        assert GAME.view(state, seat).agents == [["red", "blue"], ["red", "red"]]
+    for seat in (None, 0, 1, 2):
+        seen = GAME.view(state, seat)
+        assert seen.agents == [
+            held if other == seat else None
+            for other, held in enumerate([["red", "black"], ["red", "red"], ["black", "red"]])
+        ]
+        assert seen.agents_left == [2, 2, 2]
+        assert seen.agents_played == [[], [], []]
+
+
+def test_an_agent_becomes_public_when_its_owner_plays_it() -> None:
+    deal = Deal()
+    red = deal.char("red", 3)
+    state = build(
+        3,
+        deal=deal,
+        phase="arrest",
+        table=[red, deal.char("black", 1)],
+        arrest_order=[1, 0, 2],
+        agents=[["red", "black"], ["red", "red"], ["black", "red"]],
+    )
+
+    state, events = act(state, 1, UseAgent(colour="red"))
+
+    assert events == [CharacterArrested(seat=1, agent="red", card=card(red))]
+    for seat in (None, 0, 1, 2):
+        assert GAME.redact(events[0], seat) == events[0]
+        seen = GAME.view(state, seat)
+        assert seen.agents_played == [[], ["red"], []]
+        assert seen.agents_left == [2, 1, 2]
+    assert GAME.view(state, 1).agents[1] == ["red"]
+    assert GAME.view(state, 0).agents[1] is None
+
+
+@pytest.mark.parametrize(("seats", "seed"), [(2, 3), (3, 5), (4, 7), (5, 9)])
+def test_no_view_depends_on_the_agents_another_seat_still_holds(seats: int, seed: int) -> None:
+    changed = 0
+    for state, selecting in positions_with_hidden_agents(seats, seed)[::3]:
+        for owner in range(seats):
+            for held in agents_it_may_hold(state, selecting, owner):
+                other = with_agents(state, owner, held)
+                changed += other != state
+                for seat in [None, *range(seats)]:
+                    if seat != owner:
+                        assert GAME.view(other, seat) == GAME.view(state, seat)
+    assert changed > 0  # there were other agents the seats might have held
+
+
+def test_a_seats_agent_selection_is_redacted_for_everyone_else() -> None:
+    _, events = states_of_a_game(seats=4)
+    selections = [e for e in events if isinstance(e, AgentsSelected)]
+    assert len(selections) >= 4
+    for event in selections:
+        assert None not in (event.first, event.second)  # the stored event holds both
+        assert GAME.redact(event, event.seat) == event
+        for seat in (None, 0, 1, 2, 3):
+            if seat != event.seat:
+                assert GAME.redact(event, seat) == AgentsSelected(seat=event.seat)
+                # Whatever it chose, the others see the same event.
+                assert GAME.redact(AgentsSelected(event.seat, "black", "2x"), seat) == (
+                    GAME.redact(event, seat)
+                )
+
+
+def test_no_redacted_event_of_the_match_tells_another_seat_which_agents_a_seat_chose() -> None:
+    _, events = states_of_a_game(seats=3)
+    rules = Rules(GAME)
+    for viewer in [None, 0, 1, 2]:
+        own = 0
+        for event in events:
+            seen = rules.redact(event, viewer)
+            if isinstance(seen, SealRevealed | AgentsSelected) and seen.seat == viewer:
+                assert seen == event
+                own += 1
+            elif isinstance(seen, SealRevealed):
+                assert (seen.move, seen.salt) == (None, None)
+            elif isinstance(seen, AgentsSelected):
+                assert (seen.first, seen.second) == (None, None)
+        assert own > 0 or viewer is None
+
+
+def test_a_redacted_agent_selection_cannot_be_folded_into_a_state() -> None:
+    state = build(2, phase="agents", arrest_order=[0, 1])
+    with pytest.raises(ValueError, match="redacted"):
+        GAME.evolve(state, AgentsSelected(seat=0))
 
 
 def test_the_view_shows_every_open_card() -> None:
@@ -121,7 +214,7 @@ def test_redact_leaves_the_open_events_unchanged(seat: int | None) -> None:
     _, events = states_of_a_game()
     fbi_events = [e for e in events if isinstance(e, GAME.event_types)]
     for event in fbi_events:
-        if not isinstance(event, DeckShuffled):
+        if not isinstance(event, DeckShuffled | AgentsSelected):
             assert GAME.redact(event, seat) == event
 
 

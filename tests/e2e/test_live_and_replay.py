@@ -137,6 +137,41 @@ def test_replay_opens_at_the_end_and_verifies(client: Any, tmp_path: Path) -> No
     assert cli.stdout.startswith("verified:")
 
 
+def _log(client: Any, game_id: str, token: str | None) -> list[dict[str, Any]]:
+    headers = auth(token) if token else {}
+    log: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = client.get(
+            f"/v1/games/{game_id}/events", params={"after": after, "limit": 500}, headers=headers
+        ).json()
+        log += page["events"]
+        if not page["has_more"]:
+            return log
+        after = page["next_after"]
+
+
+def test_fbi_agents_stay_out_of_the_others_event_log_but_are_in_the_replay(
+    client: Any, tmp_path: Path
+) -> None:
+    game_id, tokens = _finished_game(client)
+    replay = client.get(f"/v1/games/{game_id}/replay").json()
+    selected = [r["event"] for r in replay["events"] if r["event"]["type"] == "fbi.agents_selected"]
+    assert {e["seat"] for e in selected} == {0, 1}
+    assert all(e["first"] is not None and e["second"] is not None for e in selected)
+    verify(msgspec.convert(replay, ReplayDocument))
+    for viewer, token in [(0, tokens[0]), (1, tokens[1]), (None, None)]:
+        seen = [
+            r["event"]
+            for r in _log(client, game_id, token)
+            if r["event"]["type"] == "fbi.agents_selected"
+        ]
+        assert [e["seat"] for e in seen] == [e["seat"] for e in selected]
+        for event, full in zip(seen, selected, strict=True):
+            shown = event["seat"] == viewer
+            assert event == (full if shown else {**full, "first": None, "second": None})
+
+
 def _tampered(replay: dict[str, Any], how: str) -> dict[str, Any]:
     doc = json.loads(json.dumps(replay))
     events = doc["events"]
@@ -162,6 +197,9 @@ def _tampered(replay: dict[str, Any], how: str) -> dict[str, Any]:
         revealed = next(e for e in events if e["event"]["type"] == "seal.revealed")
         revealed["act"]["salt"] = "ab" * 16
         revealed["event"]["salt"] = "ab" * 16
+    elif how == "agents":
+        chosen = next(e for e in events if e["event"]["type"] == "fbi.agents_selected")
+        chosen["event"]["first"] = "black" if chosen["event"]["first"] != "black" else "red"
     elif how == "dropped":
         del events[len(events) // 2]
     elif how == "result":
@@ -179,6 +217,7 @@ def _tampered(replay: dict[str, Any], how: str) -> dict[str, Any]:
         ("move", "the act is refused"),
         ("event", "version"),
         ("reveal", "version"),
+        ("agents", "the events differ"),
         ("dropped", "without gaps"),
         ("result", "the events differ"),
     ],
