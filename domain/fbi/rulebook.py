@@ -85,6 +85,14 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
         "means that colour twice.",
     ),
     HouseRule(
+        "secret-agents",
+        "Agent selection",
+        "The two chosen agents are kept in hand, secret: after the last reveal the other "
+        "seats and spectators learn only that every seat chose and how many agents each "
+        "still holds. An agent becomes public when its owner plays it on an arrest turn; "
+        "the replay of a finished game shows everything.",
+    ),
+    HouseRule(
         "arrests",
         "Arrests",
         "Round one goes in arrest order, round two in reverse order. On each arrest turn "

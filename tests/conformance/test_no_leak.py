@@ -21,12 +21,6 @@ from tests.conformance.hidden import HIDDEN, Hidden
 
 POSITIONS = 40
 
-FBI_AGENTS_SECRET = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="FBI agents secret: issue 11 item 1, merged from fbi-secret",
-)
-
 
 def _cases() -> list[Any]:
     out = []
@@ -34,10 +28,7 @@ def _cases() -> list[Any]:
         for kind in HIDDEN[config.game.name]:
             if not kind.applies(config.seats, config.options):
                 continue
-            marks = (
-                [FBI_AGENTS_SECRET] if (config.game.name, kind.name) == ("fbi", "agents") else []
-            )
-            out.append(pytest.param(config, kind, id=f"{config.id}-{kind.name}", marks=marks))
+            out.append(pytest.param(config, kind, id=f"{config.id}-{kind.name}"))
     return out
 
 
