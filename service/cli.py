@@ -33,6 +33,10 @@ def _serve(settings: Settings) -> None:
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=20,
+        # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
+        # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
+        # any local peer.
+        proxy_headers=False,
     )
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import TypeVar
 
 from domain.budget import Budget
+
+Network = IPv4Network | IPv6Network
 
 # A bot-turn job times out after 30 s (service.scheduling.JOB_TIMEOUT_SECONDS); a bot's
 # thinking time stays well inside it.
@@ -31,6 +34,11 @@ def _parse(env: dict[str, str], name: str, default: T, convert: Callable[[str], 
         return convert(raw)
     except ValueError:
         raise ValueError(f"{name}={raw!r} is not valid") from None
+
+
+def parse_networks(raw: str) -> tuple[Network, ...]:
+    """``STAKEOUT_TRUSTED_PROXIES``: comma-separated CIDRs (or single addresses)."""
+    return tuple(ip_network(part.strip(), strict=False) for part in raw.split(",") if part.strip())
 
 
 def _ints(raw: str) -> tuple[int, ...]:
@@ -64,8 +72,12 @@ class Settings:
     # tuned sample count (domain/budget.py). The cap is what a deployment tunes.
     bot_seconds: float = 1.0
     bot_effort: float = 1.0
-    # Requests per sliding minute per bearer credential (else per address); 0: no limit.
+    # A token bucket per verified credential (else per client address): refilled at this
+    # many requests a minute, holding at most ``rate_limit_burst``; 0: no limit.
     rate_limit_per_minute: int = 1200
+    rate_limit_burst: int = 200
+    # Proxies whose X-Forwarded-For names the client (the ingress); nobody else's is read.
+    trusted_proxies: tuple[Network, ...] = ()
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -75,6 +87,8 @@ class Settings:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
         if self.rate_limit_per_minute < 0:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
+        if self.rate_limit_burst < 1:
+            raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
 
     @property
     def bot_budget(self) -> Budget:
@@ -101,5 +115,7 @@ class Settings:
             rate_limit_per_minute=_parse(
                 e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", cls.rate_limit_per_minute, int
             ),
+            rate_limit_burst=_parse(e, "STAKEOUT_RATE_LIMIT_BURST", cls.rate_limit_burst, int),
+            trusted_proxies=_parse(e, "STAKEOUT_TRUSTED_PROXIES", (), parse_networks),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )
