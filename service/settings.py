@@ -65,6 +65,7 @@ class Settings:
     sweep_seconds: int = 30
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
+    # One delivery attempt's overall deadline (connect, send, status and headers).
     webhook_timeout_seconds: float = 5.0
     # Deliveries reach public addresses only unless this is on (service/egress.py).
     webhook_allow_private: bool = False
@@ -87,6 +88,8 @@ class Settings:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
         if self.rate_limit_per_minute < 0:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
+        if not 0 < self.webhook_timeout_seconds <= 25:  # inside the 30 s job timeout
+            raise ValueError("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS must be in (0, 25]")
         if self.rate_limit_burst < 1:
             raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
 
@@ -110,6 +113,9 @@ class Settings:
             sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
             webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
+            webhook_timeout_seconds=_parse(
+                e, "STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float
+            ),
             bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", cls.bot_seconds, float),
             bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", cls.bot_effort, float),
             rate_limit_per_minute=_parse(

@@ -131,7 +131,10 @@ def test_a_worker_refuses_to_deliver_to_a_private_address(settings: Settings) ->
     """Registered while allowed (or before DNS changed), delivered by a strict worker."""
     receiver = Receiver()
     lenient = replace(settings, webhook_allow_private=True)
-    worker = start_worker(settings.redis_url or "", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="0")
+    worker = start_worker(settings.redis_url or "")
+    deliveries = start_worker(
+        settings.redis_url or "", queues="webhooks", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="0"
+    )
     try:
         with TestClient(app=create_app(lenient)) as api:
             hook = api.post(
@@ -155,4 +158,5 @@ def test_a_worker_refuses_to_deliver_to_a_private_address(settings: Settings) ->
         assert receiver.requests == []
     finally:
         stop_worker(worker)
+        stop_worker(deliveries)
         receiver.close()
