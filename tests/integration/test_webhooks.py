@@ -175,9 +175,9 @@ def test_a_trickling_receiver_delays_no_other_keys_bots_or_scoring(settings: Set
                 "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(OTHER_KEY)
             )
             assert created.status_code == 201, created.text
-            game_id = created.json()["id"]
+            game_id, at_creation = created.json()["id"], created.json()["version"]
             first_bot_move = wait_for(
-                lambda: time.monotonic() if view(api, game_id)["version"] > 2 else None,
+                lambda: time.monotonic() if view(api, game_id)["version"] > at_creation else None,
                 timeout=60,
             )
             # The hostile attempt was still open when the other key's bot moved.
