@@ -63,6 +63,11 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     game_cache_size: int = 2048
     sweep_seconds: int = 30
+    # A game nobody has acted in for this long is ended as abandoned by the sweep; 0: never.
+    # Above the longest turn deadline (7 days), only games nobody can move are ended.
+    abandon_seconds: int = 14 * 24 * 3600
+    # Active (not yet ended) games an API key may have at once; 0: no limit.
+    max_active_games: int = 200
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     # One delivery attempt's overall deadline (connect, send, status and headers).
@@ -90,6 +95,10 @@ class Settings:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
         if not 0 < self.webhook_timeout_seconds <= 25:  # inside the 30 s job timeout
             raise ValueError("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS must be in (0, 25]")
+        if self.abandon_seconds < 0:
+            raise ValueError("STAKEOUT_ABANDON_SECONDS cannot be negative")
+        if self.max_active_games < 0:
+            raise ValueError("STAKEOUT_MAX_ACTIVE_GAMES cannot be negative")
         if self.rate_limit_burst < 1:
             raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
 
@@ -111,6 +120,8 @@ class Settings:
             data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
             sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
+            abandon_seconds=_parse(e, "STAKEOUT_ABANDON_SECONDS", cls.abandon_seconds, int),
+            max_active_games=_parse(e, "STAKEOUT_MAX_ACTIVE_GAMES", cls.max_active_games, int),
             webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
             webhook_timeout_seconds=_parse(

@@ -99,8 +99,18 @@ async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
 
 async def _sweep() -> str:
     async with _context() as ctx:
-        made = await sweep(ctx.games, ctx.scheduler, int(time.time() * 1000))
-        return f"{made} jobs enqueued"
+        now_ms = int(time.time() * 1000)
+        done = await sweep(
+            ctx.games,
+            ctx.scheduler,
+            now_ms,
+            abandon_after_ms=ctx.settings.abandon_seconds * 1000,
+            sweep_number=now_ms // (max(1, ctx.settings.sweep_seconds) * 1000),
+        )
+        return (
+            f"{done.loaded} of {done.seen} active games looked at, {done.enqueued} jobs "
+            f"enqueued, {done.abandoned} abandoned"
+        )
 
 
 def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:

@@ -160,13 +160,17 @@ class SeatInfo(msgspec.Struct, frozen=True):
     level: BotLevel | None
 
 
+# "abandoned": nobody acted for a long time; the sweep ended the game without a result.
+GameStatus = Literal["active", "finished", "abandoned"]
+
+
 class GameView(msgspec.Struct, frozen=True):
     """Everything the caller may know now. Every item of ``legal`` can be posted as is."""
 
     id: str
     game: str
     version: int
-    status: Literal["active", "finished"]
+    status: GameStatus
     you: int | None
     seats: list[SeatInfo]
     awaiting: list[AwaitingAction]
@@ -225,7 +229,7 @@ class GameList(msgspec.Struct, frozen=True):
 class GameSummary(msgspec.Struct, frozen=True):
     id: str
     game: str
-    status: Literal["active", "finished"]
+    status: GameStatus
     version: int
     created_ms: int
     seats: list[SeatInfo]
