@@ -208,3 +208,29 @@ def test_a_worker_sweep_abandons_an_idle_game_and_tells_its_webhooks(settings: S
         receiver.close()
         stop_worker(game_worker)
         stop_worker(deliveries)
+
+
+def test_a_live_feed_ends_with_the_abandonment(server_url: str, clean_redis: str) -> None:
+    """A real server's SSE feed of a game that gets abandoned closes after game.abandoned."""
+    body = {"game": "fbi", "seats": HUMANS}
+    created = httpx.post(server_url + "/v1/games", json=body, headers=auth(API_KEY), timeout=10)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    kinds: list[str] = []
+    ended = threading.Event()
+
+    def follow() -> None:
+        url = f"{server_url}/v1/games/{game_id}/stream"
+        with httpx.stream("GET", url, timeout=30) as response:
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    kinds.append(line.removeprefix("event: "))
+        ended.set()
+
+    threading.Thread(target=follow, daemon=True).start()
+    wait_for(lambda: kinds, timeout=30)  # the backlog arrived: the feed is open
+    settings = Settings(redis_url=clean_redis, abandon_seconds=3600)
+    report = asyncio.run(_sweep_at(settings, int(time.time() * 1000) + 2 * HOUR_MS))
+    assert report.abandoned == 1
+    assert ended.wait(60), "the feed stayed open after the game was abandoned"
+    assert kinds[-1] == "game.abandoned"
