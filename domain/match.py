@@ -91,6 +91,12 @@ class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", ta
     places: list[int]
 
 
+class GameAbandoned(msgspec.Struct, frozen=True, tag="game.abandoned", tag_field="type"):
+    """Nobody acted for ``idle_seconds``: the game ends here, without a result."""
+
+    idle_seconds: int
+
+
 MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     GameCreated,
     SealCommitted,
@@ -98,7 +104,10 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     SealForfeited,
     TurnTimedOut,
     ResultRecorded,
+    GameAbandoned,
 )
+# After one of these nothing more is appended to a stream.
+FINAL_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (ResultRecorded, GameAbandoned)
 
 
 class MakeMove(msgspec.Struct, frozen=True, tag="move", tag_field="kind"):
@@ -132,9 +141,15 @@ class TimeOut(msgspec.Struct, frozen=True, tag="timeout", tag_field="kind"):
     step: str
 
 
+class Abandon(msgspec.Struct, frozen=True, tag="abandon", tag_field="kind"):
+    """The sweep's act: nobody has acted for ``idle_seconds``; end the game unfinished."""
+
+    idle_seconds: int
+
+
 # Everything that can change a stream, as data: stored beside the events it produced, so a
 # verifier holding the seed can re-run every decision and compare (see domain/verify.py).
-Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut
+Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut | Abandon
 
 
 class Match(msgspec.Struct):
@@ -155,6 +170,7 @@ class Match(msgspec.Struct):
     reveals: dict[int, SealRevealed] = msgspec.field(default_factory=dict)
     forfeited: dict[int, str] = msgspec.field(default_factory=dict)
     recorded: Outcome | None = None
+    abandoned: bool = False
 
 
 class AwaitingAction(msgspec.Struct, frozen=True):
@@ -238,6 +254,8 @@ class Rules:
             match.recorded = Outcome(
                 scores=event.scores, winners=event.winners, places=event.places
             )
+        elif isinstance(event, GameAbandoned):
+            match.abandoned = True
         else:
             match.state = self.game.evolve(match.state, event)
         return match
@@ -256,7 +274,7 @@ class Rules:
         return self.game.result(match.state)
 
     def awaiting(self, match: Match) -> list[AwaitingAction]:
-        if self.game.result(match.state) is not None:
+        if match.abandoned or self.game.result(match.state) is not None:
             return []
         out: list[AwaitingAction] = []
         pending = self.game.pending(match.state)
@@ -290,6 +308,8 @@ class Rules:
     def _pending_for(self, match: Match, seat: int) -> Awaiting:
         if self.game.result(match.state) is not None:
             raise GameOver("the game is over")
+        if match.abandoned:
+            raise GameOver("the game was abandoned")
         for p in self.game.pending(match.state):
             if p.seat == seat:
                 return p
@@ -309,7 +329,17 @@ class Rules:
             return self.reveal(match, act.seat, act.move, act.salt, seed)
         if isinstance(act, TimeOut):
             return self.time_out(match, act, seed)
+        if isinstance(act, Abandon):
+            return self.abandon(match, act)
         return self.record_result(match)
+
+    def abandon(self, match: Match, act: Abandon) -> list[Any]:
+        """End an idle game without a result (once; a finished game is not abandoned)."""
+        if self.game.result(match.state) is not None:
+            raise GameOver("the game is over")
+        if match.abandoned:
+            return []
+        return [GameAbandoned(idle_seconds=act.idle_seconds)]
 
     def time_out(self, match: Match, act: TimeOut, seed: bytes) -> list[Any]:
         """A missed deadline: a random legal move for a public step, a forfeit for a sealed one."""

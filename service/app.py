@@ -20,6 +20,7 @@ from service.errors import problem_handler
 from service.observability import QueueCollector, instrument, metrics
 from service.openapi_doc import openapi_config
 from service.ratelimit import RateLimiter, RateLimitMiddleware
+from service.requests import StrictRequest
 from service.scheduling import QUEUES
 from service.settings import Settings
 
@@ -34,12 +35,16 @@ def create_app(settings: Settings | None = None) -> Litestar:
             app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
             if settings.rate_limit_per_minute:
                 app.state.rate_limiter = RateLimiter(
-                    queue_url(settings), settings.rate_limit_per_minute
+                    queue_url(settings),
+                    settings.rate_limit_per_minute,
+                    settings.rate_limit_burst,
                 )
             try:
                 yield
             finally:
                 app.state.queue_collector.close()
+                if settings.rate_limit_per_minute:
+                    await app.state.rate_limiter.close()
 
     app = Litestar(
         # /metrics stays out of the OpenAPI document (include_in_schema=False).
@@ -52,8 +57,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
-        middleware=[RateLimitMiddleware()],
+        middleware=[RateLimitMiddleware(settings.trusted_proxies)],
         exception_handlers={Exception: problem_handler},
+        # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
+        request_class=StrictRequest,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(

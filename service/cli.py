@@ -33,6 +33,10 @@ def _serve(settings: Settings) -> None:
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=20,
+        # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
+        # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
+        # any local peer.
+        proxy_headers=False,
     )
 
 
@@ -54,6 +58,10 @@ def _run(settings: Settings) -> None:
         "STAKEOUT_API_KEYS": ",".join(settings.api_keys),
     }
     worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
+    # Webhook deliveries have a worker of their own: a slow receiver never delays a bot.
+    deliveries = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "worker", "--queues", "webhooks"], env=env
+    )
     base = f"http://{settings.host}:{settings.port}"
     print(
         f"\nstakeout is starting on {base}\n"
@@ -66,11 +74,13 @@ def _run(settings: Settings) -> None:
     try:
         _serve(settings)
     finally:
-        worker.send_signal(signal.SIGTERM)
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
+        for child in (worker, deliveries):
+            child.send_signal(signal.SIGTERM)
+        for child in (worker, deliveries):
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
         if embedded is not None:
             embedded.stop()
 
@@ -111,7 +121,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="stakeout")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="run the HTTP API")
-    sub.add_parser("worker", help="run an RQ worker (bot turns, scoring)")
+    work = sub.add_parser("worker", help="run an RQ worker (bot turns, deadlines, scoring)")
+    work.add_argument(
+        "--queues",
+        default="bots,scoring",
+        help="comma-separated queues; 'webhooks' for a webhook delivery worker",
+    )
     sub.add_parser("run", help="embedded Redis (when REDIS_URL is unset) + worker + API")
     sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
     check = sub.add_parser("verify", help="verify a finished game's replay (JSON file)")
@@ -130,9 +145,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         _serve(settings)
     elif args.command == "worker":
-        from workers.main import run_worker
+        from workers.main import parse_queues, run_worker
 
-        run_worker(settings)
+        try:
+            queue_names = parse_queues(args.queues)
+        except ValueError as exc:
+            parser.error(str(exc))
+        run_worker(settings, queue_names=queue_names)
     elif args.command == "worker-health":
         from workers.main import worker_healthy
 

@@ -14,8 +14,9 @@ import redis
 import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
 
+from service import abandon
 from service.auth import ApiKeys
-from service.games import GameService
+from service.games import Change, GameService, Loaded
 from service.live import LiveFeed
 from service.scheduling import RqScheduler
 from service.settings import Settings
@@ -63,7 +64,12 @@ async def open_context(settings: Settings) -> AsyncIterator[Context]:
     scheduler = RqScheduler(
         lambda: redis.Redis.from_url(queue_url(settings)), store, settings.webhook_backoff
     )
-    games = GameService(store, settings.game_cache_size, scheduler.on_change)
+
+    async def on_change(loaded: Loaded, change: Change) -> None:
+        await scheduler.on_change(loaded, change)
+        await abandon.record_change(client, loaded, change)  # the sweep's activity index
+
+    games = GameService(store, settings.game_cache_size, on_change)
     try:
         yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys), live)
     finally:

@@ -30,18 +30,41 @@ IPAddress = IPv4Address | IPv6Address
 
 # IPv6 prefixes that carry an IPv4 address in their low 32 bits (RFC 6052 NAT64).
 _NAT64 = IPv6Network("64:ff9b::/96")
+# IPv6 global unicast is 2000::/3 (RFC 4291); everything outside it is refused, whatever
+# ``ipaddress`` thinks (Python 3.11 calls ::7f00:1, 64:ff9b:1::/48 and fec0::/10 global).
+_GLOBAL_UNICAST = IPv6Network("2000::/3")
+# ...minus the special-purpose blocks inside it (IANA IPv6 special-purpose registry).
+_SPECIAL_V6 = tuple(
+    IPv6Network(block)
+    for block in (
+        "2001::/23",  # IETF protocol assignments: Teredo, benchmarking, ORCHID, AMT, ...
+        "2001:db8::/32",  # documentation
+        "3fff::/20",  # documentation (RFC 9637)
+        "2002::/16",  # 6to4: judged by the IPv4 address it embeds (below)
+    )
+)
 # Registration waits this long for DNS at most; an unresolved name is left to connect time.
 RESOLVE_SECONDS = 1.0
 
 
 def is_public(ip: IPAddress) -> bool:
-    """Globally routable unicast; an IPv6 address embedding an IPv4 one is judged by it."""
+    """Globally routable unicast; an IPv6 address embedding an IPv4 one is judged by it.
+
+    IPv6: an allow-list (2000::/3 minus its special blocks), not ``ipaddress``'s deny-list.
+    The only embeddings honoured are IPv4-mapped, 6to4 and the well-known NAT64 prefix;
+    the deprecated IPv4-compatible form (``::a.b.c.d``) and local-use NAT64 prefixes
+    (64:ff9b:1::/48) are outside 2000::/3 and so refused.
+    """
     if isinstance(ip, IPv6Address):
         embedded = ip.ipv4_mapped or ip.sixtofour
         if embedded is None and ip in _NAT64:
             embedded = IPv4Address(int(ip) & 0xFFFFFFFF)
         if embedded is not None:
             return is_public(embedded)
+        if ip.scope_id or ip not in _GLOBAL_UNICAST:
+            return False
+        if any(ip in block for block in _SPECIAL_V6):
+            return False
     return ip.is_global and not ip.is_multicast
 
 

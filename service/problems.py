@@ -37,6 +37,7 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "game-finished": (409, "The game is over"),
     "game-not-finished": (409, "The game is not over yet"),
     "webhook-limit": (409, "The API key has as many webhooks as it may"),
+    "active-game-limit": (409, "The API key has as many active games as it may"),
     "version-mismatch": (412, "The game has moved on since that version"),
     "payload-too-large": (413, "The request body is too large"),
     "unsupported-media-type": (415, "Send application/json"),

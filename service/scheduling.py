@@ -26,7 +26,7 @@ from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
-from service import deadlines, webhooks
+from service import abandon, deadlines, webhooks
 from service.games import Change, GameNotFound, GameService, Loaded
 from service.store import EventStore
 from service.webhooks import WebhookStore
@@ -156,6 +156,7 @@ class RqScheduler:
             [(d.seat, d.action, d.step, d.at_ms or None) for d in fresh],
             finished,
             (recorded.scores, recorded.winners) if recorded is not None else None,
+            abandoned=match.abandoned,
         )
         return [
             JobRequest(
@@ -186,30 +187,61 @@ class RqScheduler:
             await anyio.to_thread.run_sync(self.enqueue, requests)
 
 
-async def sweep(games: GameService, scheduler: RqScheduler, now_ms: int, batch: int = 500) -> int:
-    """Re-enqueue the work of every active game; returns how many jobs it (re)made."""
-    made = 0
+async def sweep(
+    games: GameService,
+    scheduler: RqScheduler,
+    now_ms: int,
+    batch: int = 500,
+    abandon_after_ms: int = 0,
+    sweep_number: int = 0,
+) -> SweepReport:
+    """Re-enqueue the work of active games that may need it, and end abandoned ones.
+
+    Which games are loaded at all is decided from their last change (service/abandon.py):
+    recently changed games every time, idle ones in rotation.
+    """
+    report = SweepReport()
     after = ""
     while True:
         ids = await games.store.active_games(after, batch)
         if not ids:
-            return made
-        for game_id in ids:
+            return report
+        last = await abandon.last_changes(games.store.redis, ids)
+        for game_id, last_ms in zip(ids, last, strict=True):
+            report.seen += 1
+            verdict = abandon.verdict(game_id, last_ms, now_ms, sweep_number, abandon_after_ms)
+            if verdict == "skip":
+                continue
+            if verdict == "abandon":
+                assert last_ms is not None
+                report.abandoned += await abandon.abandon(games, game_id, now_ms - last_ms)
+                continue
             try:
                 loaded = await games.load(game_id)
             except GameNotFound:
                 await games.store.retire_game(game_id)
                 continue
+            report.loaded += 1
+            if last_ms is None:
+                await abandon.record_change(games.store.redis, loaded, Change(None, now_ms))
             requests = jobs_for(loaded)
             if loaded.meta.turn_seconds is not None:
                 known = await deadlines.current(games.store.redis, game_id)
                 fresh = await deadlines.refresh(games.store.redis, loaded, now_ms, None)
                 turns = [*known.values(), *fresh]
                 requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
-            if loaded.match.recorded is not None:
+            if abandon.ended(loaded):
                 await games.store.retire_game(game_id)
             if requests:
-                made += await anyio.to_thread.run_sync(
+                report.enqueued += await anyio.to_thread.run_sync(
                     functools.partial(scheduler.enqueue, requests, revive=True)
                 )
         after = ids[-1]
+
+
+@dataclass
+class SweepReport:
+    seen: int = 0  # active games
+    loaded: int = 0  # of them, looked at
+    enqueued: int = 0  # jobs (re)made
+    abandoned: int = 0

@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import TypeVar
 
 from domain.budget import Budget
+
+Network = IPv4Network | IPv6Network
 
 # A bot-turn job times out after 30 s (service.scheduling.JOB_TIMEOUT_SECONDS); a bot's
 # thinking time stays well inside it.
@@ -33,6 +36,11 @@ def _parse(env: dict[str, str], name: str, default: T, convert: Callable[[str], 
         raise ValueError(f"{name}={raw!r} is not valid") from None
 
 
+def parse_networks(raw: str) -> tuple[Network, ...]:
+    """``STAKEOUT_TRUSTED_PROXIES``: comma-separated CIDRs (or single addresses)."""
+    return tuple(ip_network(part.strip(), strict=False) for part in raw.split(",") if part.strip())
+
+
 def _ints(raw: str) -> tuple[int, ...]:
     return tuple(int(x) for x in raw.split(","))
 
@@ -55,8 +63,14 @@ class Settings:
     max_body_bytes: int = 64 * 1024
     game_cache_size: int = 2048
     sweep_seconds: int = 30
+    # A game nobody has acted in for this long is ended as abandoned by the sweep; 0: never.
+    # Above the longest turn deadline (7 days), only games nobody can move are ended.
+    abandon_seconds: int = 14 * 24 * 3600
+    # Active (not yet ended) games an API key may have at once; 0: no limit.
+    max_active_games: int = 200
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
+    # One delivery attempt's overall deadline (connect, send, status and headers).
     webhook_timeout_seconds: float = 5.0
     # Deliveries reach public addresses only unless this is on (service/egress.py).
     webhook_allow_private: bool = False
@@ -64,8 +78,12 @@ class Settings:
     # tuned sample count (domain/budget.py). The cap is what a deployment tunes.
     bot_seconds: float = 1.0
     bot_effort: float = 1.0
-    # Requests per sliding minute per bearer credential (else per address); 0: no limit.
+    # A token bucket per verified credential (else per client address): refilled at this
+    # many requests a minute, holding at most ``rate_limit_burst``; 0: no limit.
     rate_limit_per_minute: int = 1200
+    rate_limit_burst: int = 200
+    # Proxies whose X-Forwarded-For names the client (the ingress); nobody else's is read.
+    trusted_proxies: tuple[Network, ...] = ()
     log_level: str = "INFO"
 
     def __post_init__(self) -> None:
@@ -75,6 +93,14 @@ class Settings:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
         if self.rate_limit_per_minute < 0:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
+        if not 0 < self.webhook_timeout_seconds <= 25:  # inside the 30 s job timeout
+            raise ValueError("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS must be in (0, 25]")
+        if self.abandon_seconds < 0:
+            raise ValueError("STAKEOUT_ABANDON_SECONDS cannot be negative")
+        if self.max_active_games < 0:
+            raise ValueError("STAKEOUT_MAX_ACTIVE_GAMES cannot be negative")
+        if self.rate_limit_burst < 1:
+            raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
 
     @property
     def bot_budget(self) -> Budget:
@@ -94,12 +120,19 @@ class Settings:
             data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
             appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
             sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
+            abandon_seconds=_parse(e, "STAKEOUT_ABANDON_SECONDS", cls.abandon_seconds, int),
+            max_active_games=_parse(e, "STAKEOUT_MAX_ACTIVE_GAMES", cls.max_active_games, int),
             webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
+            webhook_timeout_seconds=_parse(
+                e, "STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float
+            ),
             bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", cls.bot_seconds, float),
             bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", cls.bot_effort, float),
             rate_limit_per_minute=_parse(
                 e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", cls.rate_limit_per_minute, int
             ),
+            rate_limit_burst=_parse(e, "STAKEOUT_RATE_LIMIT_BURST", cls.rate_limit_burst, int),
+            trusted_proxies=_parse(e, "STAKEOUT_TRUSTED_PROXIES", (), parse_networks),
             log_level=e.get("LOG_LEVEL", "INFO"),
         )

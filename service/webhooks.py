@@ -1,8 +1,14 @@
 """Webhooks: an API key's backend learns about its games without polling.
 
 A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries run on
-RQ (queue ``webhooks``, after bots and scoring), so an unreachable receiver never slows a
-game; each attempt is recorded; failures are retried with backoff.
+RQ, on a queue (``webhooks``) and workers (``stakeout worker --queues webhooks``) of their
+own, so a slow, unreachable or hostile receiver never delays a bot turn, a deadline or a
+scoring job; each attempt is recorded; failures are retried with backoff.
+
+One attempt has one overall deadline (``STAKEOUT_WEBHOOK_TIMEOUT_SECONDS``): resolving,
+connecting, sending and reading the status line and headers together, so a receiver that
+trickles a byte at a time cannot hold a worker past it. Of the response only the status
+is used; at most ``KEPT_BODY_BYTES`` of a failure's body are read, into the attempt log.
 
 Signature (documented in the README, with a verification recipe)::
 
@@ -15,14 +21,17 @@ timestamps (we suggest five minutes) to stop replays.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import secrets
 import time
 from typing import Literal
 
+import httpx
 import msgspec
 
+from service import egress
 from service.store import AnyRedis
 
 EventKind = Literal["seat.awaited", "game.finished", "result.recorded"]
@@ -30,6 +39,7 @@ EVENT_KINDS: tuple[EventKind, ...] = ("seat.awaited", "game.finished", "result.r
 SIGNATURE_HEADER = "Stakeout-Signature"
 MAX_WEBHOOKS_PER_KEY = 20
 KEPT_ATTEMPTS = 500
+KEPT_BODY_BYTES = 256
 
 
 class Webhook(msgspec.Struct, frozen=True):
@@ -56,6 +66,8 @@ class Notification(msgspec.Struct, frozen=True):
     deadline: int | None = None
     scores: list[int] | None = None
     winners: list[int] | None = None
+    # game.finished: "finished" (played to the end) or "abandoned" (nobody acted for long).
+    status: Literal["finished", "abandoned"] | None = None
 
 
 class Attempt(msgspec.Struct, frozen=True):
@@ -153,8 +165,10 @@ def notifications(
     new_turns: list[tuple[int, str, str, int | None]],
     finished: tuple[list[int], list[int]] | None,
     recorded: tuple[list[int], list[int]] | None,
+    abandoned: bool = False,
 ) -> list[Notification]:
-    """What changed, as notifications (pure): new turns of human seats, the end, the result."""
+    """What changed, as notifications (pure): new turns of human seats, the end (played
+    out or abandoned), the result."""
     out = [
         Notification(
             id=f"{game_id}-{version}-awaited-{seat}",
@@ -184,10 +198,66 @@ def notifications(
                     at_ms=at_ms,
                     scores=outcome[0],
                     winners=outcome[1],
+                    status="finished" if kind == "game.finished" else None,
                 )
             )
+    if abandoned:
+        out.append(
+            Notification(
+                id=f"{game_id}-abandoned",
+                kind="game.finished",
+                game_id=game_id,
+                version=version,
+                at_ms=at_ms,
+                status="abandoned",
+            )
+        )
     return out
 
 
 def wanted(webhook: Webhook, notification: Notification) -> bool:
     return notification.kind in webhook.events and webhook.game_id in (None, notification.game_id)
+
+
+class DeliveryOutcome(msgspec.Struct, frozen=True):
+    status_code: int | None
+    error: str | None
+    seconds: float
+
+    @property
+    def delivered(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+async def post(
+    url: str, body: bytes, headers: dict[str, str], deadline: float, allow_private: bool
+) -> DeliveryOutcome:
+    """POST ``body`` within ``deadline`` seconds overall; read no more than a little back."""
+    started = time.monotonic()
+    status: int | None = None
+    error: str | None = None
+    try:
+        async with (
+            asyncio.timeout(deadline),
+            egress.delivery_client(deadline, allow_private) as client,
+            client.stream("POST", url, content=body, headers=headers) as response,
+        ):
+            status = response.status_code
+            if not 200 <= status < 300:
+                error = f"HTTP {status}: {(await _head(response)).decode(errors='replace')}"
+    except TimeoutError:
+        error = f"no answer within {deadline:g} s"
+    except httpx.HTTPError as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    seconds = time.monotonic() - started
+    return DeliveryOutcome(status, None if error is None else error[:300], seconds)
+
+
+async def _head(response: httpx.Response) -> bytes:
+    """The first ``KEPT_BODY_BYTES`` of a response body; the rest is never read."""
+    kept = b""
+    async for chunk in response.aiter_raw():
+        kept += chunk
+        if len(kept) >= KEPT_BODY_BYTES:
+            break
+    return kept[:KEPT_BODY_BYTES]

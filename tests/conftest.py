@@ -62,11 +62,14 @@ def client(settings: Settings) -> Iterator[TestClient[Litestar]]:
         yield test_client
 
 
-def start_worker(redis_url: str, **extra: str) -> subprocess.Popen[bytes]:
+def start_worker(
+    redis_url: str, queues: str = "bots,scoring", **extra: str
+) -> subprocess.Popen[bytes]:
     """A real RQ worker process (its own process group, so a test can kill it whole).
 
-    Test webhook receivers listen on loopback, so its deliveries may reach private
-    addresses unless ``extra`` says otherwise.
+    ``queues="webhooks"`` makes it a webhook delivery worker. Test webhook receivers listen
+    on loopback, so its deliveries may reach private addresses unless ``extra`` says
+    otherwise.
     """
     env = {
         **os.environ,
@@ -77,7 +80,9 @@ def start_worker(redis_url: str, **extra: str) -> subprocess.Popen[bytes]:
         **extra,
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker"], env=env, start_new_session=True
+        [sys.executable, "-m", "service.cli", "worker", "--queues", queues],
+        env=env,
+        start_new_session=True,
     )
 
 
@@ -96,6 +101,14 @@ def stop_worker(proc: subprocess.Popen[bytes]) -> None:
 def worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
     """A real RQ worker process on the test Redis."""
     proc = start_worker(settings.redis_url or "")
+    yield proc
+    stop_worker(proc)
+
+
+@pytest.fixture
+def webhook_worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
+    """A real webhook delivery worker process on the test Redis."""
+    proc = start_worker(settings.redis_url or "", queues="webhooks")
     yield proc
     stop_worker(proc)
 

@@ -34,6 +34,13 @@ def test_a_bot_always_thinks_well_inside_its_jobs_timeout() -> None:
         ("STAKEOUT_BOT_EFFORT", "1000"),
         ("PORT", "eighty"),
         ("STAKEOUT_WEBHOOK_BACKOFF", "5,,30"),
+        ("STAKEOUT_TRUSTED_PROXIES", "10.0.0.0/33"),
+        ("STAKEOUT_TRUSTED_PROXIES", "ingress"),
+        ("STAKEOUT_RATE_LIMIT_BURST", "0"),
+        ("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", "30"),
+        ("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", "0"),
+        ("STAKEOUT_ABANDON_SECONDS", "-1"),
+        ("STAKEOUT_MAX_ACTIVE_GAMES", "many"),
     ],
 )
 def test_bad_values_are_refused_by_name(name: str, value: str) -> None:
@@ -49,3 +56,12 @@ def test_the_cli_reports_a_bad_setting_and_exits_2(
         main(["serve"])
     assert exited.value.code == 2
     assert "STAKEOUT_BOT_SECONDS" in capsys.readouterr().err
+
+
+def test_trusted_proxies_are_networks() -> None:
+    settings = Settings.from_env({"STAKEOUT_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7,fd00::/8"})
+    assert [str(n) for n in settings.trusted_proxies] == [
+        "10.0.0.0/8",
+        "192.168.1.7/32",
+        "fd00::/8",
+    ]

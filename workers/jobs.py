@@ -8,13 +8,12 @@ from collections.abc import AsyncIterator, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-import httpx
 import msgspec
 from rq import get_current_job
 
 from domain.errors import DomainError
 from domain.match import RecordResult, TimeOut
-from service import deadlines, egress, webhooks
+from service import deadlines, webhooks
 from service.bots import play_bot_turn
 from service.context import Context, open_context
 from service.observability import timed_job
@@ -100,8 +99,18 @@ async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
 
 async def _sweep() -> str:
     async with _context() as ctx:
-        made = await sweep(ctx.games, ctx.scheduler, int(time.time() * 1000))
-        return f"{made} jobs enqueued"
+        now_ms = int(time.time() * 1000)
+        done = await sweep(
+            ctx.games,
+            ctx.scheduler,
+            now_ms,
+            abandon_after_ms=ctx.settings.abandon_seconds * 1000,
+            sweep_number=now_ms // (max(1, ctx.settings.sweep_seconds) * 1000),
+        )
+        return (
+            f"{done.loaded} of {done.seen} active games looked at, {done.enqueued} jobs "
+            f"enqueued, {done.abandoned} abandoned"
+        )
 
 
 def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
@@ -122,8 +131,7 @@ class DeliveryFailed(Exception):
 async def _deliver(webhook_id: str, body: str) -> str:
     async with _context() as ctx:
         settings = ctx.settings
-        hooks = WebhookStore(ctx.store.redis)
-        hook = await hooks.get(webhook_id)
+        hook = await WebhookStore(ctx.store.redis).get(webhook_id)
         if hook is None:
             return "webhook removed"
         note = msgspec.json.decode(body, type=Notification)
@@ -132,44 +140,34 @@ async def _deliver(webhook_id: str, body: str) -> str:
         if job is not None and job.retries_left is not None:
             attempt = len(settings.webhook_backoff) - job.retries_left + 1
         raw = body.encode()
-        signature = webhooks.sign(hook.secret, int(time.time()), raw)
-        started = time.monotonic()
-        status: int | None = None
-        error: str | None = None
-        try:
-            async with egress.delivery_client(
-                settings.webhook_timeout_seconds, settings.webhook_allow_private
-            ) as client:
-                response = await client.post(
-                    hook.url,
-                    content=raw,
-                    headers={
-                        "Content-Type": "application/json",
-                        webhooks.SIGNATURE_HEADER: signature,
-                        "Stakeout-Event": note.kind,
-                        "Stakeout-Delivery": note.id,
-                    },
-                )
-            status = response.status_code
-        except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
-        delivered = status is not None and 200 <= status < 300
+        outcome = await webhooks.post(
+            hook.url,
+            raw,
+            {
+                "Content-Type": "application/json",
+                webhooks.SIGNATURE_HEADER: webhooks.sign(hook.secret, int(time.time()), raw),
+                "Stakeout-Event": note.kind,
+                "Stakeout-Delivery": note.id,
+            },
+            settings.webhook_timeout_seconds,
+            settings.webhook_allow_private,
+        )
         record = webhooks.Attempt(
             delivery_id=note.id,
             kind=note.kind,
             game_id=note.game_id,
             attempt=attempt,
             at_ms=int(time.time() * 1000),
-            duration_ms=int((time.monotonic() - started) * 1000),
-            status_code=status,
-            error=error,
-            delivered=delivered,
+            duration_ms=int(outcome.seconds * 1000),
+            status_code=outcome.status_code,
+            error=outcome.error,
+            delivered=outcome.delivered,
         )
         key = webhooks.attempts_key(webhook_id)
         await ctx.store.redis.lpush(key, msgspec.json.encode(record))
         await ctx.store.redis.ltrim(key, 0, webhooks.KEPT_ATTEMPTS - 1)
-        if not delivered:
-            raise DeliveryFailed(f"attempt {attempt}: {error or status}")
+        if not outcome.delivered:
+            raise DeliveryFailed(f"attempt {attempt}: {outcome.error or outcome.status_code}")
         return f"delivered on attempt {attempt}"
 
 

@@ -8,9 +8,11 @@ import msgspec
 import pytest
 
 from domain import registry, sealed
-from domain.errors import CommitmentError, RevealMismatch, SealedStepRequired, WrongPhase
+from domain.errors import CommitmentError, GameOver, RevealMismatch, SealedStepRequired, WrongPhase
 from domain.match import (
+    Abandon,
     CommitSeal,
+    GameAbandoned,
     MakeMove,
     Match,
     RevealSeal,
@@ -112,3 +114,24 @@ def test_timeouts_are_deterministic_given_the_seed() -> None:
     action = rules.awaiting(first)[0]
     act = TimeOut(action.seat, "move", action.step)
     assert rules.perform(first, act, SEED) == rules.perform(second, act, SEED)
+
+
+def test_an_abandoned_game_awaits_nobody_refuses_every_act_and_is_abandoned_once() -> None:
+    rules, match = _fbi()
+    seat = rules.awaiting(match)[0].seat
+    move = msgspec.to_builtins(rules.legal(match, seat)[0])
+    assert _apply(rules, match, Abandon(idle_seconds=90)) == [GameAbandoned(idle_seconds=90)]
+    assert match.abandoned
+    assert rules.awaiting(match) == []
+    assert rules.legal(match, seat) == []
+    assert rules.result(match) is None  # ended without a result
+    with pytest.raises(GameOver):
+        rules.perform(match, MakeMove(seat, move), SEED)
+    with pytest.raises(WrongPhase):
+        rules.perform(match, TimeOut(seat, "move", "x"), SEED)
+    assert rules.perform(match, Abandon(idle_seconds=120), SEED) == []  # once
+    # Folding the stream again gives the same abandoned match.
+    again = rules.replay(
+        [*rules.create("g1", {}, [SeatSpec("human")] * 3, SEED), GameAbandoned(90)]
+    )
+    assert again.abandoned

@@ -39,8 +39,32 @@ NOT_PUBLIC = [
     "::ffff:127.0.0.1",  # IPv4-mapped loopback
     "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
     "2002:a00:1::",  # 6to4 of 10.0.0.1
+    # What Python 3.11's ipaddress calls global, and is not (IPv6: 2000::/3 only).
+    "::7f00:1",  # IPv4-compatible (deprecated) form of 127.0.0.1
+    "::808:808",  # ... and of a public address: not a form anyone routes
+    "64:ff9b:1::a00:1",  # local-use NAT64 (RFC 8215)
+    "64:ff9b:1::808:808",
+    "fec0::1",  # site-local (deprecated)
+    "fec0:1234::1",
+    "2001::1",  # Teredo
+    "2001:2::1",  # benchmarking
+    "2001:20::1",  # ORCHIDv2
+    "2001:db8::1",  # documentation
+    "3fff::1",
+    "2002:7f00:1::",  # 6to4 of 127.0.0.1
+    "4000::1",  # unassigned, outside 2000::/3
+    "100::1",  # discard-only
+    "ff02::1",  # multicast
 ]
-PUBLIC = ["8.8.8.8", "93.184.215.14", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"]
+PUBLIC = [
+    "8.8.8.8",
+    "93.184.215.14",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001:80b::200e",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",  # 6to4 of 8.8.8.8
+]
 
 
 @pytest.mark.parametrize("address", NOT_PUBLIC)
@@ -70,6 +94,9 @@ def strict_client(settings: Settings) -> Iterator[TestClient[Any]]:
         "http://10.0.0.7:6379/",
         "http://0/",
         "http://[::ffff:192.168.0.1]/",
+        "http://[::7f00:1]:6379/",
+        "http://[64:ff9b:1::a00:1]/",
+        "https://[fec0::1]/hook",
     ],
 )
 def test_registering_a_private_target_is_refused_and_stores_nothing(
@@ -131,7 +158,10 @@ def test_a_worker_refuses_to_deliver_to_a_private_address(settings: Settings) ->
     """Registered while allowed (or before DNS changed), delivered by a strict worker."""
     receiver = Receiver()
     lenient = replace(settings, webhook_allow_private=True)
-    worker = start_worker(settings.redis_url or "", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="0")
+    worker = start_worker(settings.redis_url or "")
+    deliveries = start_worker(
+        settings.redis_url or "", queues="webhooks", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="0"
+    )
     try:
         with TestClient(app=create_app(lenient)) as api:
             hook = api.post(
@@ -155,4 +185,5 @@ def test_a_worker_refuses_to_deliver_to_a_private_address(settings: Settings) ->
         assert receiver.requests == []
     finally:
         stop_worker(worker)
+        stop_worker(deliveries)
         receiver.close()

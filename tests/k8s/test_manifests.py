@@ -136,7 +136,7 @@ def test_labels_and_selectors_are_consistent(target: str) -> None:
     for w in workloads(items):
         labels = pod_labels(w)
         assert labels[NAME] == "stakeout"
-        assert labels[COMPONENT] in ("api", "worker", "redis")
+        assert labels[COMPONENT] in ("api", "worker", "webhook-worker", "redis")
         assert w["metadata"]["labels"][COMPONENT] == labels[COMPONENT]
         assert selector_matches(w["spec"]["selector"], labels)
         # A workload's selector must not also catch another workload's pods.
@@ -228,6 +228,39 @@ def test_worker_deployment(target: str) -> None:
     assert "STAKEOUT_API_KEYS" not in env_of(c)
 
 
+@pytest.mark.parametrize("target", ALL)
+def test_webhook_deliveries_have_workers_of_their_own(target: str) -> None:
+    items = objs(target)
+    hooks = one(items, "Deployment", "stakeout-webhook-worker")
+    assert pod_labels(hooks)[COMPONENT] == "webhook-worker"
+    (c,) = pod_spec(hooks)["containers"]
+    assert c["args"] == ["worker", "--queues", "webhooks"]
+    assert "ports" not in c
+    for probe in ("startupProbe", "livenessProbe"):
+        assert c[probe]["exec"]["command"] == ["stakeout", "worker-health"]
+    assert "STAKEOUT_API_KEYS" not in env_of(c)
+    # The game worker serves its default queues (bots, scoring), never webhooks.
+    (game,) = pod_spec(one(items, "Deployment", "stakeout-worker"))["containers"]
+    assert "webhooks" not in " ".join(game["args"])
+    pdb = one(items, "PodDisruptionBudget", "stakeout-webhook-worker")
+    assert selector_matches(pdb["spec"]["selector"], pod_labels(hooks))
+
+
+@pytest.mark.parametrize("target", ALL)
+def test_the_api_trusts_x_forwarded_for_from_the_ingress_pods_only(target: str) -> None:
+    items = objs(target)
+    (c,) = pod_spec(one(items, "Deployment", "stakeout-api"))["containers"]
+    (src,) = c["envFrom"]
+    config = one(items, "ConfigMap", src["configMapRef"]["name"])["data"]
+    networks = [ipaddress.ip_network(n) for n in config["STAKEOUT_TRUSTED_PROXIES"].split(",")]
+    assert networks
+    for network in networks:  # pod addresses: private ranges only, never the internet
+        assert network.is_private, network
+    # Which is safe because only the ingress controller's pods may connect to the API.
+    peers = _ingress_peers(items, labels_of("api"), APP_PORT)
+    assert [p["podSelector"]["matchLabels"][NAME] for p in peers] == ["ingress-nginx"]
+
+
 # ------------------------------------------------------------------------------ security
 
 
@@ -259,7 +292,7 @@ def test_pod_and_container_security(target: str) -> None:
 
 @pytest.mark.parametrize("target", ALL)
 def test_app_pods_have_a_writable_tmp_and_run_as_the_image_user(target: str) -> None:
-    for name in ("stakeout-api", "stakeout-worker"):
+    for name in ("stakeout-api", "stakeout-worker", "stakeout-webhook-worker"):
         w = one(objs(target), "Deployment", name)
         spec = pod_spec(w)
         # The Dockerfile's USER 10001:10001.
@@ -289,7 +322,7 @@ def test_settings_come_from_configmap_and_secret(target: str) -> None:
     items = objs(target)
     configmaps = {o["metadata"]["name"]: o for o in of_kind(items, "ConfigMap")}
     secrets = {o["metadata"]["name"]: o for o in of_kind(items, "Secret")}
-    for name in ("stakeout-api", "stakeout-worker"):
+    for name in ("stakeout-api", "stakeout-worker", "stakeout-webhook-worker"):
         (c,) = pod_spec(one(items, "Deployment", name))["containers"]
         (src,) = c["envFrom"]
         config = configmaps[src["configMapRef"]["name"]]["data"]
@@ -343,8 +376,9 @@ def test_default_deny_ingress(target: str) -> None:
     assert deny["spec"]["podSelector"] == {}
     assert deny["spec"]["policyTypes"] == ["Ingress"]
     assert not deny["spec"].get("ingress")
-    # The worker takes no connections at all.
+    # The workers take no connections at all.
     assert _ingress_peers(items, labels_of("worker"), 0) == []
+    assert _ingress_peers(items, labels_of("webhook-worker"), 0) == []
 
 
 @pytest.mark.parametrize("target", ALL)
@@ -360,7 +394,7 @@ def test_only_api_and_worker_reach_redis(target: str) -> None:
         for n, lab in _pods(items).items()
         if any(selector_matches(p["podSelector"], lab) for p in peers)
     }
-    assert allowed == {"stakeout-api", "stakeout-worker"}
+    assert allowed == {"stakeout-api", "stakeout-worker", "stakeout-webhook-worker"}
     strangers = [labels_of("redis"), labels_of("other"), {COMPONENT: "api"}, {NAME: "stakeout"}]
     for lab in strangers:
         assert not any(selector_matches(p["podSelector"], lab) for p in peers), lab
@@ -424,7 +458,7 @@ def test_prod_uses_external_redis_with_a_separate_queue() -> None:
     assert not [s for s in of_kind(items, "Service") if "redis" in s["metadata"]["name"]]
     (config,) = of_kind(items, "ConfigMap")
     assert config["data"]["REDIS_CLUSTER"] == "1"
-    for name in ("stakeout-api", "stakeout-worker"):
+    for name in ("stakeout-api", "stakeout-worker", "stakeout-webhook-worker"):
         (c,) = pod_spec(one(items, "Deployment", name))["containers"]
         env = env_of(c)
         events, queue = _secret_ref(env, "REDIS_URL"), _secret_ref(env, "QUEUE_REDIS_URL")
@@ -466,7 +500,7 @@ def test_prod_egress_only_to_dns_and_the_external_redis() -> None:
     policies = _egress_policies()
     assert set(policies) == {"stakeout-app-egress", "stakeout-worker-webhook-egress"}
     egress = policies["stakeout-app-egress"]
-    for component in ("api", "worker"):
+    for component in ("api", "worker", "webhook-worker"):
         assert selector_matches(egress["spec"]["podSelector"], labels_of(component))
     assert not selector_matches(egress["spec"]["podSelector"], labels_of("redis"))
     dns, redis_rules = [], []
@@ -493,9 +527,11 @@ def test_prod_egress_only_to_dns_and_the_external_redis() -> None:
         assert str(net) in source
 
 
-def test_prod_workers_may_reach_public_webhook_receivers_only() -> None:
+def test_prod_webhook_workers_may_reach_public_webhook_receivers_only() -> None:
     hooks = _egress_policies()["stakeout-worker-webhook-egress"]
-    assert selector_matches(hooks["spec"]["podSelector"], labels_of("worker"))
+    assert selector_matches(hooks["spec"]["podSelector"], labels_of("webhook-worker"))
+    # Game workers and the API never leave the cluster but for DNS and Redis.
+    assert not selector_matches(hooks["spec"]["podSelector"], labels_of("worker"))
     assert not selector_matches(hooks["spec"]["podSelector"], labels_of("api"))
     (rule,) = hooks["spec"]["egress"]
     assert {(p["protocol"], p["port"]) for p in rule["ports"]} == {("TCP", 443), ("TCP", 80)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, get, post
@@ -24,6 +24,7 @@ from service.api.v1.schemas import (
     GameCreatedResponse,
     GameName,
     GamePage,
+    GameStatus,
     GameSummary,
     GameView,
     Move,
@@ -36,6 +37,7 @@ from service.context import Context
 from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Loaded
 from service.live_sse import live_messages
+from service.quota import GameQuota
 from service.replays import replay_document
 
 GameId = Annotated[
@@ -121,7 +123,11 @@ class GamesController(Controller):
         "/",
         operation_id="createGame",
         summary="Create a game",
-        description="Needs an API key. Returns one seat token per human seat, shown once.",
+        description=(
+            "Needs an API key. Returns one seat token per human seat, shown once. A key may "
+            "have `STAKEOUT_MAX_ACTIVE_GAMES` games that have not ended (409 "
+            "`active-game-limit` beyond)."
+        ),
         status_code=201,
     )
     async def create_game(
@@ -134,14 +140,17 @@ class GamesController(Controller):
             SeatSpec("bot", s.level) if isinstance(s, BotSeat) else SeatSpec("human")
             for s in data.seats
         ]
-        created = await ctx.games.create(
-            key_id,
-            game,
-            msgspec.to_builtins(data.options),
-            seats,
-            private=data.private,
-            turn_seconds=data.turn_seconds,
-        )
+        quota = GameQuota(ctx.store.redis, ctx.settings.max_active_games)
+        async with quota.slot(key_id) as slot:
+            created = await ctx.games.create(
+                key_id,
+                game,
+                msgspec.to_builtins(data.options),
+                seats,
+                private=data.private,
+                turn_seconds=data.turn_seconds,
+            )
+            slot.game_id = created.game_id
         return GameCreatedResponse(
             id=created.game_id,
             game=game,
@@ -164,7 +173,7 @@ class GamesController(Controller):
         state: State,
         authorization: Authorization = None,
         status: Annotated[
-            Literal["active", "finished"] | None,
+            GameStatus | None,
             QueryParameter(required=False, description="Only games in this status"),
         ] = None,
         game: Annotated[
@@ -407,7 +416,7 @@ class GamesController(Controller):
             "`data` = the EventRecord JSON), redacted for the caller. Resume with "
             "`Last-Event-ID` (or `after`). A `: ping` comment every 15 s keeps the "
             "connection alive. The stream closes once the game is over and its result "
-            "recorded."
+            "recorded, or once it is abandoned (`game.abandoned`)."
         ),
         media_type="text/event-stream",
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.api.v1.schemas import EventRecord, GameView, SeatInfo
+from service.api.v1.schemas import EventRecord, GameStatus, GameView, SeatInfo
 from service.auth import Caller
 from service.deadlines import Deadline, with_deadlines
 from service.games import Loaded, Versioned
@@ -19,7 +19,7 @@ def game_view(
         id=loaded.game_id,
         game=rules.game.name,
         version=match.version,
-        status="finished" if result is not None else "active",
+        status=status_of(loaded),
         you=seat,
         seats=[SeatInfo(i, s.type, s.level) for i, s in enumerate(loaded.meta.seats)],
         awaiting=with_deadlines(rules.awaiting(match), turn_deadlines or {}),
@@ -27,6 +27,12 @@ def game_view(
         state=rules.view(match, seat),
         result=result,
     )
+
+
+def status_of(loaded: Loaded) -> GameStatus:
+    if loaded.match.abandoned:
+        return "abandoned"
+    return "finished" if loaded.rules.result(loaded.match) is not None else "active"
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:

@@ -19,6 +19,23 @@ def _union(types: list[type[msgspec.Struct]]) -> Any:
     return union
 
 
+def _strict(command: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """``command`` refusing unknown fields (same name, tag and fields), for request bodies.
+
+    The domain's commands tolerate extra fields (stored moves predate this rule); the API
+    refuses them, as it refuses wrong types (service/requests.py decodes strictly).
+    """
+    strict: Any = msgspec.defstruct(
+        command.__name__,
+        [],
+        bases=(command,),
+        forbid_unknown_fields=True,
+        module=command.__module__,
+    )
+    result: type[msgspec.Struct] = strict
+    return result
+
+
 _RULES_DATA: dict[str, type[msgspec.Struct]] = {}
 
 
@@ -50,7 +67,7 @@ if TYPE_CHECKING:
     GameName = str
 else:
     _games = registry.games()
-    Move = _union([t for g in _games for t in g.command_types])
+    Move = _union([_strict(t) for g in _games for t in g.command_types])
     Event = _union(list(MATCH_EVENT_TYPES) + [t for g in _games for t in g.event_types])
     StateView = _union([g.view_type for g in _games])
     RulesData = _union([rules_data_type(g) for g in _games])
@@ -143,13 +160,17 @@ class SeatInfo(msgspec.Struct, frozen=True):
     level: BotLevel | None
 
 
+# "abandoned": nobody acted for a long time; the sweep ended the game without a result.
+GameStatus = Literal["active", "finished", "abandoned"]
+
+
 class GameView(msgspec.Struct, frozen=True):
     """Everything the caller may know now. Every item of ``legal`` can be posted as is."""
 
     id: str
     game: str
     version: int
-    status: Literal["active", "finished"]
+    status: GameStatus
     you: int | None
     seats: list[SeatInfo]
     awaiting: list[AwaitingAction]
@@ -212,7 +233,7 @@ class GameList(msgspec.Struct, frozen=True):
 class GameSummary(msgspec.Struct, frozen=True):
     id: str
     game: str
-    status: Literal["active", "finished"]
+    status: GameStatus
     version: int
     created_ms: int
     seats: list[SeatInfo]
