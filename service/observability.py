@@ -84,6 +84,15 @@ IDEMPOTENT_REPLAYS = Counter(
     "Requests answered from a stored Idempotency-Key instead of appending again",
     ["game"],
 )
+STORE_REGRESSIONS = Counter(
+    "stakeout_store_regressions",
+    "Times this process found the event store behind its warm cache (a restore, a failover"
+    " to a lagging replica); each time the cache is dropped and reloaded",
+)
+FOLLOW_UP_FAILURES = Counter(
+    "stakeout_follow_up_failures",
+    "Follow-up work after an act (jobs, deadlines, webhooks) that failed and will be retried",
+)
 
 
 def act_kind(act: object) -> str:
@@ -395,10 +404,12 @@ def configure_logging(level: str = "INFO") -> None:
 
 __all__ = [
     "APPEND_CONFLICTS",
+    "FOLLOW_UP_FAILURES",
     "HTTP_LATENCY",
     "HTTP_REQUESTS",
     "IDEMPOTENT_REPLAYS",
     "MOVES_APPLIED",
+    "STORE_REGRESSIONS",
     "JsonFormatter",
     "QueueCollector",
     "act_kind",
