@@ -63,9 +63,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 "Content-Type",
                 "Idempotency-Key",
                 "If-Match",
+                "Prefer",
                 "X-Request-ID",
             ],
-            expose_headers=["ETag", "Retry-After", "X-Request-ID"],
+            expose_headers=["ETag", "Preference-Applied", "Retry-After", "X-Request-ID"],
         ),
         debug=False,
         # Logging is configured once per process (service/cli.py: JSON lines); Litestar's
