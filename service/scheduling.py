@@ -223,6 +223,9 @@ class _Pending:
     not_before: float = 0.0
 
 
+FOLLOW_UP_TASK = "stakeout-follow-ups"
+
+
 class FollowUps:
     """Follow-up work, off the request path (the API's `GameService.on_change`).
 
@@ -256,7 +259,7 @@ class FollowUps:
         )
         self._wake.set()
         if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._loop())
+            self._task = asyncio.get_running_loop().create_task(self._loop(), name=FOLLOW_UP_TASK)
 
     @property
     def pending(self) -> int:
