@@ -1,24 +1,25 @@
 """What each layer of the request pipeline costs a request. Not a test.
 
-    .venv/bin/python bench/pipeline_cost.py [--requests 20000] [--rounds 3]
+    .venv/bin/python bench/pipeline_cost.py [--batch 500] [--rounds 30]
 
 A no-op route (``GET /noop``) in a Litestar app, called as ASGI directly (no server, no
 socket: only the app's own work), with one layer added at a time: CORS; the rate-limit
 middleware with the limit off (a setting check); the rate-limit middleware counting in a
 real Valkey (one round trip); request ids + access log line (JSON, to a file) + HTTP
-metrics (`service.observability`); then the whole stakeout app's ``/healthz``. Rounds
-alternate the variants, so machine noise hits them alike; the best round is printed.
+metrics (`service.observability`); then the whole stakeout app. Batches of every variant
+alternate round by round, so machine noise hits them alike; the median batch is printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ from service.embedded import EmbeddedRedis
 from service.observability import configure_logging, instrument
 from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.settings import Settings
+
+KEY = "sk_bench"
 
 
 @get("/noop")
@@ -54,8 +57,8 @@ def variant(
     return instrument(app) if observe else app
 
 
-async def call(app: Any, path: str, requests: int) -> float:
-    scope: dict[str, Any] = {
+def _scope(path: str) -> dict[str, Any]:
+    return {
         "type": "http",
         "asgi": {"version": "3.0", "spec_version": "2.3"},
         "http_version": "1.1",
@@ -71,6 +74,11 @@ async def call(app: Any, path: str, requests: int) -> float:
         "state": {},
     }
 
+
+async def call(app: Any, path: str, requests: int) -> float:
+    """Seconds a request, over ``requests`` sequential calls."""
+    scope = _scope(path)
+
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": b"", "more_body": False}
 
@@ -80,8 +88,6 @@ async def call(app: Any, path: str, requests: int) -> float:
         if message["type"] == "http.response.start":
             statuses.append(message["status"])
 
-    for _ in range(200):  # warm up
-        await app(dict(scope), receive, send)
     start = time.perf_counter()
     for _ in range(requests):
         await app(dict(scope), receive, send)
@@ -90,15 +96,26 @@ async def call(app: Any, path: str, requests: int) -> float:
     return elapsed / requests
 
 
-async def lifespan(app: Litestar, body: Callable[[], Any]) -> Any:
-    async with app.lifespan():
-        return await body()
+async def measure(
+    apps: dict[str, tuple[Litestar, str]], batch: int, rounds: int
+) -> dict[str, list[float]]:
+    """Every app's lifespan open at once; batches interleaved round by round."""
+    seconds: dict[str, list[float]] = {name: [] for name in apps}
+    async with contextlib.AsyncExitStack() as stack:
+        for app, _ in apps.values():
+            await stack.enter_async_context(app.lifespan())
+        for app, path in apps.values():
+            await call(app, path, 200)  # warm up
+        for _ in range(rounds):
+            for name, (app, path) in apps.items():
+                seconds[name].append(await call(app, path, batch))
+    return seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=20000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         server = EmbeddedRedis(Path(tmp) / "valkey")
@@ -107,48 +124,42 @@ def main() -> None:
         # deployment's goes to a collector).
         sys.stderr = open(os.path.join(tmp, "stderr.log"), "w")  # noqa: SIM115 - until exit
         configure_logging("INFO")
-        variants: dict[str, Callable[[], tuple[Litestar, str]]] = {
-            "bare Litestar, no-op route": lambda: (variant(), "/noop"),
-            "+ CORS": lambda: (variant(cors=True), "/noop"),
-            "+ rate-limit middleware, limit off": lambda: (variant(limit="off"), "/noop"),
-            "+ rate-limit middleware, counting in Redis": lambda: (
+        apps: dict[str, tuple[Litestar, str]] = {
+            "bare Litestar, no-op route": (variant(), "/noop"),
+            "+ CORS": (variant(cors=True), "/noop"),
+            "+ rate-limit middleware, limit off": (variant(limit="off"), "/noop"),
+            "+ rate-limit middleware, counting in Redis": (
                 variant(limit="on", redis_url=url),
                 "/noop",
             ),
-            "+ request id, access log, metrics": lambda: (variant(observe=True), "/noop"),
-            "stakeout app, /healthz (limit off)": lambda: (
-                create_app(
-                    Settings(redis_url=url, api_keys=("sk_bench",), rate_limit_per_minute=0)
-                ),
+            "+ request id, access log, metrics": (variant(observe=True), "/noop"),
+            "stakeout app, /healthz (limit off)": (
+                create_app(Settings(redis_url=url, api_keys=(KEY,), rate_limit_per_minute=0)),
                 "/healthz",
             ),
-            "stakeout app, /v1/rules (limit on)": lambda: (
-                create_app(
-                    Settings(redis_url=url, api_keys=("sk_bench",), rate_limit_per_minute=10**8)
-                ),
+            "stakeout app, /healthz (limit on: not counted)": (
+                create_app(Settings(redis_url=url, api_keys=(KEY,), rate_limit_per_minute=10**8)),
+                "/healthz",
+            ),
+            "stakeout app, /v1/rules (limit on: counted)": (
+                create_app(Settings(redis_url=url, api_keys=(KEY,), rate_limit_per_minute=10**8)),
                 "/v1/rules",
             ),
         }
-        best: dict[str, float] = {}
         try:
-            for _ in range(args.rounds):
-                for name, make in variants.items():
-                    app, path = make()
-
-                    async def body(app: Litestar = app, path: str = path) -> float:
-                        return await call(app, path, args.requests)
-
-                    seconds = asyncio.run(lifespan(app, body))
-                    best[name] = min(best.get(name, seconds), seconds)
+            seconds = asyncio.run(measure(apps, args.batch, args.rounds))
         finally:
             server.stop()
     sys.stderr = sys.__stderr__
-    base = best["bare Litestar, no-op route"]
-    print(f"{args.requests} requests a variant, best of {args.rounds} rounds (µs a request)")
+    median = {name: statistics.median(values) for name, values in seconds.items()}
+    base = median["bare Litestar, no-op route"]
+    print(
+        f"{args.rounds} rounds of {args.batch} requests a variant, interleaved; median µs a request"
+    )
     print("| pipeline | µs / request | over bare |")
     print("|---|---|---|")
-    for name, seconds in best.items():
-        print(f"| {name} | {seconds * 1e6:.1f} | {(seconds - base) * 1e6:+.1f} |")
+    for name, value in median.items():
+        print(f"| {name} | {value * 1e6:.1f} | {(value - base) * 1e6:+.1f} |")
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
-        middleware=[RateLimitMiddleware()],
+        # With the limit off (a setting) the middleware is left out: no layer to pass.
+        middleware=[RateLimitMiddleware()] if settings.rate_limit_per_minute else [],
         exception_handlers={Exception: problem_handler},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
