@@ -46,6 +46,7 @@ WEBHOOK_QUEUE = "webhooks"
 # Workers take jobs in this order: deliveries never hold up a bot's turn.
 QUEUES = (BOT_QUEUE, SCORING_QUEUE, WEBHOOK_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
+HOOKS_TTL_SECONDS = 1.0
 
 # Finished or failed jobs whose work is still awaited are enqueued again by the sweep.
 _DEAD = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
@@ -107,6 +108,21 @@ class RqScheduler:
         self.store = store
         self.webhooks = WebhookStore(store.redis)
         self.webhook_backoff = webhook_backoff
+        self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
+
+    async def hooks_of(self, owner: str) -> list[Webhook]:
+        """The owner's webhooks, read at most once a `HOOKS_TTL_SECONDS` per process: a
+        game's every change needs them, and they change rarely (a webhook registered now
+        is notified of changes from at most that long after)."""
+        now = time.monotonic()
+        known = self._hooks.get(owner)
+        if known is not None and now - known[0] < HOOKS_TTL_SECONDS:
+            return known[1]
+        hooks = await self.webhooks.of(owner)
+        if len(self._hooks) >= 4096:
+            self._hooks.clear()
+        self._hooks[owner] = (now, hooks)
+        return hooks
 
     def _connection(self) -> Redis:
         if self._redis is None:
@@ -186,7 +202,7 @@ class RqScheduler:
     async def follow_up(self, loaded: Loaded, acted_seats: Collection[int], at_ms: int) -> None:
         """The jobs, turn records and webhook deliveries a game's new state calls for."""
         requests = jobs_for(loaded)
-        hooks = await self.webhooks.of(loaded.meta.owner)
+        hooks = await self.hooks_of(loaded.meta.owner)
         # Awaited turns are recorded for deadlines and for webhooks' seat.awaited; a game
         # with neither needs no record (a webhook registered later announces the turns
         # awaited then, as new).
