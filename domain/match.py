@@ -229,6 +229,13 @@ class Rules:
         return [created, *game.setup(parsed, len(seats), Rng(seed, "setup"))]
 
     def fold(self, match: Match | None, event: Any) -> Match:
+        """``match`` after ``event``, as a new Match: the input is never changed.
+
+        Pure like the games' ``evolve``, so a folded state can be shared as an immutable
+        snapshot (the service's warm cache hands the same Match to concurrent requests).
+        Only what changes is copied: the sealed-step dicts when they change, the game state
+        through its own pure ``evolve``; the rest is shared.
+        """
         if isinstance(event, GameCreated):
             return Match(
                 game_id=event.game_id,
@@ -239,26 +246,31 @@ class Rules:
             )
         if match is None:
             raise ValueError("a stream must start with game.created")
-        match.version += 1
+        version = match.version + 1
+        replace = msgspec.structs.replace
         if isinstance(event, SealCommitted):
-            _enter(match, event.step)
-            match.commits[event.seat] = event.commitment
-        elif isinstance(event, SealRevealed):
-            match.reveals[event.seat] = event
-        elif isinstance(event, SealForfeited):
-            _enter(match, event.step)
-            match.forfeited[event.seat] = event.reason
-        elif isinstance(event, TurnTimedOut):
-            pass
-        elif isinstance(event, ResultRecorded):
-            match.recorded = Outcome(
-                scores=event.scores, winners=event.winners, places=event.places
+            entered = _entered(match, event.step)
+            return replace(
+                entered, version=version, commits={**entered.commits, event.seat: event.commitment}
             )
-        elif isinstance(event, GameAbandoned):
-            match.abandoned = True
-        else:
-            match.state = self.game.evolve(match.state, event)
-        return match
+        if isinstance(event, SealRevealed):
+            return replace(match, version=version, reveals={**match.reveals, event.seat: event})
+        if isinstance(event, SealForfeited):
+            entered = _entered(match, event.step)
+            return replace(
+                entered, version=version, forfeited={**entered.forfeited, event.seat: event.reason}
+            )
+        if isinstance(event, TurnTimedOut):
+            return replace(match, version=version)
+        if isinstance(event, GameAbandoned):
+            return replace(match, version=version, abandoned=True)
+        if isinstance(event, ResultRecorded):
+            return replace(
+                match,
+                version=version,
+                recorded=Outcome(scores=event.scores, winners=event.winners, places=event.places),
+            )
+        return replace(match, version=version, state=self.game.evolve(match.state, event))
 
     def replay(self, events: Sequence[Any]) -> Match:
         match: Match | None = None
@@ -482,13 +494,11 @@ class Rules:
         return self.game.bot_move(level, self.game.view(match.state, seat), legal, rng, budget)
 
 
-def _enter(match: Match, step: str) -> None:
-    """Sealed bookkeeping belongs to one step: a new step starts afresh."""
-    if match.seal_step != step:
-        match.seal_step = step
-        match.commits = {}
-        match.reveals = {}
-        match.forfeited = {}
+def _entered(match: Match, step: str) -> Match:
+    """Sealed bookkeeping belongs to one step: a new step starts afresh (a new Match)."""
+    if match.seal_step == step:
+        return match
+    return msgspec.structs.replace(match, seal_step=step, commits={}, reveals={}, forfeited={})
 
 
 def _forfeits(match: Match, step: str) -> dict[int, str]:

@@ -5,6 +5,7 @@ Nothing connects at import time: the Redis clients are opened in the lifespan.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -17,7 +18,7 @@ from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
 from service.errors import problem_handler
-from service.observability import QueueCollector, instrument, metrics
+from service.observability import QueueCollector, configure_logging, instrument, metrics
 from service.openapi_doc import openapi_config
 from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.requests import StrictRequest
@@ -57,7 +58,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
-        middleware=[RateLimitMiddleware(settings.trusted_proxies)],
+        # With the limit off (a setting) the middleware is left out: no layer to pass.
+        middleware=(
+            [RateLimitMiddleware(settings.trusted_proxies)] if settings.rate_limit_per_minute else []
+        ),
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
         request_class=StrictRequest,
@@ -70,9 +74,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 "Content-Type",
                 "Idempotency-Key",
                 "If-Match",
+                "Prefer",
                 "X-Request-ID",
             ],
-            expose_headers=["ETag", "Retry-After", "X-Request-ID"],
+            expose_headers=["ETag", "Preference-Applied", "Retry-After", "X-Request-ID"],
         ),
         debug=False,
         # Logging is configured once per process (service/cli.py: JSON lines); Litestar's
@@ -84,8 +89,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
 
 def app_factory() -> Litestar:
-    """For ASGI servers: ``uvicorn --factory service.app:app_factory``."""
-    return create_app()
+    """For ASGI servers: ``uvicorn --factory service.app:app_factory`` (JSON logs too, as
+    `stakeout serve` has them, unless logging was configured already)."""
+    settings = Settings.from_env()
+    if not logging.getLogger().handlers:
+        configure_logging(settings.log_level)
+    return create_app(settings)
 
 
 __all__ = ["app_factory", "create_app"]

@@ -14,11 +14,10 @@ import redis
 import redis.asyncio
 from redis.asyncio.cluster import RedisCluster
 
-from service import abandon
 from service.auth import ApiKeys
-from service.games import Change, GameService, Loaded
+from service.games import GameService
 from service.live import LiveFeed
-from service.scheduling import RqScheduler
+from service.scheduling import FollowUps, RqScheduler
 from service.settings import Settings
 from service.store import AnyRedis, EventStore
 
@@ -31,6 +30,7 @@ class Context:
     scheduler: RqScheduler
     api_keys: ApiKeys
     live: LiveFeed
+    follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
 
 
 def event_redis(settings: Settings, blocking: bool = False) -> AnyRedis:
@@ -51,7 +51,9 @@ def queue_url(settings: Settings) -> str:
 
 
 @asynccontextmanager
-async def open_context(settings: Settings) -> AsyncIterator[Context]:
+async def open_context(settings: Settings, background: bool = True) -> AsyncIterator[Context]:
+    """``background``: follow-ups of an act run after its answer (the API); else before
+    the act returns (the workers: a job's follow-ups are done when the job ends)."""
     client = event_redis(settings)
     blocking = event_redis(settings, blocking=True)
     if isinstance(client, RedisCluster) and isinstance(blocking, RedisCluster):
@@ -64,15 +66,16 @@ async def open_context(settings: Settings) -> AsyncIterator[Context]:
     scheduler = RqScheduler(
         lambda: redis.Redis.from_url(queue_url(settings)), store, settings.webhook_backoff
     )
-
-    async def on_change(loaded: Loaded, change: Change) -> None:
-        await scheduler.on_change(loaded, change)
-        await abandon.record_change(client, loaded, change)  # the sweep's activity index
-
+    follow_ups = FollowUps(scheduler.follow_up) if background else None
+    on_change = follow_ups.submit if follow_ups is not None else scheduler.on_change
     games = GameService(store, settings.game_cache_size, on_change)
     try:
-        yield Context(settings, store, games, scheduler, ApiKeys(settings.api_keys), live)
+        yield Context(
+            settings, store, games, scheduler, ApiKeys(settings.api_keys), live, follow_ups
+        )
     finally:
+        if follow_ups is not None:
+            await follow_ups.close()
         await live.close()
         await blocking.aclose()
         await client.aclose()

@@ -16,6 +16,7 @@ job is harmless.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from domain.match import AwaitingAction
@@ -56,13 +57,14 @@ def _matches(deadline: Deadline | None, action: AwaitingAction) -> bool:
     return deadline is not None and (deadline.action, deadline.step) == (action.action, action.step)
 
 
-async def refresh(
-    redis: AnyRedis, loaded: Loaded, now_ms: int, acted_seat: int | None
-) -> list[Deadline]:
-    """Bring the game's awaited turns up to date; returns the new ones."""
+def plan(
+    known: dict[int, Deadline],
+    loaded: Loaded,
+    now_ms: int,
+    acted_seats: Collection[int] = (),
+) -> tuple[list[Deadline], list[int]]:
+    """What `refresh` would record (pure): the new turns, and the seats no longer awaited."""
     seconds = loaded.meta.turn_seconds
-    game_id = loaded.game_id
-    known = await current(redis, game_id)
     awaited = {
         a.seat: a
         for a in loaded.rules.awaiting(loaded.match)
@@ -70,13 +72,32 @@ async def refresh(
     }
     fresh: list[Deadline] = []
     for seat, action in awaited.items():
-        if _matches(known.get(seat), action) and seat != acted_seat:
+        if _matches(known.get(seat), action) and seat not in acted_seats:
             continue
         at_ms = now_ms + seconds * 1000 if seconds is not None else 0
         fresh.append(Deadline(seat, action.action, action.step, at_ms))
-    stale = [str(seat) for seat in known if seat not in awaited]
+    return fresh, [seat for seat in known if seat not in awaited]
+
+
+def planned(
+    known: dict[int, Deadline], loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
+) -> dict[int, Deadline]:
+    """The turns as they will be recorded once `refresh` has run for this change."""
+    fresh, stale = plan(known, loaded, now_ms, acted_seats)
+    out = {seat: d for seat, d in known.items() if seat not in stale}
+    out.update({d.seat: d for d in fresh})
+    return out
+
+
+async def refresh(
+    redis: AnyRedis, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
+) -> list[Deadline]:
+    """Bring the game's awaited turns up to date; returns the new ones."""
+    game_id = loaded.game_id
+    known = await current(redis, game_id)
+    fresh, stale = plan(known, loaded, now_ms, acted_seats)
     if stale:
-        await redis.hdel(deadlines_key(game_id), *stale)
+        await redis.hdel(deadlines_key(game_id), *(str(seat) for seat in stale))
     if fresh:
         await redis.hset(deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh})
     return fresh

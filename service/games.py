@@ -1,16 +1,39 @@
 """The application service: load a game, run one decision against it, store the events.
 
 Controllers and RQ jobs both come through here, so a bot's move takes exactly the path a
-client's move takes. Games are kept warm in a bounded in-process cache; each request reads
-only the tail of the stream since the cached version (never a full replay once warm), so
-several API processes can serve the same game.
+client's move takes.
+
+The warm cache (see docs/design-move-path.md). Each process keeps the games it served as
+immutable snapshots (`Loaded`: a `Match` that is never changed in place, `Rules.fold`
+returns a new one). A request takes one snapshot and uses only it, so it never sees
+another request's half-folded state; a newer snapshot replaces an older one in the cache,
+never the other way round.
+
+- An act costs one round trip: it is decided on the cached snapshot and sent to the append
+  script with the version and tip it was decided on. If another writer got there first,
+  the script answers with the entries this process missed: the snapshot catches up and the
+  act is decided again. A refused act is checked once against the store (its Idempotency-Key
+  first, then the entries since the snapshot) before the refusal stands, so a stale cache
+  never refuses a legal act and a retry always gets its first answer.
+- A read (`load`) costs one round trip: the entries after the cached version.
+- The cache advances from what this process appended (the events it just decided) or read,
+  never by reading the tail again after its own append.
+- If the store is found behind a snapshot (shorter, or another entry at the snapshot's
+  version: a restore, a failover to a lagging replica), the whole cache is dropped, the
+  games it held are reloaded from their streams, and `/readyz` reports it meanwhile.
+
+Follow-up work after an act (bot turns, deadlines, webhooks, scoring) is handed to
+`on_change`, which the API runs off the request path (`service.scheduling.FollowUps`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import logging
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -19,10 +42,19 @@ from typing import Any
 import msgspec
 
 from domain import registry
+from domain.errors import DomainError
 from domain.match import Act, Match, Rules, SeatSpec, event_union
 from domain.rng import new_seed
-from service.observability import APPEND_CONFLICTS, IDEMPOTENT_REPLAYS, MOVES_APPLIED, act_kind
-from service.store import EventStore, StoredEvent
+from service.observability import (
+    APPEND_CONFLICTS,
+    IDEMPOTENT_REPLAYS,
+    MOVES_APPLIED,
+    STORE_REGRESSIONS,
+    act_kind,
+)
+from service.store import EventStore, StoredEvent, tip_of
+
+log = logging.getLogger("stakeout.games")
 
 # A decision names the act to perform given the latest state (a bot's choice depends on it).
 Decision = Callable[[Rules, Match, bytes], Act]
@@ -58,12 +90,15 @@ class GameMeta(msgspec.Struct, frozen=True):
     turn_seconds: int | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Loaded:
+    """One immutable snapshot of a game. ``tip`` identifies the entry at its version."""
+
     game_id: str
     rules: Rules
     match: Match
     meta: GameMeta
+    tip: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,8 +110,13 @@ class Versioned:
 
 @dataclass(frozen=True)
 class Applied:
+    """An act's answer: the version after it, its events, and the game as it left it
+    (``loaded``: the snapshot the act produced; for a replayed answer, the latest one
+    known)."""
+
     version: int
     events: list[Versioned]
+    loaded: Loaded
     replayed: bool = False
 
 
@@ -112,8 +152,18 @@ OnChange = Callable[[Loaded, Change], Awaitable[None]]
 @dataclass
 class _Entry:
     loaded: Loaded
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    seed: bytes | None = None  # immutable once created: read from Redis once per process
+    seed: bytes
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one act at a time per game
+
+    def advance(self, loaded: Loaded) -> Loaded:
+        """Keep the newer snapshot; returns the one now cached."""
+        if loaded.match.version > self.loaded.match.version:
+            self.loaded = loaded
+        return self.loaded
+
+
+class StoreBehind(Exception):
+    """The store holds less than a cached snapshot (handled inside the service)."""
 
 
 class GameService:
@@ -128,6 +178,14 @@ class GameService:
         self.on_change = on_change
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
         self._codecs: dict[str, _Codec] = {}
+        # The store went backwards: how often, when last, and the reload under way.
+        self.regressions = 0
+        self.last_regression_ms: int | None = None
+        self._reload: asyncio.Task[None] | None = None
+
+    @property
+    def reloading(self) -> bool:
+        return self._reload is not None and not self._reload.done()
 
     def codec(self, rules: Rules) -> _Codec:
         name = rules.game.name
@@ -172,52 +230,118 @@ class GameService:
         if not ok:  # 96 random bits collided: practically impossible, but never overwrite
             raise Contention("game id collision")
         await self.store.index_game(owner, game_id, meta.created_ms)
-        loaded = await self.load(game_id)
+        loaded = (await self._cold(game_id)).loaded
         if self.on_change is not None:
             await self.on_change(loaded, Change(None, meta.created_ms))
         return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
 
     # ---- loading --------------------------------------------------------------------
 
-    async def _meta(self, game_id: str) -> GameMeta:
-        raw = await self.store.meta(game_id)
-        if raw is None or "meta" not in raw:
+    async def _cold(self, game_id: str) -> _Entry:
+        """Load a game from its whole stream (one round trip) and cache it."""
+        raw, seed, stored = await self.store.opening(game_id)
+        if raw is None or "meta" not in raw or seed is None or not stored:
             raise GameNotFound(game_id)
-        return msgspec.json.decode(raw["meta"], type=GameMeta)
+        meta = msgspec.json.decode(raw["meta"], type=GameMeta)
+        rules = registry.rules_for(meta.game)
+        if rules is None:
+            raise GameNotFound(game_id)
+        codec = self.codec(rules)
+        match = rules.replay([codec.decoder.decode(s.data) for s in stored])
+        loaded = Loaded(game_id, rules, match, meta, stored[-1].tip)
+        entry = self._cache.get(game_id)
+        if entry is not None:  # another request loaded it meanwhile
+            entry.advance(loaded)
+            return entry
+        entry = _Entry(loaded, seed)
+        self._cache[game_id] = entry
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return entry
 
-    async def load(self, game_id: str) -> Loaded:
-        """The game at its latest version (warm: reads only the tail of its stream)."""
+    async def _entry(self, game_id: str) -> _Entry:
         entry = self._cache.get(game_id)
         if entry is None:
-            meta = await self._meta(game_id)
-            rules = registry.rules_for(meta.game)
-            if rules is None:
-                raise GameNotFound(game_id)
-            stored = await self.store.read(game_id)
-            codec = self.codec(rules)
-            match = rules.replay([codec.decoder.decode(s.data) for s in stored])
-            entry = self._cache.get(game_id) or _Entry(Loaded(game_id, rules, match, meta))
-            self._cache[game_id] = entry
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            return await self._cold(game_id)
         self._cache.move_to_end(game_id)
-        async with entry.lock:
-            loaded = entry.loaded
-            tail = await self.store.read(game_id, after=loaded.match.version)
-            codec = self.codec(loaded.rules)
-            for stored_event in tail:
-                if stored_event.version == loaded.match.version + 1:
-                    loaded.rules.fold(loaded.match, codec.decoder.decode(stored_event.data))
-            return Loaded(game_id, loaded.rules, loaded.match, loaded.meta)
+        return entry
 
-    async def _seed(self, game_id: str) -> bytes:
-        entry = self._cache.get(game_id)
-        if entry is not None and entry.seed is not None:
-            return entry.seed
-        seed = await self.store.seed(game_id)
-        if entry is not None:
-            entry.seed = seed
-        return seed
+    async def snapshot(self, game_id: str) -> Loaded:
+        """The cached snapshot, without a round trip when warm (it may be behind the
+        stream: good for what never changes, such as the seats and their tokens)."""
+        return (await self._entry(game_id)).loaded
+
+    async def load(self, game_id: str) -> Loaded:
+        """The game at its latest version (warm: one round trip for the tail)."""
+        for _ in range(3):
+            entry = self._cache.get(game_id)
+            if entry is None:
+                return (await self._cold(game_id)).loaded
+            self._cache.move_to_end(game_id)
+            loaded = entry.loaded
+            tail = await self.store.catch_up(game_id, loaded.match.version, loaded.tip)
+            if tail.status == "behind":
+                self._behind(game_id, loaded.match.version, tail.version)
+                continue
+            return entry.advance(self._fold(loaded, tail.events))
+        raise Contention(f"game {game_id} keeps changing under a reload; retry")
+
+    def _fold(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> Loaded:
+        """``loaded`` with ``stored`` (the entries right after it) folded in: a new one."""
+        if not stored:
+            return loaded
+        rules, match = loaded.rules, loaded.match
+        decoder = self.codec(rules).decoder
+        for entry in stored:
+            if entry.version != match.version + 1:
+                raise StoreBehind(f"entry {entry.version} after version {match.version}")
+            match = rules.fold(match, decoder.decode(entry.data))
+        return Loaded(loaded.game_id, rules, match, loaded.meta, stored[-1].tip)
+
+    def _behind(self, game_id: str, cached: int, found: int) -> None:
+        """The store holds less than our snapshot: drop the cache, reload what it held."""
+        self.regressions += 1
+        self.last_regression_ms = _now_ms()
+        STORE_REGRESSIONS.inc()
+        held = [g for g in self._cache if g != game_id]
+        self._cache.clear()
+        log.warning(
+            "the event store went backwards: game %s is at version %d, the cache held %d;"
+            " dropping the cache and reloading %d games",
+            game_id,
+            found,
+            cached,
+            len(held),
+            extra={"game_id": game_id},
+        )
+        if held and not self.reloading:
+            self._reload = asyncio.get_running_loop().create_task(self._reload_games(held))
+
+    async def _reload_games(self, game_ids: list[str]) -> None:
+        for game_id in game_ids:
+            if game_id in self._cache:
+                continue
+            with contextlib.suppress(GameNotFound):
+                try:
+                    await self._cold(game_id)
+                except Exception:  # a reload is an optimisation: requests load on demand
+                    log.warning("could not reload game %s", game_id, exc_info=True)
+
+    async def check_cached(self, sample: int = 16) -> int | None:
+        """Compare the most recently used snapshots with their streams (one round trip);
+        returns how many the store is behind (and handles them), None with nothing cached.
+        For `/readyz`."""
+        recent = list(self._cache.items())[-sample:]
+        if not recent:
+            return None
+        versions = await self.store.versions([game_id for game_id, _ in recent])
+        behind = 0
+        for (game_id, entry), version in zip(recent, versions, strict=True):
+            if version < entry.loaded.match.version:
+                behind += 1
+                if game_id in self._cache:
+                    self._behind(game_id, entry.loaded.match.version, version)
+        return behind
 
     # ---- decisions ------------------------------------------------------------------
 
@@ -233,83 +357,137 @@ class GameService:
 
         Without ``if_match`` a lost race is retried on the fresh state (so simultaneous
         commitments of different seats never fail each other); with it, a stale version
-        answers `VersionMismatch`. A repeated idempotency key returns the first result.
+        answers `VersionMismatch`. A repeated idempotency key returns the first result,
+        also when the act would now be refused.
         """
+        entry = await self._entry(game_id)
+        async with entry.lock:
+            return await self._apply(entry, decide, idempotency_key, fingerprint, if_match)
+
+    async def _apply(
+        self,
+        entry: _Entry,
+        decide: Decision,
+        key: str | None,
+        fingerprint: str,
+        if_match: int | None,
+    ) -> Applied:
+        loaded = entry.loaded
+        game_id = loaded.game_id
+        checked = False  # the snapshot was just confirmed to be the stream's latest
         for _ in range(MAX_RETRIES):
-            loaded = await self.load(game_id)
-            if idempotency_key is not None:
-                prior = await self._replayed(loaded, idempotency_key, fingerprint)
-                if prior is not None:
-                    return prior
-            if if_match is not None and if_match != loaded.match.version:
-                raise VersionMismatch(loaded.match.version)
-            seed = await self._seed(game_id)
-            act = decide(loaded.rules, loaded.match, seed)
-            events = loaded.rules.perform(loaded.match, act, seed)
-            if not events:
-                return Applied(loaded.match.version, [])
-            codec = self.codec(loaded.rules)
+            rules, match = loaded.rules, loaded.match
+            refusal: Exception | None = None
+            events: list[Any] = []
+            act: Act | None = None
+            if if_match is not None and if_match != match.version:
+                refusal = VersionMismatch(match.version)
+            else:
+                try:
+                    act = decide(rules, match, entry.seed)
+                    events = rules.perform(match, act, entry.seed)
+                except DomainError as exc:
+                    refusal = exc
+            if refusal is not None or act is None or not events:
+                if checked:
+                    if refusal is not None:
+                        raise refusal
+                    return Applied(match.version, [], loaded)
+                # Decided on the cached snapshot: before refusing (or answering "nothing
+                # to do"), look at the store once, the key's earlier answer first.
+                tail = await self.store.catch_up(game_id, match.version, loaded.tip, key)
+                if tail.status == "duplicate":
+                    return self._duplicate(
+                        entry, tail.first, tail.version, tail.fingerprint, fingerprint, tail.events
+                    )
+                if tail.status == "behind":
+                    self._behind(game_id, match.version, tail.version)
+                    entry = await self._cold(game_id)
+                    loaded = entry.loaded
+                    continue
+                loaded = entry.advance(self._fold(loaded, tail.events))
+                checked = True
+                continue
+            codec = self.codec(rules)
+            encoded = [codec.encoder.encode(e) for e in events]
+            now = _now_ms()
             result = await self.store.append(
                 game_id,
-                loaded.match.version,
-                [codec.encoder.encode(e) for e in events],
-                idempotency_key,
+                match.version,
+                encoded,
+                key,
                 fingerprint,
                 cause=codec.encoder.encode(act),
+                tip=loaded.tip,
+                now_ms=now,
             )
+            if result.status == "ok":
+                MOVES_APPLIED.labels(rules.game.name, act_kind(act)).inc()
+                folded = match
+                for event in events:
+                    folded = rules.fold(folded, event)
+                after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
+                entry.advance(after)
+                first = match.version + 1
+                if self.on_change is not None:
+                    seat = getattr(act, "seat", None)
+                    await self.on_change(
+                        after, Change(seat if isinstance(seat, int) else None, now)
+                    )
+                return Applied(
+                    result.version,
+                    [Versioned(first + i, e, now) for i, e in enumerate(events)],
+                    after,
+                )
             if result.status == "duplicate":
-                return await self._duplicate(
-                    loaded, result.first, result.version, result.fingerprint, fingerprint
+                return self._duplicate(
+                    entry,
+                    result.first,
+                    result.version,
+                    result.fingerprint,
+                    fingerprint,
+                    result.events,
                 )
             if result.status == "missing":
                 raise GameNotFound(game_id)
-            if result.status == "conflict":
-                APPEND_CONFLICTS.labels(loaded.rules.game.name).inc()
-                if if_match is not None:
-                    raise VersionMismatch(result.version)
+            if result.status == "behind":
+                self._behind(game_id, match.version, result.version)
+                entry = await self._cold(game_id)
+                loaded = entry.loaded
+                checked = True
                 continue
-            MOVES_APPLIED.labels(loaded.rules.game.name, act_kind(act)).inc()
-            first = loaded.match.version + 1
-            after = await self.load(game_id)
-            if self.on_change is not None:
-                seat = getattr(act, "seat", None)
-                await self.on_change(
-                    after, Change(seat if isinstance(seat, int) else None, result.at_ms)
-                )
-            return Applied(
-                result.version,
-                [Versioned(first + i, e, result.at_ms) for i, e in enumerate(events)],
-            )
+            APPEND_CONFLICTS.labels(rules.game.name).inc()
+            loaded = entry.advance(self._fold(loaded, result.events))
+            checked = True
+            if if_match is not None:
+                raise VersionMismatch(result.version)
         raise Contention(f"game {game_id} is too busy; retry")
 
-    async def _replayed(self, loaded: Loaded, key: str, fingerprint: str) -> Applied | None:
-        prior = await self.store.idempotent(loaded.game_id, key)
-        if prior is None:
-            return None
-        return await self._duplicate(
-            loaded, prior.first, prior.version, prior.fingerprint, fingerprint
-        )
-
-    async def _duplicate(
-        self, loaded: Loaded, first: int, last: int, prior: str, fingerprint: str
+    def _duplicate(
+        self,
+        entry: _Entry,
+        first: int,
+        last: int,
+        prior: str,
+        fingerprint: str,
+        stored: Sequence[StoredEvent],
     ) -> Applied:
+        loaded = entry.loaded
         if prior != fingerprint:
             raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
         IDEMPOTENT_REPLAYS.labels(loaded.rules.game.name).inc()
-        stored = await self.store.read_range(loaded.game_id, first, last)
-        return Applied(last, self._decode(loaded, stored), replayed=True)
+        events = self._decode(loaded, [s for s in stored if first <= s.version <= last])
+        return Applied(last, events, loaded, replayed=True)
 
     def _decode(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> list[Versioned]:
         codec = self.codec(loaded.rules)
         return [Versioned(s.version, codec.decoder.decode(s.data), s.at_ms) for s in stored]
 
     async def events(self, game_id: str, after: int, limit: int) -> tuple[Loaded, list[Versioned]]:
-        loaded = await self.load(game_id)
+        loaded = await self.snapshot(game_id)
         stored = await self.store.read(game_id, after=after, count=limit)
         return loaded, self._decode(loaded, stored)
 
 
 def _now_ms() -> int:
-    import time
-
     return int(time.time() * 1000)

@@ -21,7 +21,7 @@ Design, and why:
 from __future__ import annotations
 
 import contextlib
-import json
+import itertools
 import logging
 import math
 import re
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import redis
 from litestar import Litestar, Request, Response, get
 from litestar.enums import ScopeType
@@ -83,6 +84,15 @@ IDEMPOTENT_REPLAYS = Counter(
     "stakeout_idempotent_replays",
     "Requests answered from a stored Idempotency-Key instead of appending again",
     ["game"],
+)
+STORE_REGRESSIONS = Counter(
+    "stakeout_store_regressions",
+    "Times this process found the event store behind its warm cache (a restore, a failover"
+    " to a lagging replica); each time the cache is dropped and reloaded",
+)
+FOLLOW_UP_FAILURES = Counter(
+    "stakeout_follow_up_failures",
+    "Follow-up work after an act (jobs, deadlines, webhooks) that failed and will be retried",
 )
 
 
@@ -294,12 +304,46 @@ def _incoming_request_id(scope: Scope) -> str | None:
     return None
 
 
+_ROUTES: dict[str, str] = {}
+
+
 def _route(scope: Scope) -> str:
     """The matched route template with converters dropped (``/v1/games/{game_id}``)."""
     template = scope.get("path_template")
     if not template:
         return UNMATCHED_ROUTE
-    return _CONVERTER.sub("}", template)
+    route = _ROUTES.get(template)
+    if route is None:
+        route = _ROUTES[template] = _CONVERTER.sub("}", template)
+    return route
+
+
+# Request ids: a random per-process prefix and a counter (32 hex digits, unique across
+# processes, and no system call per request as a fresh random id would need).
+_ID_PREFIX = secrets.token_hex(8)
+_ID_COUNTER = itertools.count(1)
+
+
+def new_request_id() -> str:
+    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"
+
+
+# Metric children by label values: ``labels()`` takes a lock and builds a key each call.
+_REQUEST_COUNTERS: dict[tuple[str, str, int], Any] = {}
+_LATENCIES: dict[tuple[str, str], Any] = {}
+
+
+def _observe(method: str, route: str, status: int, seconds: float) -> None:
+    counter = _REQUEST_COUNTERS.get((method, route, status))
+    if counter is None:
+        counter = _REQUEST_COUNTERS[(method, route, status)] = HTTP_REQUESTS.labels(
+            method, route, str(status)
+        )
+    counter.inc()
+    latency = _LATENCIES.get((method, route))
+    if latency is None:
+        latency = _LATENCIES[(method, route)] = HTTP_LATENCY.labels(method, route)
+    latency.observe(seconds)
 
 
 class ObservabilityMiddleware:
@@ -312,7 +356,7 @@ class ObservabilityMiddleware:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_request_id(scope) or secrets.token_hex(16)
+        request_id = _incoming_request_id(scope) or new_request_id()
         token = _log_fields.set(LogFields(request_id=request_id, scope=scope))
         header = (REQUEST_ID_HEADER.encode(), request_id.encode())
         status = 500  # if the app raises before answering, the server answers 500
@@ -332,21 +376,64 @@ class ObservabilityMiddleware:
             seconds = time.perf_counter() - start
             method = scope["method"] if scope["method"] in _METHODS else "OTHER"
             route = _route(scope)
-            HTTP_REQUESTS.labels(method, route, str(status)).inc()
-            HTTP_LATENCY.labels(method, route).observe(seconds)
-            access_log.info(
-                "%s %s %s",
-                method,
-                route,
-                status,
-                extra={
-                    "method": method,
-                    "route": route,
-                    "status": status,
-                    "duration_ms": round(seconds * 1000, 3),
-                },
-            )
+            _observe(method, route, status, seconds)
+            if access_log.isEnabledFor(logging.INFO):
+                _access(request_id, scope, method, route, status, seconds)
             _log_fields.reset(token)
+
+
+def _access(
+    request_id: str, scope: Scope, method: str, route: str, status: int, seconds: float
+) -> None:
+    """One access line: written straight to the JSON log stream when `configure_logging`
+    set it up (the line `JsonFormatter` would write, without a LogRecord), else logged."""
+    duration_ms = round(seconds * 1000, 3)
+    handler = _FAST_HANDLER
+    if handler is None or _STAKEOUT_LOGGER.handlers or access_log.handlers:
+        access_log.info(
+            "%s %s %s",
+            method,
+            route,
+            status,
+            extra={"method": method, "route": route, "status": status, "duration_ms": duration_ms},
+        )
+        return
+    line: dict[str, Any] = {
+        "time": _now_iso(),
+        "level": "INFO",
+        "logger": "stakeout.access",
+        "message": f"{method} {route} {status}",
+        "request_id": request_id,
+    }
+    game_id = scope.get("path_params", {}).get("game_id")
+    if game_id is not None:
+        line["game_id"] = game_id
+    line.update(method=method, route=route, status=status, duration_ms=duration_ms)
+    text = _ENCODER.encode(line).decode() + "\n"
+    handler.acquire()
+    try:
+        handler.stream.write(text)
+    finally:
+        handler.release()
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=str)
+_STAKEOUT_LOGGER = logging.getLogger("stakeout")
+_FAST_HANDLER: logging.StreamHandler[Any] | None = None
+_SECOND: list[Any] = [None, ""]  # the last whole second formatted, and its text
+
+
+def _iso(created: float) -> str:
+    """``created`` as JsonFormatter's ``time`` (ISO 8601, milliseconds, UTC)."""
+    second = int(created)
+    if _SECOND[0] != second:
+        _SECOND[0] = second
+        _SECOND[1] = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{_SECOND[1]}.{int((created - second) * 1000):03d}+00:00"
+
+
+def _now_iso() -> str:
+    return _iso(time.time())
 
 
 def instrument(app: Litestar) -> Litestar:
@@ -370,7 +457,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "time": _iso(record.created),
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
@@ -383,22 +470,26 @@ class JsonFormatter(logging.Formatter):
                 line[name] = record.__dict__[name]
         if record.exc_info:
             line["exc"] = self.formatException(record.exc_info)
-        return json.dumps({k: v for k, v in line.items() if v is not None}, default=str)
+        return _ENCODER.encode({k: v for k, v in line.items() if v is not None}).decode()
 
 
 def configure_logging(level: str = "INFO") -> None:
     """JSON lines on stderr for every logger (uvicorn's and RQ's propagate to the root)."""
+    global _FAST_HANDLER  # noqa: PLW0603 - the one stream access lines go to, set once
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
+    _FAST_HANDLER = handler
 
 
 __all__ = [
     "APPEND_CONFLICTS",
+    "FOLLOW_UP_FAILURES",
     "HTTP_LATENCY",
     "HTTP_REQUESTS",
     "IDEMPOTENT_REPLAYS",
     "MOVES_APPLIED",
+    "STORE_REGRESSIONS",
     "JsonFormatter",
     "QueueCollector",
     "act_kind",

@@ -236,6 +236,9 @@ def _component_names(doc: dict[str, Any]) -> None:
     walk(doc)
 
 
+_ACTS = ("postMove", "postCommitment", "postReveal")
+
+
 def finish(generated: dict[str, Any]) -> dict[str, Any]:
     """Complete Litestar's document (pure; idempotent)."""
     doc = copy.deepcopy(generated)
@@ -287,6 +290,14 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                     }
                 }
             op["security"] = _SECURITY.get(op_id, [{}])
+            if op_id in _ACTS and "200" in responses:
+                responses["200"]["headers"] = {
+                    "Preference-Applied": {
+                        "description": "`return=representation` when the answer carries `view`"
+                        " (asked for with `Prefer: return=representation`)",
+                        "schema": {"type": "string", "enum": ["return=representation"]},
+                    }
+                }
             if op_id == "createGame":
                 created = responses.get("201", {})
                 created["links"] = {

@@ -1,5 +1,8 @@
 """After every append: enqueue the RQ jobs the new state calls for.
 
+In the API this runs off the request path (`FollowUps`, see docs/design-move-path.md): an
+act's answer never waits for it, and a failure here never turns a stored act into an error.
+
 Bot seats that must act get a bot-turn job; a finished game without a recorded result gets
 a scoring job; human seats in games with turn deadlines get a deadline job scheduled for
 the moment their time runs out. Job ids are deterministic (``bot-<game>-<seat>-<version>``)
@@ -12,9 +15,12 @@ No stuck games: if a process dies between an append and the enqueue, the periodi
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
-from collections.abc import Callable
+import logging
+import time
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -28,8 +34,11 @@ from rq.job import Job, JobStatus
 
 from service import abandon, deadlines, webhooks
 from service.games import Change, GameNotFound, GameService, Loaded
+from service.observability import FOLLOW_UP_FAILURES
 from service.store import EventStore
-from service.webhooks import WebhookStore
+from service.webhooks import Webhook, WebhookStore
+
+log = logging.getLogger("stakeout.scheduling")
 
 BOT_QUEUE = "bots"
 SCORING_QUEUE = "scoring"
@@ -37,6 +46,7 @@ WEBHOOK_QUEUE = "webhooks"
 # Workers take jobs in this order: deliveries never hold up a bot's turn.
 QUEUES = (BOT_QUEUE, SCORING_QUEUE, WEBHOOK_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
+HOOKS_TTL_SECONDS = 1.0
 
 # Finished or failed jobs whose work is still awaited are enqueued again by the sweep.
 _DEAD = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
@@ -98,6 +108,21 @@ class RqScheduler:
         self.store = store
         self.webhooks = WebhookStore(store.redis)
         self.webhook_backoff = webhook_backoff
+        self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
+
+    async def hooks_of(self, owner: str) -> list[Webhook]:
+        """The owner's webhooks, read at most once a `HOOKS_TTL_SECONDS` per process: a
+        game's every change needs them, and they change rarely (a webhook registered now
+        is notified of changes from at most that long after)."""
+        now = time.monotonic()
+        known = self._hooks.get(owner)
+        if known is not None and now - known[0] < HOOKS_TTL_SECONDS:
+            return known[1]
+        hooks = await self.webhooks.of(owner)
+        if len(self._hooks) >= 4096:
+            self._hooks.clear()
+        self._hooks[owner] = (now, hooks)
+        return hooks
 
     def _connection(self) -> Redis:
         if self._redis is None:
@@ -140,9 +165,8 @@ class RqScheduler:
         return made
 
     async def _deliveries(
-        self, loaded: Loaded, change: Change, fresh: list[deadlines.Deadline]
+        self, loaded: Loaded, at_ms: int, fresh: list[deadlines.Deadline], hooks: list[Webhook]
     ) -> list[JobRequest]:
-        hooks = await self.webhooks.of(loaded.meta.owner)
         if not hooks:
             return []
         match, rules = loaded.match, loaded.rules
@@ -152,7 +176,7 @@ class RqScheduler:
         notes = webhooks.notifications(
             loaded.game_id,
             match.version,
-            change.at_ms,
+            at_ms,
             [(d.seat, d.action, d.step, d.at_ms or None) for d in fresh],
             finished,
             (recorded.scores, recorded.winners) if recorded is not None else None,
@@ -176,15 +200,138 @@ class RqScheduler:
             self._redis.close()
             self._redis = None
 
-    async def on_change(self, loaded: Loaded, change: Change) -> None:
+    async def follow_up(self, loaded: Loaded, acted_seats: Collection[int], at_ms: int) -> None:
+        """The jobs, turn records and webhook deliveries a game's new state calls for."""
         requests = jobs_for(loaded)
-        fresh = await deadlines.refresh(self.store.redis, loaded, change.at_ms, change.acted_seat)
-        requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
-        requests += await self._deliveries(loaded, change, fresh)
+        hooks = await self.hooks_of(loaded.meta.owner)
+        # Awaited turns are recorded for deadlines and for webhooks' seat.awaited; a game
+        # with neither needs no record (a webhook registered later announces the turns
+        # awaited then, as new).
+        if loaded.meta.turn_seconds is not None or hooks:
+            fresh = await deadlines.refresh(self.store.redis, loaded, at_ms, acted_seats)
+            requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
+            requests += await self._deliveries(loaded, at_ms, fresh, hooks)
         if loaded.match.recorded is not None:
             await self.store.retire_game(loaded.game_id)
+        # The sweep's activity index: when the game last moved (service/abandon.py).
+        await abandon.record_change(self.store.redis, loaded, Change(None, at_ms))
         if requests:
             await anyio.to_thread.run_sync(self.enqueue, requests)
+
+    async def on_change(self, loaded: Loaded, change: Change) -> None:
+        """Inline follow-up (the workers: a job's follow-ups are done before it returns)."""
+        acted = () if change.acted_seat is None else (change.acted_seat,)
+        try:
+            await self.follow_up(loaded, acted, change.at_ms)
+        except Exception:  # the act is stored: the sweep redoes what failed here
+            FOLLOW_UP_FAILURES.inc()
+            log.warning(
+                "follow-up of game %s v%d failed; the sweep will redo it",
+                loaded.game_id,
+                loaded.match.version,
+                exc_info=True,
+            )
+
+
+@dataclass
+class _Pending:
+    loaded: Loaded
+    acted: set[int]
+    at_ms: int
+    attempts: int = 0
+    not_before: float = 0.0
+
+
+FOLLOW_UP_TASK = "stakeout-follow-ups"
+
+
+class FollowUps:
+    """Follow-up work, off the request path (the API's `GameService.on_change`).
+
+    `submit` costs no round trip: it records the game's latest snapshot (the seats that
+    acted since the last run are merged, so a burst of acts on one game costs one run) and
+    wakes one background task, which runs `RqScheduler.follow_up` for each game. A run that
+    fails (the queue Redis is down) is kept and retried with backoff, unless a newer change
+    of the game replaces it; a process that dies with work pending leaves it to the sweep,
+    which finds every awaited bot turn and deadline without a live job.
+    """
+
+    RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+    def __init__(self, run: Callable[[Loaded, Collection[int], int], Awaitable[None]]) -> None:
+        self._run = run
+        self._pending: dict[str, _Pending] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._busy = 0
+
+    async def submit(self, loaded: Loaded, change: Change) -> None:
+        game_id = loaded.game_id
+        acted = {change.acted_seat} if change.acted_seat is not None else set()
+        known = self._pending.get(game_id)
+        if known is not None:
+            acted |= known.acted
+            if known.loaded.match.version > loaded.match.version:
+                loaded = known.loaded
+        self._pending[game_id] = _Pending(
+            loaded, acted, max(change.at_ms, known.at_ms if known else 0)
+        )
+        self._wake.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._loop(), name=FOLLOW_UP_TASK)
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending) + self._busy
+
+    async def _loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            now = time.monotonic()
+            due = [g for g, p in self._pending.items() if p.not_before <= now]
+            for game_id in due:
+                work = self._pending.pop(game_id)
+                self._busy += 1
+                try:
+                    await self._run(work.loaded, work.acted, work.at_ms)
+                except Exception:
+                    FOLLOW_UP_FAILURES.inc()
+                    delay = self.RETRY_SECONDS[min(work.attempts, len(self.RETRY_SECONDS) - 1)]
+                    log.warning(
+                        "follow-up of game %s v%d failed (attempt %d); retrying in %.2f s",
+                        game_id,
+                        work.loaded.match.version,
+                        work.attempts + 1,
+                        delay,
+                        exc_info=work.attempts == 0,
+                    )
+                    if game_id not in self._pending:  # else a newer change replaces it
+                        work.attempts += 1
+                        work.not_before = time.monotonic() + delay
+                        self._pending[game_id] = work
+                finally:
+                    self._busy -= 1
+            if self._pending:
+                wait = min(p.not_before for p in self._pending.values()) - time.monotonic()
+                if wait > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), wait)
+                self._wake.set()
+
+    async def drain(self, timeout: float) -> bool:
+        """Wait until nothing is pending (or ``timeout``); True when drained."""
+        deadline = time.monotonic() + timeout
+        while self.pending and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        return not self.pending
+
+    async def close(self, timeout: float = 5.0) -> None:
+        await self.drain(timeout)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
 
 
 async def sweep(
@@ -227,7 +374,7 @@ async def sweep(
             requests = jobs_for(loaded)
             if loaded.meta.turn_seconds is not None:
                 known = await deadlines.current(games.store.redis, game_id)
-                fresh = await deadlines.refresh(games.store.redis, loaded, now_ms, None)
+                fresh = await deadlines.refresh(games.store.redis, loaded, now_ms)
                 turns = [*known.values(), *fresh]
                 requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
             if abandon.ended(loaded):

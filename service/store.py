@@ -11,11 +11,14 @@ Redis Cluster:
 
 Appends run as one server-side script: check the idempotency key, check the expected
 version, append, record the key, return the new version — so two writers can never both
-win and a retried request never appends twice.
+win and a retried request never appends twice. The same round trip answers what the caller
+needs next: a retry gets the first answer's events, a lost race the entries it missed, and a
+caller whose cached state is ahead of the stream (the store went backwards) learns it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,21 +49,69 @@ end
 return {'ok', tostring(version)}
 """
 
-_APPEND = """
+# Shared by the act and catch-up scripts: entries as {version, data, at_ms, cause|false},
+# and the "tip" of a version: sha1 of its entry's time and data, so a cached snapshot can
+# tell the stream it was folded from from another one of the same length (a store restored
+# from an older copy and written to since).
+_LIB = """
+local function entries(key, after, last)
+  local out = {}
+  local rows = redis.call('XRANGE', key, '(0-' .. after, last and ('0-' .. last) or '+')
+  for _, row in ipairs(rows) do
+    local f = row[2]
+    local data, t, c = false, '0', false
+    for k = 1, #f, 2 do
+      if f[k] == 'e' then data = f[k + 1]
+      elseif f[k] == 't' then t = f[k + 1]
+      elseif f[k] == 'c' then c = f[k + 1] end
+    end
+    out[#out + 1] = {string.sub(row[1], 3), data, t, c}
+  end
+  return out
+end
+local function tip_ok(key, version, tip)
+  if tip == '' or version == 0 then return true end
+  local row = redis.call('XRANGE', key, '0-' .. version, '0-' .. version)[1]
+  if not row then return false end
+  local f = row[2]
+  local data, t = '', '0'
+  for k = 1, #f, 2 do
+    if f[k] == 'e' then data = f[k + 1] elseif f[k] == 't' then t = f[k + 1] end
+  end
+  return redis.sha1hex(t .. '|' .. data) == tip
+end
+local function duplicate(key, prior)
+  local first, last = string.match(prior, '|(%d+)|(%d+)$')
+  return {'duplicate', prior, entries(key, tonumber(first) - 1, tonumber(last))}
+end
+"""
+
+# One round trip per act: the idempotency key (a retry gets the first answer, with its
+# events), the expected version and the caller's tip (a lost race gets the entries it
+# missed, so it can catch up and decide again without another read), then the append.
+_APPEND = (
+    _LIB
+    + """
 local key = ARGV[2]
 if key ~= '' then
   local prior = redis.call('HGET', KEYS[2], key)
-  if prior then return {'duplicate', prior} end
+  if prior then return duplicate(KEYS[1], prior) end
 end
-if redis.call('EXISTS', KEYS[3]) == 0 then return {'missing', '0'} end
 local version = redis.call('XLEN', KEYS[1])
-if tonumber(ARGV[1]) ~= version then return {'conflict', tostring(version)} end
+if version == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return {'missing', '0'} end
+local expected = tonumber(ARGV[1])
+if version < expected or not tip_ok(KEYS[1], math.min(expected, version), ARGV[6]) then
+  return {'behind', tostring(version)}
+end
+if version ~= expected then
+  return {'conflict', tostring(version), entries(KEYS[1], expected, nil)}
+end
 local first = version + 1
 local now = ARGV[4]
 -- The act that produced the batch is kept on its first entry (for verification).
-for j = 6, #ARGV do
+for j = 7, #ARGV do
   version = version + 1
-  if j == 6 and ARGV[5] ~= '' then
+  if j == 7 and ARGV[5] ~= '' then
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now, 'c', ARGV[5])
   else
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
@@ -71,6 +122,26 @@ if key ~= '' then
 end
 return {'ok', tostring(version)}
 """
+)
+
+# A reader catching up: the entries after the version it holds, in one round trip; with an
+# idempotency key, the earlier answer made with it, if any (a refused act re-checks it).
+_CATCH_UP = (
+    _LIB
+    + """
+local key = ARGV[3]
+if key ~= '' then
+  local prior = redis.call('HGET', KEYS[2], key)
+  if prior then return duplicate(KEYS[1], prior) end
+end
+local version = redis.call('XLEN', KEYS[1])
+local after = tonumber(ARGV[1])
+if version < after or not tip_ok(KEYS[1], after, ARGV[2]) then
+  return {'behind', tostring(version)}
+end
+return {'ok', tostring(version), entries(KEYS[1], after, nil)}
+"""
+)
 
 
 ACTIVE_GAMES = "games:active"
@@ -82,22 +153,54 @@ def _keys(game_id: str) -> tuple[str, str, str, str]:
 
 
 @dataclass(frozen=True)
-class Appended:
-    """What an append did. For ``duplicate``, ``first..last`` is the earlier append's range."""
-
-    status: Literal["ok", "conflict", "duplicate", "missing"]
-    version: int
-    first: int = 0
-    fingerprint: str = ""
-    at_ms: int = 0
-
-
-@dataclass(frozen=True)
 class StoredEvent:
     version: int
     data: bytes
     at_ms: int
     cause: bytes | None = None
+
+    @property
+    def tip(self) -> str:
+        """What the scripts compare to tell this entry from another at the same version."""
+        return tip_of(self.at_ms, self.data)
+
+
+def tip_of(at_ms: int, data: bytes) -> str:
+    return hashlib.sha1(b"%d|" % at_ms + data, usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What an append did.
+
+    - ``ok``: appended; ``first..version`` are the new events' versions.
+    - ``duplicate``: the idempotency key was used before; ``first..version`` is that
+      append's range and ``events`` its events.
+    - ``conflict``: the stream is at ``version``, past ``expected``; ``events`` are the
+      entries after ``expected`` (the caller catches up without another read).
+    - ``behind``: the stream is shorter than ``expected``, or its entry at ``expected`` is
+      not the one the caller folded (the store went backwards: restored, failed over).
+    - ``missing``: no such game.
+    """
+
+    status: Literal["ok", "conflict", "duplicate", "behind", "missing"]
+    version: int
+    first: int = 0
+    fingerprint: str = ""
+    at_ms: int = 0
+    events: tuple[StoredEvent, ...] = ()
+
+
+@dataclass(frozen=True)
+class Tail:
+    """A catch-up read: ``status`` ``ok`` (``events`` after the caller's version),
+    ``duplicate`` (the idempotency key's earlier answer) or ``behind`` (as above)."""
+
+    status: Literal["ok", "duplicate", "behind"]
+    version: int
+    events: tuple[StoredEvent, ...] = ()
+    first: int = 0
+    fingerprint: str = ""
 
 
 def _text(value: Any) -> str:
@@ -111,6 +214,7 @@ class EventStore:
         self.redis = redis
         self._create = redis.register_script(_CREATE)
         self._append = redis.register_script(_APPEND)
+        self._catch_up = redis.register_script(_CATCH_UP)
 
     async def create(
         self, game_id: str, meta: Mapping[str, str], seed: bytes, events: Sequence[bytes]
@@ -131,21 +235,59 @@ class EventStore:
         idempotency_key: str | None = None,
         fingerprint: str = "",
         cause: bytes = b"",
+        tip: str = "",
+        now_ms: int | None = None,
     ) -> Appended:
+        """Append ``events`` at ``expected`` (one script, one round trip; see `Appended`).
+
+        ``tip`` (optional) is the tip of the entry at ``expected`` the caller folded.
+        """
         events_key, idem_key, meta_key, _ = _keys(game_id)
-        now = _now_ms()
-        raw_status, raw_value = await self._append(
+        now = _now_ms() if now_ms is None else now_ms
+        reply = await self._append(
             keys=[events_key, idem_key, meta_key],
-            args=[expected, idempotency_key or "", fingerprint, now, cause, *events],
+            args=[expected, idempotency_key or "", fingerprint, now, cause, tip, *events],
         )
-        status, value = _text(raw_status), _text(raw_value)
+        status, value = _text(reply[0]), _text(reply[1])
         if status == "duplicate":
-            return _duplicate(value)
+            return _duplicate(value, _entries(reply[2]))
         if status == "ok":
             return Appended("ok", int(value), expected + 1, at_ms=now)
         if status == "conflict":
-            return Appended("conflict", int(value))
+            return Appended("conflict", int(value), events=_entries(reply[2]))
+        if status == "behind":
+            return Appended("behind", int(value))
         return Appended("missing", 0)
+
+    async def catch_up(
+        self, game_id: str, after: int, tip: str = "", idempotency_key: str | None = None
+    ) -> Tail:
+        """The entries after ``after`` (and the key's earlier answer first, if any)."""
+        events_key, idem_key, _, _ = _keys(game_id)
+        reply = await self._catch_up(
+            keys=[events_key, idem_key], args=[after, tip, idempotency_key or ""]
+        )
+        status, value = _text(reply[0]), _text(reply[1])
+        if status == "duplicate":
+            prior = _duplicate(value, _entries(reply[2]))
+            return Tail("duplicate", prior.version, prior.events, prior.first, prior.fingerprint)
+        if status == "behind":
+            return Tail("behind", int(value))
+        return Tail("ok", int(value), _entries(reply[2]))
+
+    async def opening(
+        self, game_id: str
+    ) -> tuple[dict[str, str] | None, bytes | None, list[StoredEvent]]:
+        """A game from cold, in one round trip: its meta, its seed and its whole stream."""
+        events_key, _, meta_key, seed_key = _keys(game_id)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(meta_key)
+        pipe.get(seed_key)
+        pipe.xrange(events_key, min="-", max="+")
+        raw_meta, raw_seed, rows = await pipe.execute()
+        meta = {_text(k): _text(v) for k, v in raw_meta.items()} if raw_meta else None
+        seed = None if raw_seed is None else bytes.fromhex(_text(raw_seed))
+        return meta, seed, _rows(rows)
 
     async def idempotent(self, game_id: str, key: str) -> Appended | None:
         """The earlier append made with idempotency ``key``, if any."""
@@ -158,21 +300,7 @@ class EventStore:
         """Events with version > ``after``, oldest first (at most ``count``)."""
         events_key = _keys(game_id)[0]
         rows = await self.redis.xrange(events_key, min=f"(0-{after}", max="+", count=count)
-        out: list[StoredEvent] = []
-        for entry_id, fields in rows or []:
-            assert fields is not None  # stream entries always carry their fields
-            version = int(_text(entry_id).split("-", 1)[1])
-            data = fields[b"e"]
-            cause = fields.get(b"c")
-            out.append(
-                StoredEvent(
-                    version,
-                    bytes(data) if isinstance(data, bytes) else data.encode(),
-                    int(fields.get(b"t", b"0")),
-                    cause if isinstance(cause, bytes) else None,
-                )
-            )
-        return out
+        return _rows(rows)
 
     async def read_range(self, game_id: str, first: int, last: int) -> list[StoredEvent]:
         return [
@@ -181,6 +309,13 @@ class EventStore:
 
     async def version(self, game_id: str) -> int:
         return int(await self.redis.xlen(_keys(game_id)[0]))
+
+    async def versions(self, game_ids: Sequence[str]) -> list[int]:
+        """The version of each game, in one pipelined round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xlen(_keys(game_id)[0])
+        return [int(v) for v in await pipe.execute()]
 
     async def meta(self, game_id: str) -> dict[str, str] | None:
         raw = await self.redis.hgetall(_keys(game_id)[2])
@@ -238,9 +373,46 @@ class EventStore:
         return bool(await self.redis.ping())
 
 
-def _duplicate(recorded: str) -> Appended:
+def _duplicate(recorded: str, events: tuple[StoredEvent, ...] = ()) -> Appended:
     fingerprint, first, last = recorded.rsplit("|", 2)
-    return Appended("duplicate", int(last), int(first), fingerprint)
+    return Appended("duplicate", int(last), int(first), fingerprint, events=events)
+
+
+def _bytes(value: Any) -> bytes:
+    return bytes(value) if isinstance(value, bytes) else str(value).encode()
+
+
+def _rows(rows: Any) -> list[StoredEvent]:
+    """XRANGE rows (entry id, fields) as stored events."""
+    out: list[StoredEvent] = []
+    for entry_id, fields in rows or []:
+        assert fields is not None  # stream entries always carry their fields
+        version = int(_text(entry_id).split("-", 1)[1])
+        cause = fields.get(b"c")
+        out.append(
+            StoredEvent(
+                version,
+                _bytes(fields[b"e"]),
+                int(fields.get(b"t", b"0")),
+                cause if isinstance(cause, bytes) else None,
+            )
+        )
+    return out
+
+
+def _entries(raw: Any) -> tuple[StoredEvent, ...]:
+    """The scripts' entries: ``{version, data, at_ms, cause or false}`` each."""
+    out = []
+    for version, data, at_ms, cause in raw or []:
+        out.append(
+            StoredEvent(
+                int(_text(version)),
+                _bytes(data),
+                int(_text(at_ms)),
+                _bytes(cause) if cause not in (None, False, 0) else None,
+            )
+        )
+    return tuple(out)
 
 
 def _now_ms() -> int:

@@ -40,7 +40,9 @@ def _run(coro: Coroutine[Any, Any, str]) -> str:
 @asynccontextmanager
 async def _context() -> AsyncIterator[Context]:
     if not _SHARED:
-        _SHARED.append(await _STACK.enter_async_context(open_context(Settings.from_env())))
+        _SHARED.append(
+            await _STACK.enter_async_context(open_context(Settings.from_env(), background=False))
+        )
     yield _SHARED[0]
 
 

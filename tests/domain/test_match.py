@@ -34,10 +34,32 @@ def _fbi() -> tuple[Rules, Match]:
 
 
 def _apply(rules: Rules, match: Match, act: Any) -> list[Any]:
+    """Perform ``act`` and move ``match`` (the test's one table) to the folded result."""
     events = rules.perform(match, act, SEED)
+    folded = match
     for event in events:
-        rules.fold(match, event)
+        folded = rules.fold(folded, event)
+    for name in match.__struct_fields__:
+        setattr(match, name, getattr(folded, name))
     return events
+
+
+def test_fold_returns_a_new_match_and_never_changes_its_input() -> None:
+    rules, match = _fbi()
+    step = _to_sealed_step(rules, match)
+    before = msgspec.json.encode(match)
+    move = msgspec.to_builtins(rules.legal(match, 0)[0])
+    events = rules.perform(
+        match, CommitSeal(0, sealed.commitment("g1", step, 0, move, "cd" * 16), step), SEED
+    )
+    folded = match
+    for event in events:
+        folded = rules.fold(folded, event)
+    assert folded is not match
+    assert folded.version == match.version + len(events)
+    assert 0 in folded.commits
+    assert 0 not in match.commits
+    assert msgspec.json.encode(match) == before
 
 
 def _to_sealed_step(rules: Rules, match: Match) -> str:

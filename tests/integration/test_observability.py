@@ -166,7 +166,14 @@ def test_queue_depth_then_worker_job_latency_and_acts(
 ) -> None:
     # No worker yet: the bot job waits in its queue.
     game_id = create(client, "fbi", BOTS2)["id"]
-    samples, types = scrape(client)
+    # The bot job is enqueued just after the answer (follow-ups run off the request path).
+    samples, types = wait_for(
+        lambda: (
+            (found := scrape(client))
+            and value(found[0], "stakeout_queue_depth", queue="bots") >= 1
+            and found
+        )
+    )
     assert types["stakeout_queue_depth"] == "gauge"
     assert value(samples, "stakeout_queue_depth", queue="bots") >= 1
     assert ("stakeout_queue_depth", frozenset({("queue", "scoring")})) in samples

@@ -68,6 +68,50 @@ IfMatch = Annotated[
         pattern='^"?[0-9]{1,9}"?$',
     ),
 ]
+PreferHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Prefer",
+        required=False,
+        description=(
+            "RFC 7240. `return=representation`: the answer also carries the caller's view "
+            "of the game after the act (`view`, as GET /v1/games/{id} gives it to this seat),"
+            " so no GET is needed; `Preference-Applied` confirms it."
+        ),
+        max_length=256,
+    ),
+]
+
+
+def _wants_representation(prefer: str) -> bool:
+    """Whether a Prefer header asks for ``return=representation`` (RFC 7240 §4.2)."""
+    for preference in prefer.split(","):
+        name, _, value = preference.split(";", 1)[0].partition("=")
+        if name.strip().lower() == "return" and value.strip().strip('"').lower() == (
+            "representation"
+        ):
+            return True
+    return False
+
+
+async def _view_after(ctx: Context, applied: Applied, caller: Caller) -> GameView:
+    """The caller's view after its act: the act's own snapshot, deadlines as they will be
+    recorded for this change (the follow-up records them just after the answer)."""
+    loaded = applied.loaded
+    if applied.replayed:  # a retried answer: the game as it is now
+        loaded = await ctx.games.load(loaded.game_id)
+    turn_deadlines = None
+    if loaded.meta.turn_seconds is not None:
+        known = await deadlines.current(ctx.store.redis, loaded.game_id)
+        at_ms = applied.events[-1].at_ms if applied.events and not applied.replayed else 0
+        turn_deadlines = (
+            deadlines.planned(
+                known, loaded, at_ms, (caller.seat,) if caller.seat is not None else ()
+            )
+            if at_ms
+            else known
+        )
+    return game_view(loaded, caller, turn_deadlines)
 
 
 def _ctx(state: State) -> Context:
@@ -249,10 +293,12 @@ class GamesController(Controller):
         idempotency_key: str | None,
         if_match: str | None,
         route: str,
-    ) -> MoveAccepted:
+        prefer: str | None,
+    ) -> Response[MoveAccepted]:
         ctx = _ctx(request.app.state)
-        loaded = await ctx.games.load(game_id)
-        seat = await _seat_caller(ctx, loaded, authorization)
+        # The seats and their tokens never change: the cached snapshot (no round trip)
+        # is enough to authorise; the act itself costs one round trip (GameService.apply).
+        seat = await _seat_caller(ctx, await ctx.games.snapshot(game_id), authorization)
         body = await request.body()
         act = act_for(seat)  # client acts do not depend on the state: retries reuse them
         applied: Applied = await ctx.games.apply(
@@ -263,11 +309,21 @@ class GamesController(Controller):
             if_match=_version(if_match),
         )
         caller = Caller(seat=seat)
-        after = await ctx.games.load(game_id)
-        return MoveAccepted(
-            version=applied.version,
-            events=event_records(after, applied.events, caller),
-            replayed=applied.replayed,
+        after = applied.loaded
+        view: GameView | None = None
+        headers: dict[str, str] = {}
+        if prefer is not None and _wants_representation(prefer):
+            view = await _view_after(ctx, applied, caller)
+            headers["Preference-Applied"] = "return=representation"
+            headers["Vary"] = "Prefer"
+        return Response(
+            MoveAccepted(
+                version=applied.version,
+                events=event_records(after, applied.events, caller),
+                replayed=applied.replayed,
+                view=view,
+            ),
+            headers=headers,
         )
 
     @post(
@@ -288,7 +344,8 @@ class GamesController(Controller):
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
         if_match: IfMatch = None,
-    ) -> MoveAccepted:
+        prefer: PreferHeader = None,
+    ) -> Response[MoveAccepted]:
         move = msgspec.to_builtins(data)
 
         return await self._act(
@@ -299,6 +356,7 @@ class GamesController(Controller):
             idempotency_key,
             if_match,
             "moves",
+            prefer,
         )
 
     @post(
@@ -319,7 +377,8 @@ class GamesController(Controller):
         data: Annotated[Commit, Body()],
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
-    ) -> MoveAccepted:
+        prefer: PreferHeader = None,
+    ) -> Response[MoveAccepted]:
         return await self._act(
             request,
             game_id,
@@ -328,6 +387,7 @@ class GamesController(Controller):
             idempotency_key,
             None,
             "commitments",
+            prefer,
         )
 
     @post(
@@ -344,7 +404,8 @@ class GamesController(Controller):
         data: Annotated[Reveal, Body()],
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
-    ) -> MoveAccepted:
+        prefer: PreferHeader = None,
+    ) -> Response[MoveAccepted]:
         # The commitment hashes the move exactly as the client sent it, so read it raw.
         raw = msgspec.json.decode(await request.body())
         move = raw.get("move") if isinstance(raw, dict) else None
@@ -359,6 +420,7 @@ class GamesController(Controller):
             idempotency_key,
             None,
             "reveals",
+            prefer,
         )
 
     @get(

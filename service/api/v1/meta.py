@@ -60,11 +60,32 @@ class HealthController(Controller):
     async def healthz(self) -> Health:
         return Health(status="ok")
 
-    @get("/readyz", operation_id="readyz", summary="Readiness: the event store answers")
+    @get(
+        "/readyz",
+        operation_id="readyz",
+        summary="Readiness: the event store answers and the warm cache agrees with it",
+        description=(
+            "503 while the event store is unreachable, or while the process reloads its warm"
+            " cache after finding the store behind it (a restore, a failover to a lagging"
+            " replica); `store_regressions` counts those findings since the process started."
+        ),
+    )
     async def readyz(self, state: State) -> Health:
         ctx: Context = state.ctx
+        games = ctx.games
         try:
-            await ctx.store.ping()
+            # One round trip: the versions of the most recently used cached games (a ping
+            # when none), so a store that went backwards is found here too.
+            if await games.check_cached() is None:
+                await ctx.store.ping()
         except Exception as exc:
             raise Unavailable(f"event store unreachable: {type(exc).__name__}") from exc
-        return Health(status="ok")
+        if games.reloading:
+            raise Unavailable(
+                "the event store was found behind this process's cache; reloading the games"
+            )
+        return Health(
+            status="ok",
+            store_regressions=games.regressions or None,
+            last_store_regression_ms=games.last_regression_ms,
+        )

@@ -186,11 +186,13 @@ class EventRecord(msgspec.Struct, frozen=True):
 
 
 class MoveAccepted(msgspec.Struct, frozen=True):
-    """The new version and the events the caller may see."""
+    """The new version and the events the caller may see; with
+    ``Prefer: return=representation``, also the caller's view after the act (``view``)."""
 
     version: int
     events: list[EventRecord]
     replayed: bool = False
+    view: GameView | None = None
 
 
 class EventPage(msgspec.Struct, frozen=True):
@@ -248,5 +250,8 @@ class GamePage(msgspec.Struct, frozen=True):
     next_cursor: str | None
 
 
-class Health(msgspec.Struct, frozen=True):
+class Health(msgspec.Struct, frozen=True, omit_defaults=True):
     status: Literal["ok"]
+    # /readyz only, once this process has found the event store behind its warm cache.
+    store_regressions: int | None = None
+    last_store_regression_ms: int | None = None

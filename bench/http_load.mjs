@@ -1,0 +1,179 @@
+// HTTP load driver for bench/move_path.py (Node 18+, with undici installed beside it at
+// bench time). Light on purpose: one undici Pool, keep-alive, no JSON schema work beyond
+// parsing the answers. Prints one JSON line of results.
+//
+//   node http_load.mjs healthz BASE CONNECTIONS SECONDS [PATH]
+//   node http_load.mjs play BASE API_KEY GAMES SECONDS MODE   (MODE: get-post | prefer)
+//
+// play: GAMES concurrent 4-player FBI games, every seat a client (its own token). Each game
+// runs one loop: GET the acting seat's view, POST one legal act (a move, or a commitment
+// then a reveal in sealed steps). With MODE=prefer the POST asks for
+// `Prefer: return=representation`, and the GET is skipped whenever the same seat acts
+// again (its view came back with its act). A finished game is replaced by a new one.
+import { createHash, randomBytes } from "node:crypto";
+import { Pool } from "undici";
+
+const [mode, base, ...rest] = process.argv.slice(2);
+const pool = new Pool(base, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summary(latencies) {
+  const sorted = Float64Array.from(latencies).sort();
+  return { p50_ms: percentile(sorted, 50), p99_ms: percentile(sorted, 99) };
+}
+
+async function request(method, path, headers, body) {
+  const started = performance.now();
+  const res = await pool.request({ method, path, headers, body });
+  const text = await res.body.text();
+  return { status: res.statusCode, text, ms: performance.now() - started };
+}
+
+async function healthz(connections, seconds, path = "/healthz") {
+  const latencies = [];
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  async function loop() {
+    while (performance.now() < end) {
+      const r = await request("GET", path, {});
+      if (r.status === 200) latencies.push(r.ms);
+      else errors += 1;
+    }
+  }
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, loop));
+  const elapsed = (performance.now() - started) / 1000;
+  return { requests_per_s: latencies.length / elapsed, errors, ...summary(latencies) };
+}
+
+// Canonical JSON as the server hashes it: sorted keys, no spaces.
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function commitment(gameId, step, seat, move, salt) {
+  const text = `sealed-v1|${gameId}|${step}|${seat}|${canonical(move)}|${salt}`;
+  return createHash("sha256").update(text).digest("hex");
+}
+
+async function play(apiKey, games, seconds, loopMode) {
+  const prefer = loopMode === "prefer";
+  const actLatencies = [];
+  const getLatencies = [];
+  const loopLatencies = [];
+  let acts = 0;
+  let gets = 0;
+  let finished = 0;
+  let errors = 0;
+  const end = performance.now() + seconds * 1000;
+  const json = { "content-type": "application/json" };
+
+  async function newGame() {
+    const body = JSON.stringify({ game: "fbi", seats: Array(4).fill({ type: "human" }) });
+    const r = await request("POST", "/v1/games", { ...json, authorization: `Bearer ${apiKey}` }, body);
+    if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+    const created = JSON.parse(r.text);
+    return { id: created.id, tokens: created.seats.map((s) => s.token), kept: new Map() };
+  }
+
+  async function table() {
+    let game = await newGame();
+    let view = null; // the last view we hold, and whose it is
+    let guess = 0; // whose view to read next: the seat most likely awaited
+    while (performance.now() < end) {
+      const loopStarted = performance.now();
+      let seat = view ? view.awaiting[0]?.seat : guess;
+      if (view && view.status === "finished") {
+        finished += 1;
+        game = await newGame();
+        view = null;
+        seat = guess = 0;
+      }
+      if (!view || !prefer || view.you !== seat) {
+        const r = await request("GET", `/v1/games/${game.id}`, {
+          authorization: `Bearer ${game.tokens[seat ?? guess]}`,
+        });
+        gets += 1;
+        getLatencies.push(r.ms);
+        if (r.status !== 200) { errors += 1; continue; }
+        view = JSON.parse(r.text);
+        if (view.status === "finished") continue;
+        seat = view.awaiting[0].seat;
+        if (view.you !== seat) {
+          const again = await request("GET", `/v1/games/${game.id}`, {
+            authorization: `Bearer ${game.tokens[seat]}`,
+          });
+          gets += 1;
+          getLatencies.push(again.ms);
+          view = JSON.parse(again.text);
+        }
+      }
+      const action = view.awaiting.find((a) => a.seat === view.you);
+      if (!action) { view = null; continue; }
+      const headers = { ...json, authorization: `Bearer ${game.tokens[view.you]}` };
+      if (prefer) headers.prefer = "return=representation";
+      let path;
+      let body;
+      if (action.action === "move") {
+        path = "moves";
+        body = view.legal[Math.floor(Math.random() * view.legal.length)];
+      } else if (action.action === "commit") {
+        const move = view.legal[Math.floor(Math.random() * view.legal.length)];
+        const salt = randomBytes(16).toString("hex");
+        game.kept.set(view.you, { move, salt });
+        path = "commitments";
+        body = { commitment: commitment(game.id, action.step, view.you, move, salt) };
+      } else {
+        path = "reveals";
+        body = game.kept.get(view.you);
+      }
+      const r = await request("POST", `/v1/games/${game.id}/${path}`, headers, JSON.stringify(body));
+      if (r.status !== 200) { errors += 1; view = null; continue; }
+      acts += 1;
+      actLatencies.push(r.ms);
+      loopLatencies.push(performance.now() - loopStarted);
+      const answer = JSON.parse(r.text);
+      // Who acts next, as far as this seat's view before its act tells: the next awaited
+      // seat of a sealed step, else the same seat (a second GET when that is wrong).
+      const others = view.awaiting.filter((a) => a.seat !== view.you);
+      guess = others.length ? others[0].seat : view.you;
+      view = prefer ? answer.view : null;
+    }
+  }
+
+  const started = performance.now();
+  await Promise.all(Array.from({ length: games }, table));
+  const elapsed = (performance.now() - started) / 1000;
+  const act = summary(actLatencies);
+  const loop = summary(loopLatencies);
+  return {
+    acts_per_s: acts / elapsed,
+    gets_per_s: gets / elapsed,
+    act_p50_ms: act.p50_ms,
+    act_p99_ms: act.p99_ms,
+    loop_p50_ms: loop.p50_ms,
+    loop_p99_ms: loop.p99_ms,
+    games_finished: finished,
+    errors,
+  };
+}
+
+let result;
+if (mode === "healthz") {
+  result = await healthz(Number(rest[0]), Number(rest[1]), rest[2]);
+} else if (mode === "play") {
+  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3]);
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}
+await pool.close();
+console.log(JSON.stringify(result));

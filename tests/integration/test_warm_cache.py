@@ -1,0 +1,91 @@
+"""The store's answers that let the warm cache stay right (real Valkey), and the cache
+finding a stream rewritten behind its back at the same length."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import msgspec
+import redis.asyncio
+
+from domain.match import MakeMove, SeatSpec
+from service.games import GameService
+from service.store import EventStore
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_the_append_script_answers_what_the_caller_needs_in_one_round_trip(
+    clean_redis: str,
+) -> None:
+    async def scenario() -> None:
+        store = EventStore(redis.asyncio.Redis.from_url(clean_redis))
+        assert await store.create("g1", {"meta": "{}"}, b"\x01" * 32, [b'{"n":1}'])
+        (first,) = await store.read("g1")
+        ok = await store.append("g1", 1, [b'{"n":2}', b'{"n":3}'], "k", "fp", tip=first.tip)
+        assert (ok.status, ok.first, ok.version) == ("ok", 2, 3)
+        # A retry: the first answer, with its events.
+        again = await store.append("g1", 1, [b'{"n":2}'], "k", "fp", tip=first.tip)
+        assert (again.status, again.first, again.version) == ("duplicate", 2, 3)
+        assert [(e.version, e.data) for e in again.events] == [(2, b'{"n":2}'), (3, b'{"n":3}')]
+        # A lost race: the entries the caller missed.
+        late = await store.append("g1", 1, [b'{"n":9}'], tip=first.tip)
+        assert (late.status, late.version) == ("conflict", 3)
+        assert [e.version for e in late.events] == [2, 3]
+        # A caller ahead of the stream, or holding another entry at its version: behind.
+        ahead = await store.append("g1", 5, [b'{"n":9}'])
+        assert (ahead.status, ahead.version) == ("behind", 3)
+        wrong = await store.append("g1", 3, [b'{"n":9}'], tip="0" * 40)
+        assert wrong.status == "behind"
+        # Catching up: the entries after a version, or the key's earlier answer.
+        tail = await store.catch_up("g1", 1, first.tip)
+        assert (tail.status, [e.version for e in tail.events]) == ("ok", [2, 3])
+        keyed = await store.catch_up("g1", 3, idempotency_key="k")
+        assert (keyed.status, keyed.first, keyed.version) == ("duplicate", 2, 3)
+        assert (await store.catch_up("g1", 4)).status == "behind"
+        assert await store.version("g1") == 3  # nothing refused was appended
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_stream_rewritten_at_the_same_length_is_found_and_the_game_reloaded(
+    clean_redis: str,
+) -> None:
+    """The store lost the last act and another act was appended since (a restore, then a
+    write): same length, another history. The cache must not keep its own."""
+
+    async def scenario() -> None:
+        client = redis.asyncio.Redis.from_url(clean_redis)
+        games = GameService(EventStore(client))
+        created = await games.create("owner", "fbi", {}, [SeatSpec("human")] * 4)
+        game_id = created.game_id
+        loaded = await games.load(game_id)
+        seat = loaded.rules.awaiting(loaded.match)[0].seat
+        legal = [msgspec.to_builtins(m) for m in loaded.rules.legal(loaded.match, seat)]
+        assert len(legal) >= 2
+        applied = await games.apply(game_id, lambda r, m, s: MakeMove(seat, legal[0]))
+        cached = await games.snapshot(game_id)
+        assert cached.match.version == applied.version
+        # Behind the service's back: the act's entries replaced by another act's.
+        other = GameService(EventStore(client))
+        key = f"game:{{{game_id}}}:events"
+        kept: Any = await client.xrange(key, "-", f"0-{created.version}")
+        await client.delete(key)
+        for entry_id, fields in kept:
+            await client.xadd(key, fields, id=entry_id)
+        await other.apply(game_id, lambda r, m, s: MakeMove(seat, legal[1]))
+        assert await client.xlen(key) == applied.version  # same length, another history
+        assert games.regressions == 0
+        fresh = await games.load(game_id)
+        assert games.regressions == 1
+        truth = await other.load(game_id)
+        assert fresh.match.version == truth.match.version
+        assert msgspec.json.encode(fresh.match) == msgspec.json.encode(truth.match)
+        assert msgspec.json.encode(fresh.match) != msgspec.json.encode(cached.match)
+        await client.aclose()
+
+    run(scenario())
