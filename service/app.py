@@ -28,6 +28,8 @@ from service.settings import Settings
 
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
+    # With the limit off (a setting) the middleware is left out: no layer to pass.
+    limited = settings.rate_limit_per_minute > 0
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -58,10 +60,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             metrics,
         ],
         lifespan=[lifespan],
-        # With the limit off (a setting) the middleware is left out: no layer to pass.
-        middleware=(
-            [RateLimitMiddleware(settings.trusted_proxies)] if settings.rate_limit_per_minute else []
-        ),
+        middleware=[RateLimitMiddleware(settings.trusted_proxies)] if limited else [],
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
         request_class=StrictRequest,
