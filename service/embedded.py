@@ -71,9 +71,15 @@ class EmbeddedRedis:
         return None if process is None else int(process.pid)
 
     def exited(self) -> bool:
-        """True once the server process has died (crashed or killed), without a PING."""
+        """True once the server process has ended (stopped, crashed or killed); no PING."""
         process = self._server._process
         return process is None or process.poll() is not None
+
+    @property
+    def returncode(self) -> int | None:
+        """The ended server's exit status (negative: the signal that killed it)."""
+        process = self._server._process
+        return None if process is None else process.poll()
 
     def restart(self) -> str:
         """Start again on the same port and data (its AOF) after the process died."""

@@ -37,6 +37,22 @@ def _ints(raw: str) -> tuple[int, ...]:
     return tuple(int(x) for x in raw.split(","))
 
 
+def _names(raw: str) -> tuple[str, ...]:
+    names = tuple(x.strip() for x in raw.split(",") if x.strip())
+    if not names:
+        raise ValueError("no queue names")
+    return names
+
+
+def _worker_sets(raw: str) -> tuple[tuple[str, ...], ...]:
+    """``bots,scoring;webhooks``: one worker per ``;``-separated set of queues."""
+    return tuple(_names(part) for part in raw.split(";") if part.strip())
+
+
+# The RQ queues (service/scheduling.py), in the order a worker serving several takes jobs.
+ALL_QUEUES = ("bots", "scoring", "webhooks")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of the service. ``from_env`` is the only place that reads os.environ."""
@@ -67,6 +83,14 @@ class Settings:
     # Requests per sliding minute per bearer credential (else per address); 0: no limit.
     rate_limit_per_minute: int = 1200
     log_level: str = "INFO"
+    # Queues a `stakeout worker` serves, in priority order.
+    worker_queues: tuple[str, ...] = ALL_QUEUES
+    # The workers `stakeout run` starts and keeps running: one per set of queues.
+    run_workers: tuple[tuple[str, ...], ...] = (("bots", "scoring"), ("webhooks",))
+    # API processes `stakeout run` serves with; 0: one per core.
+    api_processes: int = 0
+    # /metrics on its own port (0: on the API port, next to the API).
+    metrics_port: int = 0
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_seconds <= MAX_BOT_SECONDS:
@@ -75,6 +99,19 @@ class Settings:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
         if self.rate_limit_per_minute < 0:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
+        unknown = {q for q in self.worker_queues if q not in ALL_QUEUES}
+        unknown |= {q for qs in self.run_workers for q in qs if q not in ALL_QUEUES}
+        if unknown:
+            raise ValueError(f"unknown queues {sorted(unknown)}; the queues are {ALL_QUEUES}")
+        if not 0 <= self.api_processes <= 64:
+            raise ValueError("STAKEOUT_API_PROCESSES must be in [0, 64]")
+        if not 0 <= self.metrics_port <= 65535:
+            raise ValueError("STAKEOUT_METRICS_PORT must be a port number")
+
+    @property
+    def processes(self) -> int:
+        """API processes for `stakeout run`: the setting, else one per core."""
+        return self.api_processes or max(1, os.cpu_count() or 1)
 
     @property
     def bot_budget(self) -> Budget:
@@ -102,4 +139,13 @@ class Settings:
                 e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", cls.rate_limit_per_minute, int
             ),
             log_level=e.get("LOG_LEVEL", "INFO"),
+            worker_queues=_parse(e, "STAKEOUT_WORKER_QUEUES", cls.worker_queues, _names),
+            run_workers=_parse(e, "STAKEOUT_RUN_WORKERS", cls.run_workers, _worker_sets),
+            api_processes=_parse(
+                e,
+                "STAKEOUT_API_PROCESSES",
+                _parse(e, "WEB_CONCURRENCY", cls.api_processes, int),
+                int,
+            ),
+            metrics_port=_parse(e, "STAKEOUT_METRICS_PORT", cls.metrics_port, int),
         )
