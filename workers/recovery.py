@@ -94,14 +94,14 @@ def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
             # One reaper acts on this (job, dead worker), however many workers look.
             if not connection.set(f"{_REAPED}{job_id}:{worker}", "1", nx=True, ex=3600):
                 continue
-            with connection.pipeline() as pipe:
-                pipe.zrem(registry.key, entry)  # else RQ would call it abandoned again later
-                if job.retries_left:
-                    job.retries_left -= 1
-                    queue.enqueue_job(job, pipeline=pipe, at_front=True)
-                else:
+            connection.zrem(registry.key, entry)  # else RQ calls it abandoned again later
+            if job.retries_left:
+                job.retries_left -= 1
+                queue.enqueue_job(job, at_front=True)  # saves the job, retries_left too
+            else:
+                with connection.pipeline() as pipe:
                     record_job_failure(job, f"its worker {worker} died", pipe)
-                pipe.execute()
+                    pipe.execute()
             log.warning("job %s was running on %s, which died: enqueued again", job_id, worker)
             reaped.append(job_id)
     return reaped
@@ -157,7 +157,7 @@ class Lifeline(threading.Thread):
                     if release_dead_scheduler_locks(connection, self._queues):
                         self._take_scheduler()
             except redis.RedisError as exc:
-                log.warning("lifeline: queue Redis unavailable (%s)", type(exc).__name__)
+                log.warning("lifeline: queue Redis unavailable (%s: %s)", type(exc).__name__, exc)
             except Exception:
                 log.exception("lifeline: unexpected error")
             self._halt.wait(BEAT_SECONDS)
