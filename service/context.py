@@ -38,8 +38,10 @@ class Context:
 
 # A Redis that does not answer within these bounds is unavailable: the request gets a 503
 # `unavailable` at once (service/errors.py), never a wait of many seconds. Connect and
-# command timeouts are short and a failed command is not retried on the request path (the
-# client retries, with Retry-After). Workers, off the request path, allow longer.
+# command timeouts are short, and a command is retried once, at once, only when its
+# connection broke (a pooled connection to a Redis that restarted): never after a timeout,
+# so a frozen Redis costs one timeout, not several (the client retries, after Retry-After).
+# Workers, off the request path, allow longer.
 CONNECT_TIMEOUT_SECONDS = 1.0
 REQUEST_TIMEOUT_SECONDS = 1.0
 WORKER_TIMEOUT_SECONDS = 5.0
@@ -66,8 +68,8 @@ def event_redis(
     if settings.redis_cluster:
         # The cluster client follows MOVED/ASK itself; a dead node still fails fast.
         return RedisCluster.from_url(settings.redis_url, **options)
-    no_retry = redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0)
-    return redis.asyncio.Redis.from_url(settings.redis_url, retry=no_retry, **options)
+    retry = redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,))
+    return redis.asyncio.Redis.from_url(settings.redis_url, retry=retry, **options)
 
 
 def queue_redis(settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS) -> redis.Redis:
@@ -76,7 +78,7 @@ def queue_redis(settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS) ->
         queue_url(settings),
         socket_timeout=timeout,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        retry=redis.retry.Retry(redis.backoff.NoBackoff(), 0),
+        retry=redis.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,)),
     )
 
 

@@ -22,13 +22,13 @@ from collections.abc import Sequence
 from types import FrameType
 
 import redis
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
 from service.context import queue_url
 from service.scheduling import QUEUES
 from service.settings import Settings
-from workers.recovery import Lifeline, beat
+from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat
 
 log = logging.getLogger("stakeout.worker")
 
@@ -83,11 +83,11 @@ def run_worker(
             if not burst:
                 threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
         generation += 1
-        # SimpleWorker runs jobs in this process (no fork per job): jobs are short and
+        # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
         # share a warm context (workers/jobs.py). A killed worker's job is put back by a
-        # live worker's lifeline within seconds.
-        worker = SimpleWorker(
-            [Queue(name, connection=connection) for name in names],
+        # live worker's lifeline within seconds (workers/recovery.py).
+        worker = ReliableWorker(
+            [ReliableQueue(name, connection=connection) for name in names],
             connection=connection,
             name=f"{lifeline.process}-{generation}",
             # A short TTL makes an idle worker heartbeat at least every ~45 s, so the

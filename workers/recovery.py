@@ -11,6 +11,8 @@ So each worker process keeps a lifeline: a thread that renews a short-lived key
 (``stakeout:worker-alive:<host>-<pid>``, ``ALIVE_SECONDS``) every second, also while a job
 runs, and every ``REAP_SECONDS`` looks for
 
+- jobs taken off a queue by a worker that died before starting them (left in RQ's
+  intermediate list): put back after ``STRANDED_SECONDS``;
 - started jobs whose worker's key has expired: the worker is dead, so the job is put back
   at the front of its queue at once (one retry spent; with none left it is failed, and
   the sweep enqueues the work again). Bot turns, deadlines and scoring are idempotent, so a
@@ -33,8 +35,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import redis
-from rq import Queue
-from rq.exceptions import NoSuchJobError
+from rq import Queue, SimpleWorker
+from rq.exceptions import DequeueTimeout, NoSuchJobError
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.job_lifecycle import record_job_failure
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE
@@ -46,6 +49,8 @@ ALIVE_SECONDS = 5
 REAP_SECONDS = 2.0
 _ALIVE = "stakeout:worker-alive:"
 _REAPED = "stakeout:worker-reaped:"
+_STRANDED = "stakeout:worker-stranded:"
+STRANDED_SECONDS = 3.0
 
 # Delete a key only if it still holds the value we read (another scheduler may have it now).
 _RELEASE = """
@@ -107,6 +112,44 @@ def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
     return reaped
 
 
+def reap_stranded(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
+    """Put back jobs a worker took off its queue and died before starting.
+
+    RQ moves a job to ``<queue>:intermediate`` as it takes it, then marks it started; a
+    worker killed in between leaves it there, and RQ returns it only after a minute or
+    more. A job still queued there after ``STRANDED_SECONDS`` (the step takes milliseconds)
+    goes back to the front of its queue.
+    """
+    reaped: list[str] = []
+    now = time.time()
+    for name in queues:
+        queue = Queue(name, connection=connection)
+        key = queue.intermediate_queue_key
+        entries: list[Any] = list(connection.lrange(key, 0, -1))
+        for raw in entries:
+            job_id = bytes(raw).decode()
+            seen_key = f"{_STRANDED}{job_id}"
+            try:
+                job = Job.fetch(job_id, connection=connection)
+            except NoSuchJobError:
+                connection.lrem(key, 1, job_id)
+                continue
+            if job.get_status(refresh=False) != JobStatus.QUEUED:
+                connection.delete(seen_key)  # started (RQ cleans its entry up) or done
+                continue
+            connection.set(seen_key, str(now), nx=True, ex=3600)
+            seen: Any = connection.get(seen_key)
+            if seen is None or now - float(seen) < STRANDED_SECONDS:
+                continue
+            if not connection.lrem(key, 1, job_id):
+                continue  # another reaper (or RQ) got there first
+            connection.delete(seen_key)
+            queue.enqueue_job(job, at_front=True)
+            log.warning("job %s was taken by a worker that died before starting it", job_id)
+            reaped.append(job_id)
+    return reaped
+
+
 def release_dead_scheduler_locks(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
     """Release scheduler locks whose holder stopped beating; returns their queues."""
     released = []
@@ -129,6 +172,70 @@ def release_dead_scheduler_locks(connection: redis.Redis, queues: Sequence[str])
 def _timestamp(text: str) -> float:
     # RQ's utcformat: '%Y-%m-%dT%H:%M:%S.%fZ'
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
+
+
+POLL_SECONDS = 0.5
+
+
+class ReliableQueue(Queue):
+    """Takes a job from several queues by moving it (LMOVE) to the queue's intermediate
+    list, as RQ does for a single queue, instead of popping it (RQ's BLPOP over several
+    queues): a worker killed between taking a job and starting it then leaves the job
+    where `reap_stranded` finds it, rather than losing it. Blocks on the first (highest
+    priority) queue for at most ``POLL_SECONDS`` at a time, then looks at all again."""
+
+    @classmethod
+    def dequeue_any(  # type: ignore[override]
+        cls,
+        queues: Sequence[Queue],
+        timeout: int | None,
+        connection: redis.Redis,
+        job_class: Any = None,
+        serializer: Any = None,
+        death_penalty_class: Any = None,
+    ) -> tuple[Job, Queue] | None:
+        keys = [queue.key for queue in queues]
+        options = {
+            "job_class": job_class,
+            "serializer": serializer,
+            "death_penalty_class": death_penalty_class,
+        }
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            for key in keys:
+                raw: Any = connection.lmove(key, IntermediateQueue.get_intermediate_queue_key(key))
+                if raw is not None:
+                    found = cls._fetch_dequeued_job(connection, key, bytes(raw).decode(), **options)
+                    if found is not None:
+                        return found
+                    break  # a vanished job: look again from the top
+            else:
+                if deadline is None:
+                    return None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise DequeueTimeout(timeout, keys)
+                first = keys[0]
+                wait: Any = min(POLL_SECONDS, left)  # Redis takes a float; redis-py says int
+                raw = connection.blmove(
+                    first, IntermediateQueue.get_intermediate_queue_key(first), wait
+                )
+                if raw is not None:
+                    found = cls._fetch_dequeued_job(
+                        connection, first, bytes(raw).decode(), **options
+                    )
+                    if found is not None:
+                        return found
+
+
+class ReliableWorker(SimpleWorker):
+    """A SimpleWorker taking jobs through `ReliableQueue`, which drops a job's entry in its
+    queue's intermediate list as the job starts (RQ does so only for single-queue workers)."""
+
+    queue_class = ReliableQueue
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        super().prepare_job_execution(job, remove_from_intermediate_queue=True)
 
 
 class Lifeline(threading.Thread):
@@ -154,6 +261,7 @@ class Lifeline(threading.Thread):
                 if time.monotonic() >= next_reap:
                     next_reap = time.monotonic() + REAP_SECONDS
                     reap_abandoned(connection, self._queues)
+                    reap_stranded(connection, self._queues)
                     if release_dead_scheduler_locks(connection, self._queues):
                         self._take_scheduler()
             except redis.RedisError as exc:
