@@ -97,6 +97,13 @@ def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
     output = processes.log_of(run).read_text()
     assert re.search(r"API processes: 2 ", output), output
     assert "Workers:      bots,scoring; webhooks" in output, output
+    # Several API processes, one /metrics: every process's samples (multiprocess mode).
+    for _ in range(6):
+        assert httpx.get(base + "/v1/rules", timeout=10).status_code == 200
+    scraped = httpx.get(base + "/metrics", timeout=10).text
+    rules = 'stakeout_http_requests_total{method="GET",route="/v1/rules",status="200"} '
+    line = next(x for x in scraped.splitlines() if x.startswith(rules))
+    assert float(line.split()[-1]) == 6.0, line
 
     rng = random.Random(12)
     with httpx.Client(base_url=base, timeout=30) as http:
