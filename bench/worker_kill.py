@@ -6,9 +6,9 @@ Starts its own embedded Valkey, one `stakeout serve` and two `stakeout worker` p
 loopback. Each trial: a game with an expert bot (worker A thinks long: effort 100, 20 s
 cap, so its job is surely running) and two random bots; once A has started the expert's
 turn, worker B is started and, once B is listening, A is killed (SIGKILL, its whole
-process group), and the clock runs until the game's version moves past that turn (B's lifeline finds the dead worker's
-job and B plays it). Both are started again for the next trial. Prints each resume time,
-the median and the worst. A measurement, not a test.
+process group), and the clock runs until the game's version moves past that turn (B's
+lifeline finds the dead worker's job and B plays it). Both are started again for the next
+trial. Prints each resume time, the median and the worst. A measurement, not a test.
 """
 
 from __future__ import annotations
@@ -114,13 +114,11 @@ def main(trials: int) -> None:
                 # B starts once A has the expert's turn (else B could take it first).
                 quick = spawn(["worker"], env, work / "worker-b.log")
                 b_name = f"{socket.gethostname()}-{quick.pid}-"
-                wait(
-                    lambda: any(
-                        w.name.startswith(b_name) for w in Worker.all(connection=connection)
-                    ),
-                    120,
-                    0.1,
-                )
+
+                def listening(prefix: str = b_name) -> bool:
+                    return any(w.name.startswith(prefix) for w in Worker.all(connection=connection))
+
+                wait(listening, 120, 0.1)
                 killed = time.monotonic()
                 os.killpg(slow.pid, signal.SIGKILL)
                 slow.wait()
