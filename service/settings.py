@@ -99,10 +99,13 @@ class Settings:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
         if self.rate_limit_per_minute < 0:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
-        unknown = {q for q in self.worker_queues if q not in ALL_QUEUES}
-        unknown |= {q for qs in self.run_workers for q in qs if q not in ALL_QUEUES}
-        if unknown:
-            raise ValueError(f"unknown queues {sorted(unknown)}; the queues are {ALL_QUEUES}")
+        for name, sets in (
+            ("STAKEOUT_WORKER_QUEUES", (self.worker_queues,)),
+            ("STAKEOUT_RUN_WORKERS", self.run_workers),
+        ):
+            unknown = sorted({q for queues in sets for q in queues} - set(ALL_QUEUES))
+            if unknown or not sets:
+                raise ValueError(f"{name}: unknown queues {unknown}; the queues: {ALL_QUEUES}")
         if not 0 <= self.api_processes <= 64:
             raise ValueError("STAKEOUT_API_PROCESSES must be in [0, 64]")
         if not 0 <= self.metrics_port <= 65535:
