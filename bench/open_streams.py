@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import subprocess
@@ -103,10 +104,12 @@ async def load(
     return acts, probes
 
 
-def redis_connections(url: str) -> int:
+def redis_connections(url: str) -> tuple[int, int]:
+    """Connections to the server (not this one), and how many wait in a blocking XREAD."""
     client = redis_client.Redis.from_url(url)
     try:
-        return len(client.client_list()) - 1  # not this one
+        clients = client.client_list()
+        return len(clients) - 1, sum(c.get("cmd") == "xread" for c in clients)
     finally:
         client.close()
 
@@ -141,68 +144,45 @@ async def main(streams: int, game_count: int, seconds: float) -> None:
             tokens = [s["token"] for s in created["seats"]]
             version = created["version"]
             idle = rss_mib(server.pid)
-            limits = httpx.Limits(max_connections=streams + 10)
-            got: list[float] = []
-            ready = asyncio.Event()
-            opened = 0
-
-            loaded_ids = [seats[0].game_id for seats in games]
             at = {game_id: version}
-            for loaded_id in loaded_ids:
+            for seats in games:
+                loaded_id = seats[0].game_id
                 at[loaded_id] = (await client.get(f"/v1/games/{loaded_id}")).json()["version"]
-            watching = streams // 2
-
-            async def follow(reader: httpx.AsyncClient, watched: str) -> None:
-                nonlocal opened
-                params = {"after": at[watched]}
-                async with reader.stream(
-                    "GET", f"/v1/games/{watched}/stream", params=params
-                ) as response:
-                    opened += 1
-                    if opened == streams:
-                        ready.set()
-                    async for line in response.aiter_lines():
-                        if watched == game_id and line.startswith("id: "):
-                            got.append(time.perf_counter())
-                            return
-
-            async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as reader:
-                # Half the feeds on the loaded games, half on the fresh game timed below.
-                background = [
-                    asyncio.create_task(follow(reader, loaded_ids[i % len(loaded_ids)]))
-                    for i in range(watching)
-                ]
-                tasks = [
-                    asyncio.create_task(follow(reader, game_id)) for _ in range(streams - watching)
-                ]
-                await asyncio.wait_for(ready.wait(), 300)
-                await asyncio.sleep(1)
-                held = rss_mib(server.pid)
-                connections = redis_connections(url)
-                busy_acts, busy_probes = await load(client, games, seconds)
-                view = (
-                    await client.get(
-                        f"/v1/games/{game_id}",
-                        headers={"Authorization": f"Bearer {tokens[0]}"},
-                    )
-                ).json()
-                seat = view["awaiting"][0]["seat"]
-                move = (
-                    await client.get(
-                        f"/v1/games/{game_id}",
-                        headers={"Authorization": f"Bearer {tokens[seat]}"},
-                    )
-                ).json()["legal"][0]
-                sent = time.perf_counter()
-                await client.post(
-                    f"/v1/games/{game_id}/moves",
-                    json=move,
-                    headers={"Authorization": f"Bearer {tokens[seat]}"},
+            # The feeds are held by another process, so that reading them does not slow the
+            # load driver's own event loop: half on the loaded games, half on a fresh game.
+            holder = subprocess.Popen(
+                [sys.executable, __file__, "--hold", base, json.dumps(at), game_id, str(streams)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            assert holder.stdout is not None
+            line = await asyncio.to_thread(holder.stdout.readline)
+            assert line.strip() == "ready", line
+            await asyncio.sleep(1)
+            held = rss_mib(server.pid)
+            connections = redis_connections(url)
+            busy_acts, busy_probes = await load(client, games, seconds)
+            view = (
+                await client.get(
+                    f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens[0]}"}
                 )
-                await asyncio.wait_for(asyncio.gather(*tasks), 120)
-                for task in background:
-                    task.cancel()
-                await asyncio.gather(*background, return_exceptions=True)
+            ).json()
+            seat = view["awaiting"][0]["seat"]
+            move = (
+                await client.get(
+                    f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {tokens[seat]}"}
+                )
+            ).json()["legal"][0]
+            sent = time.time()
+            await client.post(
+                f"/v1/games/{game_id}/moves",
+                json=move,
+                headers={"Authorization": f"Bearer {tokens[seat]}"},
+            )
+            line = await asyncio.to_thread(holder.stdout.readline)
+            last_got = float(line.split()[1])
+            holder.terminate()
+            holder.wait(timeout=60)
             print(f"load: {game_count} games played as fast as one client can, {seconds:g} s")
             print(
                 f"  without feeds: {len(quiet_acts)} acts, act POST p50 {pct(quiet_acts, 0.5):.1f}"
@@ -216,18 +196,64 @@ async def main(streams: int, game_count: int, seconds: float) -> None:
             )
             ratio = pct(busy_acts, 0.99) / max(pct(quiet_acts, 0.99), 1e-9)
             print(f"  act p99 with feeds / without: {ratio:.2f} (target: at most 2)")
-            print(f"Redis connections of the API process while holding them: {connections}")
+            print(
+                f"Redis connections while holding them: {connections[0]}, of which"
+                f" {connections[1]} in a blocking XREAD (the shared readers)"
+            )
             print(f"open streams held by one process: {streams}")
             print(f"server RSS: {idle:.0f} MiB idle, {held:.0f} MiB holding them")
             print(f"  ({(held - idle) * 1024 / streams:.1f} KiB per stream)")
-            print(f"one move fanned out to all: last stream got it {max(got) - sent:.2f} s later")
+            print(
+                f"one move fanned out to the {streams - streams // 2} feeds of its game: the"
+                f" last got it {last_got - sent:.2f} s later"
+            )
     finally:
         server.terminate()
         server.wait(timeout=30)
         redis.stop()
 
 
+async def hold(base: str, at: dict[str, int], fresh: str, streams: int) -> None:
+    """The feed holder (a child process): open the feeds, say "ready", and once every feed
+    of ``fresh`` got its first event print "got <time of the last>"."""
+    others = [g for g in at if g != fresh]
+    opened = 0
+    ready = asyncio.Event()
+    got: list[float] = []
+
+    async def follow(reader: httpx.AsyncClient, watched: str) -> None:
+        nonlocal opened
+        async with reader.stream(
+            "GET", f"/v1/games/{watched}/stream", params={"after": at[watched]}
+        ) as response:
+            opened += 1
+            if opened == streams:
+                ready.set()
+            async for line in response.aiter_lines():
+                if watched == fresh and line.startswith("id: "):
+                    got.append(time.time())
+                    return
+
+    limits = httpx.Limits(max_connections=streams + 10)
+    async with httpx.AsyncClient(base_url=base, timeout=600, limits=limits) as reader:
+        watching = streams // 2
+        background = [
+            asyncio.create_task(follow(reader, others[i % len(others)])) for i in range(watching)
+        ]
+        timed = [asyncio.create_task(follow(reader, fresh)) for _ in range(streams - watching)]
+        await asyncio.wait_for(ready.wait(), 300)
+        print("ready", flush=True)
+        await asyncio.wait_for(asyncio.gather(*timed), 600)
+        print(f"got {max(got)}", flush=True)
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "--hold":
+        asyncio.run(hold(sys.argv[2], json.loads(sys.argv[3]), sys.argv[4], int(sys.argv[5])))
+        sys.exit(0)
     parser = argparse.ArgumentParser()
     parser.add_argument("--streams", type=int, default=1000, help="feeds held open")
     parser.add_argument("--games", type=int, default=8)
