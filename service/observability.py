@@ -180,7 +180,11 @@ class QueueCollector:
 
     def _connection(self) -> redis.Redis:
         if self._redis is None:
-            self._redis = redis.Redis.from_url(self._url)
+            # Short bounds: a frozen queue Redis must not hang the scrape (it answers without
+            # these families instead, below).
+            self._redis = redis.Redis.from_url(
+                self._url, socket_timeout=2.0, socket_connect_timeout=1.0
+            )
         return self._redis
 
     def collect(self) -> Iterator[Metric]:

@@ -96,6 +96,8 @@ def run_worker(
             maintenance_interval=15,
         )
         lifeline.worker = worker
+        if stopping.is_set():  # SIGTERM before RQ's own handlers are in place
+            break
         try:
             worker.work(burst=burst, with_scheduler=True, logging_level=settings.log_level)
         except redis.RedisError as exc:  # e.g. registering its death on a lost Redis
@@ -128,7 +130,9 @@ def _sweep_timer(settings: Settings) -> None:
 
 def worker_healthy(settings: Settings, max_age_seconds: float = 2.0 * HEARTBEAT_TTL) -> bool:
     """True when a worker on this host has sent a heartbeat recently (for an exec probe)."""
-    connection = redis.Redis.from_url(queue_url(settings))
+    connection = redis.Redis.from_url(
+        queue_url(settings), socket_timeout=2.0, socket_connect_timeout=1.0
+    )
     now = time.time()
     host = socket.gethostname() + "-"
     for worker in Worker.all(connection=connection):

@@ -232,14 +232,13 @@ class GamesController(Controller):
         game_id: GameId,
         authorization: Authorization = None,
         after_version: Annotated[
-            int | None,
+            int,
             QueryParameter(
-                required=False,
                 ge=0,
                 le=10**9,
                 description="Long-poll: answer once the version exceeds this (with `wait`)",
             ),
-        ] = None,
+        ] = 0,
         wait: Annotated[
             int,
             QueryParameter(
@@ -253,8 +252,8 @@ class GamesController(Controller):
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         caller = _viewer(ctx, loaded, authorization)
-        waits = after_version is not None and wait and loaded.match.version <= after_version
-        if waits and await ctx.live.wait_past(game_id, after_version or 0, wait):
+        waits = wait and loaded.match.version <= after_version
+        if waits and await ctx.live.wait_past(game_id, after_version, wait):
             loaded = await ctx.games.load(game_id)
         turn_deadlines = None
         if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
