@@ -6,6 +6,7 @@ Nothing connects at import time: the Redis clients are opened in the lifespan.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,6 +19,7 @@ from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
 from service.errors import problem_handler
+from service.metrics_port import MetricsServer, serve_metrics
 from service.observability import QueueCollector, configure_logging, instrument, metrics
 from service.openapi_doc import openapi_config
 from service.ratelimit import RateLimiter, RateLimitMiddleware
@@ -36,6 +38,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
         async with open_context(settings) as ctx:
             app.state.ctx = ctx
             app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
+            metrics_server: MetricsServer | None = None
+            # One process per pod: it serves its own metrics port. Several (`stakeout run`,
+            # multiprocess mode): the supervising process does.
+            if settings.metrics_port and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+                metrics_server = serve_metrics(settings, settings.metrics_port)
             if settings.rate_limit_per_minute:
                 app.state.rate_limiter = RateLimiter(
                     queue_url(settings),
@@ -48,16 +55,19 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 app.state.queue_collector.close()
                 if settings.rate_limit_per_minute:
                     await app.state.rate_limiter.close()
+                if metrics_server is not None:
+                    metrics_server.shutdown()
 
     app = Litestar(
-        # /metrics stays out of the OpenAPI document (include_in_schema=False).
+        # /metrics stays out of the OpenAPI document (include_in_schema=False), and off the
+        # API port when it has its own (STAKEOUT_METRICS_PORT, service/metrics_port.py).
         route_handlers=[
             GamesController,
             WebhooksController,
             StatsController,
             RulesController,
             HealthController,
-            metrics,
+            *([] if settings.metrics_port else [metrics]),
         ],
         lifespan=[lifespan],
         middleware=[RateLimitMiddleware(settings.trusted_proxies)] if limited else [],

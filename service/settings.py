@@ -45,6 +45,22 @@ def _ints(raw: str) -> tuple[int, ...]:
     return tuple(int(x) for x in raw.split(","))
 
 
+def _names(raw: str) -> tuple[str, ...]:
+    names = tuple(x.strip() for x in raw.split(",") if x.strip())
+    if not names:
+        raise ValueError("no queue names")
+    return names
+
+
+def _worker_sets(raw: str) -> tuple[tuple[str, ...], ...]:
+    """``bots,scoring;webhooks``: one worker per ``;``-separated set of queues."""
+    return tuple(_names(part) for part in raw.split(";") if part.strip())
+
+
+# The RQ queues (service/scheduling.py), in the order a worker serving several takes jobs.
+ALL_QUEUES = ("bots", "scoring", "webhooks")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of the service. ``from_env`` is the only place that reads os.environ."""
@@ -85,6 +101,15 @@ class Settings:
     # Proxies whose X-Forwarded-For names the client (the ingress); nobody else's is read.
     trusted_proxies: tuple[Network, ...] = ()
     log_level: str = "INFO"
+    # Queues a `stakeout worker` serves, in priority order. Webhook deliveries get workers
+    # of their own (`--queues webhooks`): a slow receiver never delays a bot.
+    worker_queues: tuple[str, ...] = ("bots", "scoring")
+    # The workers `stakeout run` starts and keeps running: one per set of queues.
+    run_workers: tuple[tuple[str, ...], ...] = (("bots", "scoring"), ("webhooks",))
+    # API processes `stakeout run` serves with; 0: one per core.
+    api_processes: int = 0
+    # /metrics on its own port (0: on the API port, next to the API).
+    metrics_port: int = 0
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_seconds <= MAX_BOT_SECONDS:
@@ -101,6 +126,22 @@ class Settings:
             raise ValueError("STAKEOUT_MAX_ACTIVE_GAMES cannot be negative")
         if self.rate_limit_burst < 1:
             raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
+        for name, sets in (
+            ("STAKEOUT_WORKER_QUEUES", (self.worker_queues,)),
+            ("STAKEOUT_RUN_WORKERS", self.run_workers),
+        ):
+            unknown = sorted({q for queues in sets for q in queues} - set(ALL_QUEUES))
+            if unknown or not sets:
+                raise ValueError(f"{name}: unknown queues {unknown}; the queues: {ALL_QUEUES}")
+        if not 0 <= self.api_processes <= 64:
+            raise ValueError("STAKEOUT_API_PROCESSES must be in [0, 64]")
+        if not 0 <= self.metrics_port <= 65535:
+            raise ValueError("STAKEOUT_METRICS_PORT must be a port number")
+
+    @property
+    def processes(self) -> int:
+        """API processes for `stakeout run`: the setting, else one per core."""
+        return self.api_processes or max(1, os.cpu_count() or 1)
 
     @property
     def bot_budget(self) -> Budget:
@@ -135,4 +176,13 @@ class Settings:
             rate_limit_burst=_parse(e, "STAKEOUT_RATE_LIMIT_BURST", cls.rate_limit_burst, int),
             trusted_proxies=_parse(e, "STAKEOUT_TRUSTED_PROXIES", (), parse_networks),
             log_level=e.get("LOG_LEVEL", "INFO"),
+            worker_queues=_parse(e, "STAKEOUT_WORKER_QUEUES", cls.worker_queues, _names),
+            run_workers=_parse(e, "STAKEOUT_RUN_WORKERS", cls.run_workers, _worker_sets),
+            api_processes=_parse(
+                e,
+                "STAKEOUT_API_PROCESSES",
+                _parse(e, "WEB_CONCURRENCY", cls.api_processes, int),
+                int,
+            ),
+            metrics_port=_parse(e, "STAKEOUT_METRICS_PORT", cls.metrics_port, int),
         )

@@ -6,8 +6,8 @@ import pytest
 
 from domain.budget import Budget
 from service.cli import main
-from service.scheduling import JOB_TIMEOUT_SECONDS
-from service.settings import MAX_BOT_SECONDS, Settings
+from service.scheduling import JOB_TIMEOUT_SECONDS, QUEUES
+from service.settings import ALL_QUEUES, MAX_BOT_SECONDS, Settings
 
 
 def test_the_bot_budget_defaults_to_one_second_at_the_tuned_effort() -> None:
@@ -41,6 +41,14 @@ def test_a_bot_always_thinks_well_inside_its_jobs_timeout() -> None:
         ("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", "0"),
         ("STAKEOUT_ABANDON_SECONDS", "-1"),
         ("STAKEOUT_MAX_ACTIVE_GAMES", "many"),
+        ("STAKEOUT_WORKER_QUEUES", "bots,mail"),
+        ("STAKEOUT_WORKER_QUEUES", ","),
+        ("STAKEOUT_RUN_WORKERS", "bots;mail"),
+        ("STAKEOUT_RUN_WORKERS", ";"),
+        ("STAKEOUT_API_PROCESSES", "-1"),
+        ("STAKEOUT_API_PROCESSES", "many"),
+        ("WEB_CONCURRENCY", "many"),
+        ("STAKEOUT_METRICS_PORT", "70000"),
     ],
 )
 def test_bad_values_are_refused_by_name(name: str, value: str) -> None:
@@ -65,3 +73,29 @@ def test_trusted_proxies_are_networks() -> None:
         "192.168.1.7/32",
         "fd00::/8",
     ]
+
+
+def test_the_settings_know_every_queue_of_the_scheduler() -> None:
+    assert ALL_QUEUES == QUEUES
+
+
+def test_run_serves_one_api_process_per_core_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    assert Settings.from_env({}).processes == 6
+    assert Settings.from_env({"WEB_CONCURRENCY": "3"}).processes == 3
+    told = {"WEB_CONCURRENCY": "3", "STAKEOUT_API_PROCESSES": "2"}
+    assert Settings.from_env(told).processes == 2
+
+
+def test_workers_and_their_queues_are_settings() -> None:
+    settings = Settings.from_env(
+        {"STAKEOUT_RUN_WORKERS": "bots;scoring,bots;webhooks", "STAKEOUT_WORKER_QUEUES": "bots"}
+    )
+    assert settings.run_workers == (("bots",), ("scoring", "bots"), ("webhooks",))
+    assert settings.worker_queues == ("bots",)
+    default = Settings.from_env({})
+    assert default.run_workers == (("bots", "scoring"), ("webhooks",))
+    assert default.worker_queues == ("bots", "scoring"), "webhooks have workers of their own"
+    assert default.metrics_port == 0

@@ -15,7 +15,7 @@ from domain.errors import DomainError
 from domain.match import RecordResult, TimeOut
 from service import deadlines, webhooks
 from service.bots import play_bot_turn
-from service.context import Context, open_context
+from service.context import WORKER_TIMEOUT_SECONDS, Context, open_context
 from service.observability import timed_job
 from service.scheduling import sweep
 from service.settings import Settings
@@ -40,9 +40,10 @@ def _run(coro: Coroutine[Any, Any, str]) -> str:
 @asynccontextmanager
 async def _context() -> AsyncIterator[Context]:
     if not _SHARED:
-        _SHARED.append(
-            await _STACK.enter_async_context(open_context(Settings.from_env(), background=False))
+        context = open_context(
+            Settings.from_env(), background=False, timeout=WORKER_TIMEOUT_SECONDS
         )
+        _SHARED.append(await _STACK.enter_async_context(context))
     yield _SHARED[0]
 
 

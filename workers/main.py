@@ -3,66 +3,121 @@
 Two kinds, never mixed, so that one tenant's slow webhook receiver cannot stall anyone's
 game: ``stakeout worker`` takes bot turns, deadlines and scoring (and runs the sweep);
 ``stakeout worker --queues webhooks`` takes webhook deliveries only. Each runs RQ's
-scheduler too (for retries with intervals; a scheduler moves due jobs of the queues its
-worker serves). RQ needs a plain, non-cluster Redis: ``QUEUE_REDIS_URL``, defaulting to
-``REDIS_URL``.
+scheduler too (for retries with intervals). RQ needs a plain, non-cluster Redis:
+``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
+
+A worker never exits because its Redis is away: at start, and whenever RQ's loop gives up
+on a lost connection, it waits for the Redis to answer (logging, with backoff up to
+``MAX_WAIT_SECONDS``) and starts working again. Only SIGTERM/SIGINT stop it. Its lifeline
+thread (workers/recovery.py) marks it alive every second and puts back the jobs of dead
+workers within seconds.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import logging
+import signal
 import socket
 import threading
 import time
+from collections.abc import Sequence
+from types import FrameType
 
 import redis
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
 from service.context import queue_url
-from service.scheduling import BOT_QUEUE, QUEUES, SCORING_QUEUE, WEBHOOK_QUEUE
+from service.scheduling import BOT_QUEUE, QUEUES
 from service.settings import Settings
+from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat
 
-# Bots first: deliveries have workers of their own (the module docstring says why).
-GAME_QUEUES = (BOT_QUEUE, SCORING_QUEUE)
-DELIVERY_QUEUES = (WEBHOOK_QUEUE,)
+log = logging.getLogger("stakeout.worker")
+
+HEARTBEAT_TTL = 60
+FIRST_WAIT_SECONDS = 0.5
+MAX_WAIT_SECONDS = 10.0
 
 
-def parse_queues(raw: str) -> tuple[str, ...]:
-    names = tuple(name.strip() for name in raw.split(",") if name.strip())
-    unknown = [name for name in names if name not in QUEUES]
-    if not names or unknown:
-        raise ValueError(f"--queues takes names among {', '.join(QUEUES)}")
-    return names
+def wait_for_redis(url: str, stopping: threading.Event) -> redis.Redis | None:
+    """A connection once the Redis at ``url`` answers PING; None if asked to stop first."""
+    delay = FIRST_WAIT_SECONDS
+    while not stopping.is_set():
+        connection = redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
+        try:
+            connection.ping()
+            return connection
+        except redis.RedisError as exc:
+            connection.close()
+            log.warning(
+                "queue Redis unreachable (%s: %s); retrying in %.1f s",
+                type(exc).__name__,
+                exc,
+                delay,
+            )
+        stopping.wait(delay)
+        delay = min(delay * 2, MAX_WAIT_SECONDS)
+    return None
 
 
 def run_worker(
-    settings: Settings, burst: bool = False, queue_names: tuple[str, ...] = GAME_QUEUES
+    settings: Settings, burst: bool = False, queues: Sequence[str] | None = None
 ) -> None:
-    connection = redis.Redis.from_url(queue_url(settings))
-    queues = [Queue(name, connection=connection) for name in queue_names]
-    # A short TTL makes an idle worker heartbeat at least every ~45 s, so the liveness
-    # probe below can tell a live idle worker from a stuck one.
-    # SimpleWorker runs jobs in this process (no fork per job): jobs are short and share a
-    # warm context (workers/jobs.py). A killed worker loses its job, which RQ retries.
-    worker = SimpleWorker(
-        queues,
-        connection=connection,
-        name=_worker_name(),
-        worker_ttl=HEARTBEAT_TTL,
-        # Look for jobs abandoned by a killed worker every 15 s (RQ's default is 10 min).
-        maintenance_interval=15,
-    )
-    if not burst and BOT_QUEUE in queue_names:  # the sweep's jobs run on the bots queue
-        threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
-    worker.work(burst=burst, with_scheduler=True, logging_level=settings.log_level)
+    names = tuple(queues or settings.worker_queues)
+    url = queue_url(settings)
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    lifeline = Lifeline(url, names)
+    generation = 0
+    while not stopping.is_set():
+        # Ours while waiting; RQ installs its own (warm, then cold shutdown) in work().
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        connection = wait_for_redis(url, stopping)
+        if connection is None:
+            break
+        beat(connection, lifeline.process)  # alive before the first job is taken
+        if not lifeline.is_alive():
+            lifeline.start()
+            if not burst and BOT_QUEUE in names:  # the sweep's jobs run on the bots queue
+                threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
+        generation += 1
+        # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
+        # share a warm context (workers/jobs.py). A killed worker's job is put back by a
+        # live worker's lifeline within seconds (workers/recovery.py).
+        worker = ReliableWorker(
+            [ReliableQueue(name, connection=connection) for name in names],
+            connection=connection,
+            name=f"{lifeline.process}-{generation}",
+            # A short TTL makes an idle worker heartbeat at least every ~45 s, so the
+            # liveness probe below can tell a live idle worker from a stuck one.
+            worker_ttl=HEARTBEAT_TTL,
+            maintenance_interval=15,
+        )
+        lifeline.worker = worker
+        if stopping.is_set():  # SIGTERM before RQ's own handlers are in place
+            break
+        try:
+            worker.work(burst=burst, with_scheduler=True, logging_level=settings.log_level)
+        except redis.RedisError as exc:  # e.g. registering its death on a lost Redis
+            log.warning("worker %s: %s: %s", worker.name, type(exc).__name__, exc)
+        if burst or worker._shutdown_requested_date is not None:
+            break
+        log.warning("worker %s stopped (queue Redis lost?); starting again", worker.name)
+        connection.close()
+    lifeline.stop()
 
 
 def _sweep_timer(settings: Settings) -> None:
     """Every ``sweep_seconds``, enqueue one sweep job (one per period across all workers)."""
     every = max(1, settings.sweep_seconds)
-    connection = redis.Redis.from_url(queue_url(settings))
+    connection = redis.Redis.from_url(
+        queue_url(settings), socket_connect_timeout=2.0, socket_timeout=5.0
+    )
     queue = Queue(QUEUES[0], connection=connection)
     while True:
         period = int(time.time()) // every
@@ -76,21 +131,16 @@ def _sweep_timer(settings: Settings) -> None:
         time.sleep(every - time.time() % every + 0.05)
 
 
-HEARTBEAT_TTL = 60
-
-
-def _worker_name() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}"
-
-
 def worker_healthy(settings: Settings, max_age_seconds: float = 2.0 * HEARTBEAT_TTL) -> bool:
     """True when a worker on this host has sent a heartbeat recently (for an exec probe)."""
-    connection = redis.Redis.from_url(queue_url(settings))
+    connection = redis.Redis.from_url(
+        queue_url(settings), socket_timeout=2.0, socket_connect_timeout=1.0
+    )
     now = time.time()
     host = socket.gethostname() + "-"
     for worker in Worker.all(connection=connection):
-        beat = worker.last_heartbeat
-        fresh = beat is not None and now - beat.timestamp() < max_age_seconds
+        beat_at = worker.last_heartbeat
+        fresh = beat_at is not None and now - beat_at.timestamp() < max_age_seconds
         if worker.name.startswith(host) and fresh:
             return True
     return False

@@ -39,6 +39,7 @@ from .kube import (
 NAME = "app.kubernetes.io/name"
 COMPONENT = "app.kubernetes.io/component"
 APP_PORT = 8000
+METRICS_PORT = 9464
 REDIS_PORT = 6379
 
 
@@ -167,7 +168,7 @@ def test_api_deployment(target: str) -> None:
     (c,) = pod_spec(api)["containers"]
     assert c["args"] == ["serve"]
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
-    assert ports == {"http": APP_PORT}
+    assert ports == {"http": APP_PORT, "metrics": METRICS_PORT}
     probes = {name: c[name]["httpGet"] for name in ("livenessProbe", "readinessProbe")}
     assert probes["livenessProbe"]["path"] == "/healthz"
     assert probes["readinessProbe"]["path"] == "/readyz"
@@ -417,6 +418,28 @@ def test_api_reachable_only_from_the_ingress_controller(target: str) -> None:
     (svc_port,) = svc["spec"]["ports"]
     assert backend["port"]["name"] == svc_port["name"]
     assert svc_port["targetPort"] == "http"
+
+
+@pytest.mark.parametrize("target", ALL)
+def test_metrics_are_served_on_their_own_port_never_through_the_ingress(target: str) -> None:
+    items = objs(target)
+    api = one(items, "Deployment", "stakeout-api")
+    (c,) = pod_spec(api)["containers"]
+    (src,) = c["envFrom"]
+    configmaps = {o["metadata"]["name"]: o for o in of_kind(items, "ConfigMap")}
+    config = configmaps[src["configMapRef"]["name"]]["data"]
+    # The app serves /metrics on this port, and then not on the API port.
+    assert config["STAKEOUT_METRICS_PORT"] == str(METRICS_PORT)
+    assert {"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"} in c["ports"]
+    # The Service the Ingress routes to has the API port only.
+    svc = one(items, "Service", "stakeout-api")
+    assert [p["targetPort"] for p in svc["spec"]["ports"]] == ["http"]
+    # Only the monitoring namespace may reach the metrics port; the ingress controller
+    # may not.
+    peers = _ingress_peers(items, labels_of("api"), METRICS_PORT)
+    assert peers == [
+        {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}
+    ]
 
 
 # ---------------------------------------------------------------------------- overlays

@@ -114,6 +114,10 @@ async def _view_after(ctx: Context, applied: Applied, caller: Caller) -> GameVie
     return game_view(loaded, caller, turn_deadlines)
 
 
+# The longest a view read may wait for a new version (`?after_version=N&wait=S`).
+MAX_WAIT_SECONDS = 30
+
+
 def _ctx(state: State) -> Context:
     ctx: Context = state.ctx
     return ctx
@@ -268,14 +272,42 @@ class GamesController(Controller):
         "/{game_id:str}",
         operation_id="getGame",
         summary="The caller's view of a game",
-        description="With a seat token: that seat's view and legal moves; without: a spectator's.",
+        description=(
+            "With a seat token: that seat's view and legal moves; without: a spectator's. "
+            "Long-poll: with `after_version=N` and `wait=S` (1 to 30 s) the answer waits "
+            "until the game's version exceeds N, or S seconds have passed, and then gives "
+            "the view as it is (at the timeout, possibly still at version N)."
+        ),
     )
     async def get_game(
-        self, state: State, game_id: GameId, authorization: Authorization = None
+        self,
+        state: State,
+        game_id: GameId,
+        authorization: Authorization = None,
+        after_version: Annotated[
+            int,
+            QueryParameter(
+                ge=0,
+                le=10**9,
+                description="Long-poll: answer once the version exceeds this (with `wait`)",
+            ),
+        ] = 0,
+        wait: Annotated[
+            int,
+            QueryParameter(
+                ge=0,
+                le=MAX_WAIT_SECONDS,
+                description="Long-poll: seconds to wait at most for a version past "
+                "`after_version` (0: answer at once)",
+            ),
+        ] = 0,
     ) -> Response[GameView]:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         caller = _viewer(ctx, loaded, authorization)
+        waits = wait and loaded.match.version <= after_version
+        if waits and await ctx.live.wait_past(game_id, after_version, wait):
+            loaded = await ctx.games.load(game_id)
         turn_deadlines = None
         if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
             turn_deadlines = await deadlines.current(ctx.store.redis, game_id)

@@ -1,0 +1,154 @@
+"""`stakeout run` as a developer runs it (embedded Valkey, workers, several API processes),
+with its children killed for real: a SIGKILLed worker and a SIGKILLed Valkey come back, and
+a game against bots goes on, with nothing acknowledged lost."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.helpers import API_KEY, auth, wait_for
+from tests.processes import HumanSeat, Processes, free_port, next_request, processes, service_env
+
+__all__ = ["processes"]
+
+
+def _children(pid: int) -> dict[int, str]:
+    """The direct children of ``pid``: their command lines."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == pid:
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def _workers(run_pid: int) -> dict[int, str]:
+    return {p: c for p, c in _children(run_pid).items() if "service.cli worker" in c}
+
+
+def _valkey(run_pid: int) -> int | None:
+    return next((p for p, c in _children(run_pid).items() if "valkey" in c), None)
+
+
+def _play_until_bots_answer(http: httpx.Client, seat: HumanSeat, rng: random.Random) -> int:
+    """The human seat acts once when awaited, then waits for the bots to play up to its
+    next turn (or the end). Returns the version reached."""
+    path = f"/v1/games/{seat.game_id}"
+
+    def seen() -> dict[str, Any]:
+        response = http.get(path, headers=auth(seat.token))
+        assert response.status_code == 200, response.text
+        return dict(response.json())
+
+    start = seen()
+    request = next_request(seat, start, rng)
+    if request is not None:
+        acted = http.post(request[0], json=request[1], headers=auth(seat.token))
+        assert acted.status_code == 200, acted.text
+
+    def bots_answered() -> dict[str, Any] | None:
+        now = seen()
+        mine = any(a["seat"] == seat.seat for a in now["awaiting"])
+        moved = now["version"] > start["version"] + (request is not None)
+        return now if now["status"] == "finished" or (mine and moved) else None
+
+    return int(wait_for(bots_answered, timeout=90)["version"])
+
+
+def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
+    processes: Processes, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = service_env(
+        "",
+        PORT=str(port),
+        STAKEOUT_DATA_DIR=str(tmp_path / "data"),
+        STAKEOUT_API_PROCESSES="2",
+        LOG_LEVEL="WARNING",
+    )
+    del env["REDIS_URL"]  # the embedded Valkey
+    run = processes.spawn("run", [sys.executable, "-m", "service.cli", "run"], env)
+    base = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        assert run.poll() is None, processes.tail(run)
+        try:
+            return httpx.get(base + "/readyz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_for(ready, timeout=120, interval=0.2)
+    output = processes.log_of(run).read_text()
+    assert re.search(r"API processes: 2 ", output), output
+    assert "Workers:      bots,scoring; webhooks" in output, output
+    # Several API processes, one /metrics: every process's samples (multiprocess mode).
+    for _ in range(6):
+        assert httpx.get(base + "/v1/rules", timeout=10).status_code == 200
+    scraped = httpx.get(base + "/metrics", timeout=10).text
+    rules = 'stakeout_http_requests_total{method="GET",route="/v1/rules",status="200"} '
+    line = next(x for x in scraped.splitlines() if x.startswith(rules))
+    assert float(line.split()[-1]) == 6.0, line
+
+    rng = random.Random(12)
+    with httpx.Client(base_url=base, timeout=30) as http:
+        seats = [{"type": "human"}] + [{"type": "bot", "level": "random"}] * 3
+        created = http.post(
+            "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
+        )
+        assert created.status_code == 201, created.text
+        game = created.json()
+        seat = HumanSeat(game["id"], 0, game["seats"][0]["token"])
+        version = _play_until_bots_answer(http, seat, rng)
+
+        # A worker dies: another takes its place, and the bots keep playing.
+        workers = wait_for(lambda: len(w := _workers(run.pid)) == 2 and w, timeout=30)
+        bots_worker = next(p for p, c in workers.items() if "bots" in c)
+        os.kill(bots_worker, signal.SIGKILL)
+        replaced = wait_for(
+            lambda: (w := _workers(run.pid)) and len(w) == 2 and bots_worker not in w and w,
+            timeout=60,
+        )
+        assert any("bots" in c for c in replaced.values())
+        for _ in range(2):
+            version = max(version, _play_until_bots_answer(http, seat, rng))
+
+        # The embedded Valkey dies: it comes back on its AOF (same port) and play goes on.
+        valkey = _valkey(run.pid)
+        assert valkey is not None
+        os.kill(valkey, signal.SIGKILL)
+        wait_for(lambda: (v := _valkey(run.pid)) is not None and v != valkey, timeout=60)
+        wait_for(ready, timeout=60, interval=0.2)
+        # Nothing acknowledged was lost: the game is at least where we saw it.
+        # (Each API process learns of the restart on its next command: a 503 then is fair.)
+        after = wait_for(
+            lambda: (r := http.get(f"/v1/games/{seat.game_id}")).status_code == 200 and r,
+            timeout=30,
+        )
+        assert after.json()["version"] >= version
+        for _ in range(2):
+            _play_until_bots_answer(http, seat, rng)
+        assert run.poll() is None, processes.tail(run)
+
+    # Ctrl+C (SIGINT to the whole group, as a terminal sends it): everything stops, nothing
+    # is restarted.
+    os.killpg(run.pid, signal.SIGINT)
+    deadline = time.monotonic() + 60
+    while run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert run.poll() is not None, processes.tail(run)

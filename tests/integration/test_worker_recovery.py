@@ -1,0 +1,98 @@
+"""Workers and their Redis, for real: a worker started before its Redis waits for it, and a
+bot job whose worker is SIGKILLed mid-job is put back and played by another worker, long
+before RQ itself would call the job abandoned (about 90 s)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from pathlib import Path
+
+import httpx
+import redis
+from rq import Queue
+
+from service.embedded import EmbeddedRedis
+from service.scheduling import BOT_QUEUE
+from tests.helpers import API_KEY, auth, wait_for
+from tests.processes import Processes, free_port, own_redis, processes, service_env
+
+__all__ = ["own_redis", "processes"]
+
+BOTS3 = [{"type": "bot", "level": "random"} for _ in range(3)]
+
+
+def test_a_worker_started_before_its_redis_waits_for_it_then_plays(
+    processes: Processes, tmp_path: Path
+) -> None:
+    port = free_port()  # nothing listens here yet
+    url = f"redis://127.0.0.1:{port}/0"
+    worker = processes.worker(service_env(url, LOG_LEVEL="INFO"))
+    # It keeps trying (and says so) instead of exiting.
+    wait_for(lambda: "queue Redis unreachable" in processes.log_of(worker).read_text(), 60)
+    wait_for(lambda: processes.log_of(worker).read_text().count("retrying in") >= 3, 60)
+    assert worker.poll() is None, processes.tail(worker)
+
+    server = EmbeddedRedis(tmp_path / "valkey", port=port)
+    server.start()
+    try:
+        api = processes.api(service_env(url))
+        with httpx.Client(base_url=api.base, timeout=30) as http:
+            created = http.post(
+                "/v1/games", json={"game": "fbi", "seats": BOTS3}, headers=auth(API_KEY)
+            )
+            assert created.status_code == 201, created.text
+            game_id = created.json()["id"]
+            # The worker that waited plays the bots' turns.
+            wait_for(lambda: http.get(f"/v1/games/{game_id}").json()["version"] > 10, 120)
+        assert worker.poll() is None, processes.tail(worker)
+    finally:
+        processes.stop(worker)
+        server.stop()
+
+
+def _started_on(connection: redis.Redis, pid: int, seat: int) -> tuple[str, int] | None:
+    """``seat``'s bot job, if the worker process ``pid`` runs it: (job id, game version)."""
+    host = socket.gethostname()
+    queue = Queue(BOT_QUEUE, connection=connection)
+    for job_id in queue.started_job_registry.get_job_ids(cleanup=False):
+        job = queue.fetch_job(job_id)
+        name = "" if job is None else job.worker_name or ""
+        mine = name == f"{host}-{pid}" or name.startswith(f"{host}-{pid}-")
+        if job is not None and mine and job.func_name.endswith("bot_turn") and job.args[1] == seat:
+            return job.id, int(job.args[2])
+    return None
+
+
+def test_a_bot_job_whose_worker_is_killed_mid_job_is_played_by_another_worker(
+    processes: Processes, own_redis: str
+) -> None:
+    api = processes.api(service_env(own_redis))
+    # Worker A thinks long (an expert with a large effort and a 20 s cap): its job is
+    # surely still running when it is killed.
+    slow = processes.worker(
+        service_env(own_redis, STAKEOUT_BOT_EFFORT="100", STAKEOUT_BOT_SECONDS="20")
+    )
+    connection = redis.Redis.from_url(own_redis)
+    try:
+        with httpx.Client(base_url=api.base, timeout=30) as http:
+            seats = [{"type": "bot", "level": "expert"}, *BOTS3[:2]]
+            created = http.post(
+                "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
+            )
+            assert created.status_code == 201, created.text
+            game_id = created.json()["id"]
+            job_id, version = wait_for(lambda: _started_on(connection, slow.pid, 0), 120)
+            # Worker B plays quickly; it starts while A holds the job.
+            quick = processes.worker(service_env(own_redis))
+            os.killpg(slow.pid, signal.SIGKILL)
+            slow.wait()
+            # B's lifeline finds the job of the dead worker and puts it back; B plays it.
+            wait_for(lambda: http.get(f"/v1/games/{game_id}").json()["version"] > version, 60)
+            assert quick.poll() is None, processes.tail(quick)
+            job = Queue(BOT_QUEUE, connection=connection).fetch_job(job_id)
+            assert job is not None
+            assert not (job.worker_name or "").startswith(f"{socket.gethostname()}-{slow.pid}-")
+    finally:
+        connection.close()
