@@ -56,6 +56,8 @@ def _serve_processes(settings: Settings, processes: int) -> None:
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=20,
+        # The rate limit reads X-Forwarded-For from trusted proxies only, as in `_serve`.
+        proxy_headers=False,
     )
 
 
