@@ -11,8 +11,27 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from service.settings import Settings
+
+
+def _uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """What every API process is served with, one process or several."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level.lower(),
+        # JSON logs: uvicorn's loggers propagate to our root handler (log_config=None keeps
+        # uvicorn from installing its own), and our access log replaces uvicorn's.
+        "log_config": None,
+        "access_log": False,
+        "timeout_graceful_shutdown": 20,
+        # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
+        # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
+        # any local peer.
+        "proxy_headers": False,
+    }
 
 
 def _serve(settings: Settings) -> None:
@@ -23,21 +42,7 @@ def _serve(settings: Settings) -> None:
     # uvicorn shuts down gracefully on SIGTERM (in-flight requests finish), then raises the
     # signal again; this no-op handler receives that, so the process exits 0, not -15.
     signal.signal(signal.SIGTERM, lambda *_: None)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        # JSON logs: uvicorn's loggers propagate to our root handler (log_config=None keeps
-        # uvicorn from installing its own), and our access log replaces uvicorn's.
-        log_config=None,
-        access_log=False,
-        timeout_graceful_shutdown=20,
-        # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
-        # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
-        # any local peer.
-        proxy_headers=False,
-    )
+    uvicorn.run(create_app(settings), **_uvicorn_options(settings))
 
 
 def _serve_processes(settings: Settings, processes: int) -> None:
@@ -50,14 +55,7 @@ def _serve_processes(settings: Settings, processes: int) -> None:
         "service.app:app_factory",
         factory=True,
         workers=processes,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        log_config=None,
-        access_log=False,
-        timeout_graceful_shutdown=20,
-        # The rate limit reads X-Forwarded-For from trusted proxies only, as in `_serve`.
-        proxy_headers=False,
+        **_uvicorn_options(settings),
     )
 
 
