@@ -91,6 +91,17 @@ class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", ta
     places: list[int]
 
 
+class SeatResigned(msgspec.Struct, frozen=True, tag="seat.resigned", tag_field="type"):
+    """The seat's player resigned: from here on a bot of ``level`` plays the seat."""
+
+    seat: int
+    level: BotLevel = "random"
+
+
+class GameAborted(msgspec.Struct, frozen=True, tag="game.aborted", tag_field="type"):
+    """The API key that created the game ended it unfinished: no result, no more moves."""
+
+
 MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     GameCreated,
     SealCommitted,
@@ -98,7 +109,11 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     SealForfeited,
     TurnTimedOut,
     ResultRecorded,
+    SeatResigned,
+    GameAborted,
 )
+# After one of these nothing more is appended to a stream (live feeds end there).
+FINAL_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (ResultRecorded, GameAborted)
 
 
 class MakeMove(msgspec.Struct, frozen=True, tag="move", tag_field="kind"):
@@ -132,9 +147,22 @@ class TimeOut(msgspec.Struct, frozen=True, tag="timeout", tag_field="kind"):
     step: str
 
 
+class Resign(msgspec.Struct, frozen=True, tag="resign", tag_field="kind"):
+    """``seat`` gives up: a bot plays it from now on, as when a deadline passes."""
+
+    seat: int
+
+
+class Abort(msgspec.Struct, frozen=True, tag="abort", tag_field="kind"):
+    """The creator's act: end the unfinished game without a result."""
+
+
 # Everything that can change a stream, as data: stored beside the events it produced, so a
 # verifier holding the seed can re-run every decision and compare (see domain/verify.py).
-Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut
+Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut | Resign | Abort
+
+# The level of the bot that plays a resigned seat: the deadline's stand-in, a random move.
+RESIGNED_LEVEL: BotLevel = "random"
 
 
 class Match(msgspec.Struct):
@@ -142,7 +170,8 @@ class Match(msgspec.Struct):
 
     ``commits``, ``reveals`` and ``forfeited`` belong to the sealed step ``seal_step``; a
     forfeited seat (it missed a deadline) counts as committed and revealed, and a bot's
-    random legal choice stands in for its move when the step resolves.
+    random legal choice stands in for its move when the step resolves. ``seats`` is who
+    plays each seat now: a resigned seat (listed in ``resigned``) is a bot's from then on.
     """
 
     game_id: str
@@ -155,6 +184,8 @@ class Match(msgspec.Struct):
     reveals: dict[int, SealRevealed] = msgspec.field(default_factory=dict)
     forfeited: dict[int, str] = msgspec.field(default_factory=dict)
     recorded: Outcome | None = None
+    resigned: list[int] = msgspec.field(default_factory=list)
+    aborted: bool = False
 
 
 class AwaitingAction(msgspec.Struct, frozen=True):
@@ -234,6 +265,11 @@ class Rules:
             match.forfeited[event.seat] = event.reason
         elif isinstance(event, TurnTimedOut):
             pass
+        elif isinstance(event, SeatResigned):
+            match.seats[event.seat] = SeatSpec("bot", event.level)
+            match.resigned.append(event.seat)
+        elif isinstance(event, GameAborted):
+            match.aborted = True
         elif isinstance(event, ResultRecorded):
             match.recorded = Outcome(
                 scores=event.scores, winners=event.winners, places=event.places
@@ -256,7 +292,7 @@ class Rules:
         return self.game.result(match.state)
 
     def awaiting(self, match: Match) -> list[AwaitingAction]:
-        if self.game.result(match.state) is not None:
+        if match.aborted or self.game.result(match.state) is not None:
             return []
         out: list[AwaitingAction] = []
         pending = self.game.pending(match.state)
@@ -277,19 +313,39 @@ class Rules:
         return out
 
     def legal(self, match: Match, seat: int | None) -> list[Any]:
-        """Moves ``seat`` may post now: public moves, or the choices it may seal."""
+        """Moves ``seat`` may post now: public moves, or the choices it may seal (also once
+        committed, while it may still replace its commitment)."""
         if seat is None:
             return []
         actions = [a for a in self.awaiting(match) if a.seat == seat]
-        if not actions or actions[0].action == "reveal":
-            return []
-        return self.game.legal(match.state, seat)
+        if actions and actions[0].action != "reveal":
+            return self.game.legal(match.state, seat)
+        if not actions and self._may_recommit(match, seat):
+            return self.game.legal(match.state, seat)
+        return []
+
+    def _may_recommit(self, match: Match, seat: int) -> bool:
+        """``seat`` has committed in the current sealed step and reveals have not opened."""
+        if match.aborted or self.game.result(match.state) is not None:
+            return False
+        sealed_seats = [p for p in self.game.pending(match.state) if p.sealed]
+        if seat not in [p.seat for p in sealed_seats]:
+            return False
+        step = sealed_seats[0].step
+        committed = _sealed_progress(match, step)[0]
+        return (
+            seat in committed
+            and seat not in _forfeits(match, step)
+            and not all(p.seat in committed for p in sealed_seats)
+        )
 
     # ---- decisions ------------------------------------------------------------------
 
     def _pending_for(self, match: Match, seat: int) -> Awaiting:
         if self.game.result(match.state) is not None:
             raise GameOver("the game is over")
+        if match.aborted:
+            raise GameOver("the game was aborted")
         for p in self.game.pending(match.state):
             if p.seat == seat:
                 return p
@@ -309,7 +365,34 @@ class Rules:
             return self.reveal(match, act.seat, act.move, act.salt, seed)
         if isinstance(act, TimeOut):
             return self.time_out(match, act, seed)
+        if isinstance(act, Resign):
+            return self.resign(match, act.seat, seed)
+        if isinstance(act, Abort):
+            return self.abort(match)
         return self.record_result(match)
+
+    def resign(self, match: Match, seat: int, seed: bytes) -> list[Any]:
+        """``seat`` resigns: a bot plays it from now on. Its unrevealed sealed choice in the
+        current step is forfeited, as at a missed deadline (a bot's choice stands in)."""
+        if self.game.result(match.state) is not None or match.aborted:
+            raise GameOver("the game is over")
+        if not 0 <= seat < len(match.seats) or match.seats[seat].type != "human":
+            raise WrongPhase(f"seat {seat} is not played by a person: it cannot resign")
+        events: list[Any] = [SeatResigned(seat=seat, level=RESIGNED_LEVEL)]
+        sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        if seat in sealed_seats:
+            step = next(q.step for q in self.game.pending(match.state) if q.sealed)
+            if seat not in _sealed_progress(match, step)[1]:
+                events += self._forfeit(match, seat, step, "resigned", seed)
+        return events
+
+    def abort(self, match: Match) -> list[Any]:
+        """End an unfinished game without a result."""
+        if self.game.result(match.state) is not None:
+            raise GameOver("the game is over")
+        if match.aborted:
+            raise GameOver("the game was aborted already")
+        return [GameAborted()]
 
     def time_out(self, match: Match, act: TimeOut, seed: bytes) -> list[Any]:
         """A missed deadline: a random legal move for a public step, a forfeit for a sealed one."""
@@ -321,14 +404,17 @@ class Rules:
             fallback = rng.fork("timeout").choice(self.game.legal(match.state, act.seat))
             decided = self.game.decide(match.state, act.seat, fallback, rng)
             return [TurnTimedOut(seat=act.seat, step=act.step), *decided]
-        events: list[Any] = [SealForfeited(act.seat, act.step, f"missed the {act.action} deadline")]
+        return self._forfeit(match, act.seat, act.step, f"missed the {act.action} deadline", seed)
+
+    def _forfeit(self, match: Match, seat: int, step: str, reason: str, seed: bytes) -> list[Any]:
+        """``seat`` forfeits its choice in sealed ``step``; resolves the step if it was last."""
+        events: list[Any] = [SealForfeited(seat, step, reason)]
         sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
-        revealed = _sealed_progress(match, act.step)[1]
-        if all(s in revealed or s == act.seat for s in sealed_seats):
-            forfeited = {**_forfeits(match, act.step), act.seat: "deadline"}
-            events += self._resolve_sealed(
-                match, act.step, sealed_seats, dict(match.reveals), forfeited, seed
-            )
+        revealed = _sealed_progress(match, step)[1]
+        if all(s in revealed or s == seat for s in sealed_seats):
+            forfeited = {**_forfeits(match, step), seat: "forfeit"}
+            reveals = dict(match.reveals) if match.seal_step == step else {}
+            events += self._resolve_sealed(match, step, sealed_seats, reveals, forfeited, seed)
         return events
 
     def move(self, match: Match, seat: int, command: Any, seed: bytes) -> list[Any]:
@@ -346,8 +432,16 @@ class Rules:
             raise WrongPhase(f"step {p.step} is not sealed: post a move")
         if step is not None and step != p.step:
             raise CommitmentError(f"the current step is {p.step}, not {step}")
-        if seat in _sealed_progress(match, p.step)[0]:
-            raise CommitmentError(f"seat {seat} has already committed for step {p.step}")
+        # Until reveals open a seat may replace its commitment (the last one counts): a
+        # client that hashed the wrong bytes can still put it right.
+        committed = _sealed_progress(match, p.step)[0]
+        if seat in _forfeits(match, p.step):
+            raise CommitmentError(f"seat {seat} forfeited its choice in step {p.step}")
+        sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        if seat in committed and all(s in committed for s in sealed_seats):
+            raise CommitmentError(
+                f"reveals have opened for step {p.step}: the commitment can no longer change"
+            )
         return [SealCommitted(seat=seat, step=p.step, commitment=commitment)]
 
     def reveal(
@@ -371,7 +465,12 @@ class Rules:
         if not sealed.salt_is_valid(salt):
             raise RevealMismatch("the salt must be at least 16 bytes in hex")
         if not sealed.matches(commits[seat], match.game_id, p.step, seat, move, salt):
-            raise RevealMismatch("the move and salt do not hash to the commitment")
+            text = sealed.preimage(match.game_id, p.step, seat, move, salt)
+            raise RevealMismatch(
+                "the move and salt do not hash to the commitment; `preimage` is the exact "
+                "string the server hashed (UTF-8, SHA-256, lowercase hex)",
+                preimage=text,
+            )
         events: list[Any] = [SealRevealed(seat=seat, step=p.step, move=move, salt=salt)]
         if all(s in revealed or s == seat for s in sealed_seats):
             reveals = {**match.reveals, seat: events[0]}

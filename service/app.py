@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
-from service.api.v1.games import GamesController
+from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
@@ -45,6 +45,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # /metrics stays out of the OpenAPI document (include_in_schema=False).
         route_handlers=[
             GamesController,
+            GameEndingsController,
             WebhooksController,
             StatsController,
             RulesController,

@@ -8,7 +8,7 @@ from typing import Any
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from domain.errors import DomainError
+from domain.errors import DomainError, RevealMismatch
 from service.games import Contention, GameNotFound, IdempotencyMismatch, VersionMismatch
 from service.problems import PROBLEM_MEDIA_TYPE, Problem, problem
 
@@ -62,6 +62,8 @@ _HTTP_CODES = {
 
 
 def to_problem(exc: Exception) -> Problem:
+    if isinstance(exc, RevealMismatch) and exc.preimage is not None:
+        return problem(exc.code, exc.detail, preimage=exc.preimage)
     if isinstance(exc, DomainError):
         return problem(exc.code, exc.detail)
     if isinstance(exc, ServiceError):

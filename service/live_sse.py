@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import msgspec
 from litestar.response import ServerSentEventMessage
 
-from domain.match import ResultRecorded
+from domain.match import FINAL_EVENT_TYPES
 from service.api.v1.presenter import event_records
 from service.auth import Caller
 from service.context import Context
@@ -31,12 +31,12 @@ async def live_messages(
     sent = after
     try:
         backlog = await ctx.store.read(game_id, after=after)
-        finished = loaded.match.recorded is not None
+        finished = loaded.match.recorded is not None or loaded.match.aborted
         for stored in backlog:
             event = decoder.decode(stored.data)
             yield _message(loaded, Versioned(stored.version, event, stored.at_ms), caller)
             sent = stored.version
-            finished = finished or isinstance(event, ResultRecorded)
+            finished = finished or isinstance(event, FINAL_EVENT_TYPES)
         while not finished:
             try:
                 stored = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
@@ -48,7 +48,7 @@ async def live_messages(
             event = decoder.decode(stored.data)
             yield _message(loaded, Versioned(stored.version, event, stored.at_ms), caller)
             sent = stored.version
-            finished = isinstance(event, ResultRecorded)
+            finished = isinstance(event, FINAL_EVENT_TYPES)
     finally:
         ctx.live.detach(game_id, queue)
 

@@ -80,6 +80,8 @@ _PROBLEMS: dict[str, list[int]] = {
     "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
     "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
     "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
+    "resignSeat": [400, 401, 403, 404, 409, 422, 503],
+    "abortGame": [400, 401, 403, 404, 409, 422, 503],
     "listEvents": [400, 401, 403, 404],
     "getReplay": [400, 401, 403, 404, 409],
     "streamEvents": [400, 401, 403, 404],
@@ -104,6 +106,8 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "postMove": [{"seatToken": []}],
     "postCommitment": [{"seatToken": []}],
     "postReveal": [{"seatToken": []}],
+    "resignSeat": [{"seatToken": []}],
+    "abortGame": [{"apiKey": []}],
 }
 
 _LINK_TARGETS = {
@@ -134,6 +138,15 @@ def _problem_schema() -> dict[str, Any]:
             "current_version": {
                 "type": "integer",
                 "description": "With version-mismatch: the game's current version.",
+            },
+            "preimage": {
+                "type": "string",
+                "description": (
+                    "With reveal-mismatch: the exact string the server hashed from the "
+                    "revealed move and salt (UTF-8, then SHA-256 in lowercase hex), so a "
+                    "client can compare it with the string it hashed. It holds the caller's "
+                    "own move only."
+                ),
             },
         },
     }

@@ -54,7 +54,7 @@ class JobRequest:
 
 def jobs_for(loaded: Loaded) -> list[JobRequest]:
     """The bot and scoring jobs a game's current state calls for (pure)."""
-    match, rules, meta = loaded.match, loaded.rules, loaded.meta
+    match, rules = loaded.match, loaded.rules
     game_id = loaded.game_id
     if rules.result(match) is not None:
         if match.recorded is None:
@@ -70,7 +70,7 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
             f"bot-{game_id}-{action.seat}-{match.version}",
         )
         for action in rules.awaiting(match)
-        if meta.seats[action.seat].type == "bot"
+        if match.seats[action.seat].type == "bot"  # resigned seats included
     ]
 
 
@@ -156,6 +156,7 @@ class RqScheduler:
             [(d.seat, d.action, d.step, d.at_ms or None) for d in fresh],
             finished,
             (recorded.scores, recorded.winners) if recorded is not None else None,
+            aborted=match.aborted,
         )
         return [
             JobRequest(
@@ -180,7 +181,7 @@ class RqScheduler:
         fresh = await deadlines.refresh(self.store.redis, loaded, change.at_ms, change.acted_seat)
         requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
         requests += await self._deliveries(loaded, change, fresh)
-        if loaded.match.recorded is not None:
+        if loaded.match.recorded is not None or loaded.match.aborted:
             await self.store.retire_game(loaded.game_id)
         if requests:
             await anyio.to_thread.run_sync(self.enqueue, requests)
@@ -206,7 +207,7 @@ async def sweep(games: GameService, scheduler: RqScheduler, now_ms: int, batch: 
                 fresh = await deadlines.refresh(games.store.redis, loaded, now_ms, None)
                 turns = [*known.values(), *fresh]
                 requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
-            if loaded.match.recorded is not None:
+            if loaded.match.recorded is not None or loaded.match.aborted:
                 await games.store.retire_game(game_id)
             if requests:
                 made += await anyio.to_thread.run_sync(

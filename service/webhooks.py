@@ -56,6 +56,8 @@ class Notification(msgspec.Struct, frozen=True):
     deadline: int | None = None
     scores: list[int] | None = None
     winners: list[int] | None = None
+    # game.finished: "finished" (played to the end) or "aborted" (ended by its creator).
+    status: Literal["finished", "aborted"] | None = None
 
 
 class Attempt(msgspec.Struct, frozen=True):
@@ -153,8 +155,10 @@ def notifications(
     new_turns: list[tuple[int, str, str, int | None]],
     finished: tuple[list[int], list[int]] | None,
     recorded: tuple[list[int], list[int]] | None,
+    aborted: bool = False,
 ) -> list[Notification]:
-    """What changed, as notifications (pure): new turns of human seats, the end, the result."""
+    """What changed, as notifications (pure): new turns of human seats, the end (played out,
+    or aborted by the game's creator), the result."""
     out = [
         Notification(
             id=f"{game_id}-{version}-awaited-{seat}",
@@ -184,8 +188,20 @@ def notifications(
                     at_ms=at_ms,
                     scores=outcome[0],
                     winners=outcome[1],
+                    status="finished" if kind == "game.finished" else None,
                 )
             )
+    if aborted:
+        out.append(
+            Notification(
+                id=f"{game_id}-aborted",
+                kind="game.finished",
+                game_id=game_id,
+                version=version,
+                at_ms=at_ms,
+                status="aborted",
+            )
+        )
     return out
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, get, post
@@ -12,7 +12,7 @@ from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent
 
-from domain.match import Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
+from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
 from service import deadlines
 from service.api.v1.presenter import event_records, game_view
@@ -24,6 +24,7 @@ from service.api.v1.schemas import (
     GameCreatedResponse,
     GameName,
     GamePage,
+    GameStatus,
     GameSummary,
     GameView,
     Move,
@@ -83,6 +84,8 @@ async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) 
     caller = caller_for(loaded.meta, ctx.api_keys, authorization)
     if caller.seat is None:
         raise Forbidden("only a seat token may act in a game")
+    if caller.seat in loaded.match.resigned:
+        raise Forbidden(f"seat {caller.seat} has resigned: a bot plays it now")
     return caller.seat
 
 
@@ -164,7 +167,7 @@ class GamesController(Controller):
         state: State,
         authorization: Authorization = None,
         status: Annotated[
-            Literal["active", "finished"] | None,
+            GameStatus | None,
             QueryParameter(required=False, description="Only games in this status"),
         ] = None,
         game: Annotated[
@@ -394,7 +397,7 @@ class GamesController(Controller):
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         _viewer(ctx, loaded, authorization)
-        if loaded.rules.result(loaded.match) is None:
+        if loaded.rules.result(loaded.match) is None and not loaded.match.aborted:
             raise GameNotFinished("the replay opens when the game is over")
         return await replay_document(ctx.store, loaded)
 
@@ -435,4 +438,84 @@ class GamesController(Controller):
         start = int(last_event_id) if last_event_id is not None else after
         return ServerSentEvent(
             live_messages(ctx, loaded, caller, start), headers={"Cache-Control": "no-store"}
+        )
+
+
+class GameEndingsController(Controller):
+    """Leaving a game: a seat resigns, or the creator aborts the game."""
+
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/{game_id:str}/resign",
+        operation_id="resignSeat",
+        summary="Resign the caller's seat: a bot plays it from now on",
+        description=(
+            "Seat token. A bot (level random, as when a turn deadline passes) plays the seat "
+            "from now on: the view shows the seat as `resigned`, the event log has "
+            "`seat.resigned`. In a sealed step the seat's unrevealed choice is forfeited "
+            "(`seal.forfeited`) and a bot's choice stands in. The token still reads the "
+            "seat's view; it may no longer act (403)."
+        ),
+        status_code=200,
+    )
+    async def resign(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        loaded = await ctx.games.load(game_id)
+        seat = await _seat_caller(ctx, loaded, authorization)
+        applied = await ctx.games.apply(
+            game_id,
+            lambda rules, match, seed: Resign(seat),
+            idempotency_key=f"s{seat}:{idempotency_key}" if idempotency_key else None,
+            fingerprint=_fingerprint("resign", seat, b""),
+        )
+        after = await ctx.games.load(game_id)
+        return MoveAccepted(
+            version=applied.version,
+            events=event_records(after, applied.events, Caller(seat=seat)),
+            replayed=applied.replayed,
+        )
+
+    @post(
+        "/{game_id:str}/abort",
+        operation_id="abortGame",
+        summary="Abort an unfinished game (its creator only)",
+        description=(
+            "The API key that created the game. The game ends here without a result: status "
+            "`aborted`, a `game.aborted` event, no more moves; live feeds end and webhooks "
+            "get `game.finished` with `status: aborted`. The replay (with the seed) opens. "
+            "409 `game-finished` when the game is already over or aborted."
+        ),
+        status_code=200,
+    )
+    async def abort(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        key_id = ctx.api_keys.require(authorization, "aborting a game needs its API key")
+        loaded = await ctx.games.load(game_id)
+        if key_id != loaded.meta.owner:
+            raise Forbidden("only the API key that created the game may abort it")
+        applied = await ctx.games.apply(
+            game_id,
+            lambda rules, match, seed: Abort(),
+            idempotency_key=f"owner:{idempotency_key}" if idempotency_key else None,
+            fingerprint=_fingerprint("abort", -1, b""),
+        )
+        after = await ctx.games.load(game_id)
+        return MoveAccepted(
+            version=applied.version,
+            events=event_records(after, applied.events, Caller()),
+            replayed=applied.replayed,
         )

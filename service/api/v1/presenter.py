@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.api.v1.schemas import EventRecord, GameView, SeatInfo
+from service.api.v1.schemas import EventRecord, GameStatus, GameView, SeatInfo
 from service.auth import Caller
 from service.deadlines import Deadline, with_deadlines
 from service.games import Loaded, Versioned
@@ -19,14 +19,29 @@ def game_view(
         id=loaded.game_id,
         game=rules.game.name,
         version=match.version,
-        status="finished" if result is not None else "active",
+        status=status_of(loaded),
         you=seat,
-        seats=[SeatInfo(i, s.type, s.level) for i, s in enumerate(loaded.meta.seats)],
+        seats=seat_infos(loaded),
         awaiting=with_deadlines(rules.awaiting(match), turn_deadlines or {}),
         legal=rules.legal(match, seat),
         state=rules.view(match, seat),
         result=result,
     )
+
+
+def status_of(loaded: Loaded) -> GameStatus:
+    if loaded.match.aborted:
+        return "aborted"
+    return "finished" if loaded.rules.result(loaded.match) is not None else "active"
+
+
+def seat_infos(loaded: Loaded) -> list[SeatInfo]:
+    """Who plays each seat now: a resigned seat shows the bot that took it over."""
+    resigned = set(loaded.match.resigned)
+    return [
+        SeatInfo(i, s.type, s.level, resigned=i in resigned)
+        for i, s in enumerate(loaded.match.seats)
+    ]
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:

@@ -141,6 +141,12 @@ class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     type: SeatType
     level: BotLevel | None
+    # The seat's player resigned: a bot (``type`` bot, ``level`` random) plays it now.
+    resigned: bool = False
+
+
+# "aborted": the API key that created the game ended it unfinished (no result).
+GameStatus = Literal["active", "finished", "aborted"]
 
 
 class GameView(msgspec.Struct, frozen=True):
@@ -149,7 +155,7 @@ class GameView(msgspec.Struct, frozen=True):
     id: str
     game: str
     version: int
-    status: Literal["active", "finished"]
+    status: GameStatus
     you: int | None
     seats: list[SeatInfo]
     awaiting: list[AwaitingAction]
@@ -212,7 +218,7 @@ class GameList(msgspec.Struct, frozen=True):
 class GameSummary(msgspec.Struct, frozen=True):
     id: str
     game: str
-    status: Literal["active", "finished"]
+    status: GameStatus
     version: int
     created_ms: int
     seats: list[SeatInfo]
