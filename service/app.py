@@ -20,6 +20,7 @@ from service.errors import problem_handler
 from service.observability import QueueCollector, instrument, metrics
 from service.openapi_doc import openapi_config
 from service.ratelimit import RateLimiter, RateLimitMiddleware
+from service.requests import StrictRequest
 from service.scheduling import QUEUES
 from service.settings import Settings
 
@@ -55,6 +56,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
         lifespan=[lifespan],
         middleware=[RateLimitMiddleware()],
         exception_handlers={Exception: problem_handler},
+        # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
+        request_class=StrictRequest,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(

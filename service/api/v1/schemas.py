@@ -19,6 +19,23 @@ def _union(types: list[type[msgspec.Struct]]) -> Any:
     return union
 
 
+def _strict(command: type[msgspec.Struct]) -> type[msgspec.Struct]:
+    """``command`` refusing unknown fields (same name, tag and fields), for request bodies.
+
+    The domain's commands tolerate extra fields (stored moves predate this rule); the API
+    refuses them, as it refuses wrong types (service/requests.py decodes strictly).
+    """
+    strict: Any = msgspec.defstruct(
+        command.__name__,
+        [],
+        bases=(command,),
+        forbid_unknown_fields=True,
+        module=command.__module__,
+    )
+    result: type[msgspec.Struct] = strict
+    return result
+
+
 _RULES_DATA: dict[str, type[msgspec.Struct]] = {}
 
 
@@ -50,7 +67,7 @@ if TYPE_CHECKING:
     GameName = str
 else:
     _games = registry.games()
-    Move = _union([t for g in _games for t in g.command_types])
+    Move = _union([_strict(t) for g in _games for t in g.command_types])
     Event = _union(list(MATCH_EVENT_TYPES) + [t for g in _games for t in g.event_types])
     StateView = _union([g.view_type for g in _games])
     RulesData = _union([rules_data_type(g) for g in _games])

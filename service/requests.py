@@ -1,0 +1,49 @@
+"""Request bodies are decoded once, strictly, straight into the handler's body type.
+
+Litestar's default decodes a JSON body into plain Python objects and then converts them to
+the handler's type with msgspec's lax rules, which accept ``"location": "1"`` as an integer.
+It also lets two decoder failures escape as 500s: invalid UTF-8 inside a string
+(``UnicodeDecodeError``) and deep nesting (``RecursionError``). `StrictRequest` decodes the
+raw bytes with ``msgspec.json.decode(body, type=<the handler's body type>, strict=True)``:
+wrong types, unknown fields (every request Struct forbids them) and malformed or
+undecodable bytes all become one 400 ``invalid-request`` problem, before any handler runs.
+The decoded value is already of the body type, so Litestar's later conversion keeps it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.exceptions import ValidationException
+from litestar.types import Empty
+
+
+def body_type(request: Request[Any, Any, Any]) -> Any:
+    """The annotation of the handler's ``data`` parameter (Any when it has none)."""
+    field = request.route_handler.parsed_data_field
+    return Any if field is None else field.annotation
+
+
+def decode_body(body: bytes, target: Any) -> Any:
+    """``body`` decoded strictly as ``target``; every failure is a `ValidationException`."""
+    try:
+        return msgspec.json.decode(body or b"null", type=target, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ValidationException(f"invalid body: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise ValidationException(f"malformed JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise ValidationException("malformed JSON: a string is not valid UTF-8") from None
+    except RecursionError:
+        raise ValidationException("malformed JSON: nested too deeply") from None
+
+
+class StrictRequest(Request[Any, Any, Any]):
+    async def json(self) -> Any:
+        cached = self._connection_state.json
+        if cached is Empty:
+            cached = decode_body(await self.body(), body_type(self))
+            self._connection_state.json = cached
+        return cached
