@@ -159,9 +159,10 @@ def _strict_request_schemas() -> set[str]:
         f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
     }
     for game in registry.games():
-        for struct in (*game.command_types, game.options_type):
-            if struct.__struct_config__.forbid_unknown_fields:
-                names.add(struct.__name__)
+        # Every move is decoded refusing unknown fields (service/api/v1/schemas.py).
+        names |= {command.__name__ for command in game.command_types}
+        if game.options_type.__struct_config__.forbid_unknown_fields:
+            names.add(game.options_type.__name__)
     return names
 
 

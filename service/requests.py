@@ -26,12 +26,31 @@ def body_type(request: Request[Any, Any, Any]) -> Any:
     return Any if field is None else field.annotation
 
 
+def _whole_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole_floats_as_ints(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _whole_floats_as_ints(v) for k, v in value.items()}
+    return value
+
+
 def decode_body(body: bytes, target: Any) -> Any:
-    """``body`` decoded strictly as ``target``; every failure is a `ValidationException`."""
+    """``body`` decoded strictly as ``target``; every failure is a `ValidationException`.
+
+    One leniency, JSON Schema's own: a number with a zero fraction (``5.0``) is an integer.
+    msgspec's strict mode refuses it, so a refused body is converted again, strictly, with
+    such numbers made integers (only then: the common case decodes once).
+    """
     try:
         return msgspec.json.decode(body or b"null", type=target, strict=True)
     except msgspec.ValidationError as exc:
-        raise ValidationException(f"invalid body: {exc}") from None
+        try:
+            plain = _whole_floats_as_ints(msgspec.json.decode(body or b"null"))
+            return msgspec.convert(plain, target, strict=True)
+        except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+            raise ValidationException(f"invalid body: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ValidationException(f"malformed JSON: {exc}") from None
     except UnicodeDecodeError:

@@ -20,7 +20,12 @@ from tests.helpers import API_KEY, act, auth, create, view
 POST_ROUTES = ["/v1/games", "/moves", "/commitments", "/reveals", "/v1/webhooks"]
 NESTED_ARRAYS = b"[" * 1000 + b"]" * 1000
 NESTED_OBJECTS = b'{"a":' * 1000 + b"1" + b"}" * 1000
-INVALID_UTF8 = [b'{"url":"\xff"}', b'{"move": {"type": "\xc3\x28"}, "salt": "00"}', b"\xff\xfe"]
+INVALID_UTF8 = [
+    b'{"url":"\xff"}',
+    b'{"move": {"type": "\xc3\x28"}, "salt": "00"}',
+    b"\xff\xfe",
+    b'{"url": 1, "events": ["\xff"]}',  # a type error first, the bad bytes after it
+]
 
 
 def _version(redis_url: str, game_id: str) -> int:
@@ -153,6 +158,15 @@ def test_string_numbers_are_refused_in_creation_options(client: Any) -> None:
     _is_problem(client.post("/v1/games", json=body, headers=auth(API_KEY)), 400)
     body = {**body, "options": {"target": 10}, "turn_seconds": "30"}
     _is_problem(client.post("/v1/games", json=body, headers=auth(API_KEY)), 400)
+    _is_problem(
+        client.post("/v1/games", json={**body, "turn_seconds": 30.5}, headers=auth(API_KEY)), 400
+    )
+
+
+def test_a_number_with_a_zero_fraction_is_an_integer_as_json_schema_says(client: Any) -> None:
+    body = {"game": "bonnie_clyde", "seats": [{"type": "human"}] * 2, "options": {"target": 10.0}}
+    created = client.post("/v1/games", json={**body, "turn_seconds": 30.0}, headers=auth(API_KEY))
+    assert created.status_code == 201, created.text
 
 
 # ---- the property: a seeded fuzz over paths, headers and bodies ---------------------------

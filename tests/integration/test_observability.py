@@ -192,9 +192,14 @@ def test_queue_depth_then_worker_job_latency_and_acts(
     # cluster-wide: as many as the finished game's log holds (each batch records its act).
     assert scrape(client)[1]["stakeout_worker_acts"] == "counter"
     wait_for(lambda: view(client, game_id)["result"] is not None, timeout=120)
-    replay = client.get(f"/v1/games/{game_id}/replay", headers=auth(API_KEY)).json()
-    acts = [r["act"]["kind"] for r in replay["events"] if r["act"] is not None]
-    assert "result" in acts
+
+    def replayed_acts() -> list[str] | None:
+        # The game's end shows at once; its scoring job appends the result a moment later.
+        replay = client.get(f"/v1/games/{game_id}/replay", headers=auth(API_KEY)).json()
+        acts = [r["act"]["kind"] for r in replay["events"] if r["act"] is not None]
+        return acts if "result" in acts else None
+
+    acts = wait_for(replayed_acts, timeout=60)
 
     def counted() -> dict[str, float]:
         samples, _ = scrape(client)
