@@ -23,6 +23,7 @@ from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.requests import StrictRequest
 from service.scheduling import QUEUES
 from service.settings import Settings
+from service.strictness import check_request, problem_for_not_found
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -58,6 +59,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
         request_class=StrictRequest,
+        # A body must be JSON (415); unknown /schema/... paths are problems, not HTML.
+        before_request=check_request,
+        after_request=problem_for_not_found,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(

@@ -105,6 +105,9 @@ def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response
         headers["WWW-Authenticate"] = 'Bearer realm="stakeout"'
     if isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after)
+    if isinstance(exc, HTTPException) and body.status == 405 and exc.headers:
+        # RFC 9110: a 405 lists the methods the resource supports (Litestar's router knows).
+        headers.update({k.title(): v for k, v in exc.headers.items() if k.lower() == "allow"})
     return Response(
         body,
         status_code=body.status,

@@ -15,10 +15,11 @@ from typing import Any
 import msgspec
 from litestar import Request
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Contact, License, Tag
 
 from domain import registry
+from service.docs_ui import OfflineSwaggerPlugin
 from service.problems import CATALOGUE, PROBLEM_MEDIA_TYPE, TYPE_PREFIX
 from service.ratelimit import UNCOUNTED
 
@@ -62,7 +63,8 @@ def openapi_config() -> OpenAPIConfig:
         license=License(name="Proprietary", identifier="LicenseRef-Proprietary"),
         tags=TAGS,
         path="/schema",
-        render_plugins=[FinalJsonRenderPlugin(path="/openapi.json"), ScalarRenderPlugin(path="/")],
+        # The docs UI's files are served by the app itself (service/docs_ui.py).
+        render_plugins=[FinalJsonRenderPlugin(path="/openapi.json"), OfflineSwaggerPlugin()],
         use_handler_docstrings=False,
     )
 
@@ -249,6 +251,27 @@ def _component_names(doc: dict[str, Any]) -> None:
     walk(doc)
 
 
+# Reads that answer 304 to an If-None-Match naming the current version.
+_CONDITIONAL = {"getGame", "listEvents"}
+
+
+def _conditional(responses: dict[str, Any]) -> None:
+    etag = {
+        "description": "The game's version, quoted: send it back in If-None-Match",
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+    }
+    vary = {
+        "description": "Authorization: each caller sees its own view",
+        "schema": {"type": "string"},
+    }
+    ok = responses.setdefault("200", {})
+    ok["headers"] = {**ok.get("headers", {}), "ETag": etag, "Vary": vary}
+    responses["304"] = {
+        "description": "Not modified: the game is still at the version If-None-Match names",
+        "headers": {"ETag": etag, "Vary": vary},
+    }
+
+
 def finish(generated: dict[str, Any]) -> dict[str, Any]:
     """Complete Litestar's document (pure; idempotent)."""
     doc = copy.deepcopy(generated)
@@ -300,6 +323,8 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                     }
                 }
             op["security"] = _SECURITY.get(op_id, [{}])
+            if op_id in _CONDITIONAL:
+                _conditional(responses)
             if op_id == "createGame":
                 created = responses.get("201", {})
                 created["links"] = {

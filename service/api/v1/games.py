@@ -38,6 +38,7 @@ from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Loaded
 from service.live_sse import live_messages
 from service.replays import replay_document
+from service.strictness import etag, not_modified, not_modified_response
 
 GameId = Annotated[
     str,
@@ -56,6 +57,17 @@ IdempotencyKey = Annotated[
         required=False,
         description="Repeat a request safely: the same key and body answer the first result",
         pattern="^[A-Za-z0-9_.:-]{1,128}$",
+    ),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-None-Match",
+        required=False,
+        description=(
+            "The ETag of a copy the client holds (the game's version, quoted): 304 without "
+            "a body while the game is still at that version"
+        ),
     ),
 ]
 IfMatch = Annotated[
@@ -221,17 +233,23 @@ class GamesController(Controller):
         description="With a seat token: that seat's view and legal moves; without: a spectator's.",
     )
     async def get_game(
-        self, state: State, game_id: GameId, authorization: Authorization = None
+        self,
+        state: State,
+        game_id: GameId,
+        authorization: Authorization = None,
+        if_none_match: IfNoneMatch = None,
     ) -> Response[GameView]:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         caller = _viewer(ctx, loaded, authorization)
+        if not_modified(if_none_match, loaded.match.version):
+            return not_modified_response(loaded.match.version)
         turn_deadlines = None
         if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
             turn_deadlines = await deadlines.current(ctx.store.redis, game_id)
         return Response(
             game_view(loaded, caller, turn_deadlines),
-            headers={"ETag": f'"{loaded.match.version}"'},
+            headers={"ETag": etag(loaded.match.version), "Vary": "Authorization"},
         )
 
     async def _act(
@@ -370,15 +388,24 @@ class GamesController(Controller):
             int, QueryParameter(ge=0, le=10**9, description="Return events after this version")
         ] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=500, description="Page size")] = 100,
-    ) -> EventPage:
+        if_none_match: IfNoneMatch = None,
+    ) -> Response[EventPage]:
         ctx = _ctx(state)
         loaded, events = await ctx.games.events(game_id, after, limit + 1)
         caller = _viewer(ctx, loaded, authorization)
+        # A page changes only when the game does (new events, has_more): its ETag is the
+        # game's version, as the view's.
+        version = loaded.match.version
+        if not_modified(if_none_match, version):
+            return not_modified_response(version)
         page = events[:limit]
-        return EventPage(
-            events=event_records(loaded, page, caller),
-            next_after=page[-1].version if page else after,
-            has_more=len(events) > limit,
+        return Response(
+            EventPage(
+                events=event_records(loaded, page, caller),
+                next_after=page[-1].version if page else after,
+                has_more=len(events) > limit,
+            ),
+            headers={"ETag": etag(version), "Vary": "Authorization"},
         )
 
     @get(
