@@ -20,7 +20,7 @@ Conventions every game follows:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import msgspec
 
@@ -28,6 +28,36 @@ from domain.budget import TUNED, Budget
 from domain.rng import Rng
 
 BotLevel = Literal["random", "greedy", "expert"]
+
+
+# Shared field types, described once for every schema that uses them.
+Seat = Annotated[
+    int,
+    msgspec.Meta(
+        description="A seat number: 0 is the first seat listed at creation, then 1, 2, … up "
+        "to the number of seats minus one."
+    ),
+]
+STEP_GRAMMAR = (
+    "A decision's id, unique within the game; sealed commitments bind it, so a commitment "
+    "cannot be replayed into another step. FBI: `t{turn}.release.{seat}` (a seat's release "
+    "in turn `turn`, from 1), `t{turn}.agents` (the sealed choice of two agents), "
+    "`t{turn}.arrest.{i}` (the i-th arrest of the turn, from 0). The Feds: `r{round}.agents` "
+    "(the sealed choice of an agent and a location), `r{round}.power.{n}` and "
+    "`r{round}.siren.{n}` (a power or a siren share to decide, `n` = moves made so far), "
+    "`bust.{n}` (the next location to bust). Bonnie and Clyde: `t{turn}.{n}.{phase}` (`n` = "
+    "events so far in the turn; `phase` is draw, play, look, move_car or search_files)."
+)
+Step = Annotated[str, msgspec.Meta(description=STEP_GRAMMAR)]
+SeatList = Annotated[
+    list[int], msgspec.Meta(description="Seat numbers (0-based, in creation order).")
+]
+PerSeat = Annotated[
+    list[int],
+    msgspec.Meta(
+        description="One number per seat, indexed by seat number (0-based, in creation order)."
+    ),
+]
 
 
 class Awaiting(msgspec.Struct, frozen=True):
@@ -45,11 +75,28 @@ class Awaiting(msgspec.Struct, frozen=True):
 
 
 class Outcome(msgspec.Struct, frozen=True):
-    """Final result. ``places`` is 1-based per seat; tied seats share a place."""
+    """The final result of a finished game, in the game's own points."""
 
-    scores: list[int]
-    winners: list[int]
-    places: list[int]
+    scores: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="Final score of each seat, indexed by seat number, in the game's points."
+        ),
+    ]
+    winners: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="The seats that won (several when tied for first), in seat order."
+        ),
+    ]
+    places: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="Each seat's finishing place, indexed by seat number: 1 for the "
+            "winners, then 2, 3, …; tied seats share a place and the next place is skipped "
+            "(1, 1, 3)."
+        ),
+    ]
 
 
 class HouseRule(msgspec.Struct, frozen=True):
@@ -58,9 +105,13 @@ class HouseRule(msgspec.Struct, frozen=True):
     unique within the game; ``topic`` names the part of the rules; ``text`` is plain text
     (no markup) a player or a client developer can read without the project's files."""
 
-    id: str
-    topic: str
-    text: str
+    id: Annotated[
+        str, msgspec.Meta(description="Stable id of the decision, unique within the game.")
+    ]
+    topic: Annotated[
+        str, msgspec.Meta(description="The part of the rules it concerns, in a few words.")
+    ]
+    text: Annotated[str, msgspec.Meta(description="The decision in plain text (no markup).")]
 
 
 class Game(Protocol):

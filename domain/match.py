@@ -16,13 +16,13 @@ and a `SealForfeited` event says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from domain import sealed
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Game, Outcome
+from domain.engine import Awaiting, BotLevel, Game, Outcome, PerSeat, Seat, SeatList, Step
 from domain.errors import (
     CommitmentError,
     DomainError,
@@ -38,64 +38,99 @@ from domain.rng import Rng
 SeatType = Literal["human", "bot"]
 
 
+Level = Annotated[
+    BotLevel | None,
+    msgspec.Meta(
+        description="The bot's level for a bot seat (random: uniform over legal moves; "
+        "greedy: a one-move heuristic; expert: a search), null for a human seat."
+    ),
+]
+Kind = Annotated[
+    SeatType, msgspec.Meta(description="human: played by a client; bot: by the server.")
+]
+
+
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    type: SeatType
-    level: BotLevel | None = None
+    """Who plays a seat, as given at creation."""
+
+    type: Kind
+    level: Level = None
 
 
 class GameCreated(msgspec.Struct, frozen=True, tag="game.created", tag_field="type"):
     """First event of every stream. The seed itself is never in an event."""
 
-    game: str
-    game_id: str
-    options: dict[str, Any]
-    seats: list[SeatSpec]
-    seed_commitment: str
+    game: Annotated[str, msgspec.Meta(description="The game's name (fbi, feds, bonnie_clyde).")]
+    game_id: Annotated[str, msgspec.Meta(description="The game's id (24 hex digits).")]
+    options: Annotated[
+        dict[str, Any], msgspec.Meta(description="The game's options, defaults filled in.")
+    ]
+    seats: Annotated[list[SeatSpec], msgspec.Meta(description="Who plays each seat, by seat.")]
+    seed_commitment: Annotated[
+        str,
+        msgspec.Meta(
+            description="hex(SHA-256(seed)): the secret shuffle seed, published in the replay "
+            "once the game is over, must hash to this."
+        ),
+    ]
 
 
 class SealCommitted(msgspec.Struct, frozen=True, tag="seal.committed", tag_field="type"):
-    seat: int
-    step: str
-    commitment: str
+    """A seat committed (or replaced its commitment) in a sealed step; the move stays
+    secret until every seat has revealed."""
+
+    seat: Seat
+    step: Step
+    commitment: Annotated[
+        str, msgspec.Meta(description="The posted hash (64 hex digits); the last one counts.")
+    ]
 
 
 class SealRevealed(msgspec.Struct, frozen=True, tag="seal.revealed", tag_field="type"):
-    """``move`` and ``salt`` are shown to the revealing seat only (and in the final replay)."""
+    """A seat revealed its sealed move. ``move`` and ``salt`` are shown to the revealing
+    seat only (and in the final replay); the others see that it revealed."""
 
-    seat: int
-    step: str
-    move: dict[str, Any] | None = None
-    salt: str | None = None
+    seat: Seat
+    step: Step
+    move: Annotated[
+        dict[str, Any] | None,
+        msgspec.Meta(description="The revealed move (the revealing seat only, else null)."),
+    ] = None
+    salt: Annotated[
+        str | None, msgspec.Meta(description="Its salt (the revealing seat only, else null).")
+    ] = None
 
 
 class SealForfeited(msgspec.Struct, frozen=True, tag="seal.forfeited", tag_field="type"):
-    """The seat's sealed choice was illegal (or missing); a bot chose for it."""
+    """The seat's sealed choice was illegal, missing at a deadline, or given up by
+    resigning; a random legal choice stands in for it when the step resolves."""
 
-    seat: int
-    step: str
-    reason: str
+    seat: Seat
+    step: Step
+    reason: Annotated[str, msgspec.Meta(description="Why, in words.")]
 
 
 class TurnTimedOut(msgspec.Struct, frozen=True, tag="turn.timed_out", tag_field="type"):
     """The seat missed its turn deadline; the events that follow are a bot's move for it."""
 
-    seat: int
-    step: str
+    seat: Seat
+    step: Step
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", tag_field="type"):
-    """Appended once by the scoring job after the game is over."""
+    """The final result, appended once by the scoring job after the game is over (fields
+    as in `Outcome`)."""
 
-    scores: list[int]
-    winners: list[int]
-    places: list[int]
+    scores: PerSeat
+    winners: SeatList
+    places: PerSeat
 
 
 class SeatResigned(msgspec.Struct, frozen=True, tag="seat.resigned", tag_field="type"):
     """The seat's player resigned: from here on a bot of ``level`` plays the seat."""
 
-    seat: int
-    level: BotLevel = "random"
+    seat: Seat
+    level: Annotated[BotLevel, msgspec.Meta(description="The bot that plays it now.")] = "random"
 
 
 class GameAborted(msgspec.Struct, frozen=True, tag="game.aborted", tag_field="type"):
@@ -189,15 +224,25 @@ class Match(msgspec.Struct):
 
 
 class AwaitingAction(msgspec.Struct, frozen=True):
-    """Who must act now and how: ``move`` (public), ``commit`` or ``reveal`` (sealed).
+    """One seat the game waits for, and what it must do."""
 
-    ``deadline`` (epoch milliseconds) is set by the service for games with turn deadlines.
-    """
-
-    seat: int
-    action: Literal["move", "commit", "reveal"]
-    step: str
-    deadline: int | None = None
+    seat: Seat
+    action: Annotated[
+        Literal["move", "commit", "reveal"],
+        msgspec.Meta(
+            description="move: post one item of `legal` to /moves; commit: post a hash of "
+            "your choice to /commitments (a sealed step); reveal: post the move and salt to "
+            "/reveals (once every seat of the step has committed)."
+        ),
+    ]
+    step: Step
+    deadline: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="When a bot will act for the seat (epoch milliseconds), in games "
+            "created with turn_seconds; null otherwise."
+        ),
+    ] = None
 
 
 def _rng(seed: bytes, version: int) -> Rng:

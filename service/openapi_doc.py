@@ -10,6 +10,8 @@ schemes, and tag descriptions. `openapi/v1.json` is this function's output.
 from __future__ import annotations
 
 import copy
+import inspect
+import sys
 from typing import Any
 
 import msgspec
@@ -133,10 +135,18 @@ def _problem_schema() -> dict[str, Any]:
                 "enum": [TYPE_PREFIX + code for code in CATALOGUE],
                 "description": "Stable problem type.",
             },
-            "title": {"type": "string"},
-            "status": {"type": "integer", "minimum": 400, "maximum": 599},
-            "detail": {"type": "string"},
-            "instance": {"type": "string"},
+            "title": {"type": "string", "description": "The type's summary, for people."},
+            "status": {
+                "type": "integer",
+                "minimum": 400,
+                "maximum": 599,
+                "description": "The HTTP status of the answer.",
+            },
+            "detail": {
+                "type": "string",
+                "description": "What went wrong this time, for people (do not parse it).",
+            },
+            "instance": {"type": "string", "description": "The request it answers, if known."},
             "current_version": {
                 "type": "integer",
                 "description": "With version-mismatch: the game's current version.",
@@ -224,6 +234,78 @@ def _drop_null(param: dict[str, Any]) -> None:
             param["schema"] = {**kept[0], **rest}
 
 
+def _struct_classes() -> dict[str, list[type[msgspec.Struct]]]:
+    """Every Struct class of the project, by class name (the schemas' titles)."""
+    found: dict[str, list[type[msgspec.Struct]]] = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("domain.", "service.")) or module is None:
+            continue
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, msgspec.Struct)
+                and value.__module__ == name
+                and value not in found.get(value.__name__, [])
+            ):
+                found.setdefault(value.__name__, []).append(value)
+    # Types made with defstruct (creation bodies, tagged rules data) live only in unions.
+    from service.api.v1 import schemas as wire
+
+    roots = [wire.CreateGame, wire.RulesData, wire.Move, wire.Event, wire.StateView]
+    for info in msgspec.inspect.multi_type_info(roots):
+        for member in getattr(info, "types", (info,)):
+            if isinstance(member, msgspec.inspect.StructType):
+                cls = member.cls
+                if cls not in found.get(cls.__name__, []):
+                    found.setdefault(cls.__name__, []).append(cls)
+    return found
+
+
+def _own_doc(cls: type) -> str | None:
+    """The class's docstring, or its nearest project base's (tagged copies made with
+    ``defstruct`` have none of their own); never msgspec's own."""
+    for klass in cls.__mro__:
+        if klass is msgspec.Struct or not klass.__module__.startswith(("domain", "service")):
+            continue
+        doc = klass.__dict__.get("__doc__")
+        if doc:
+            return inspect.cleandoc(doc)
+    return None
+
+
+def _describe_schemas(doc: dict[str, Any]) -> None:
+    """Schema descriptions from the Structs' docstrings (Litestar keeps only the fields'
+    ``Meta(description=...)``), and one for every tag field (a constant)."""
+    from service.api.v1.descriptions import DESCRIPTIONS
+
+    classes = _struct_classes()
+    for key, schema in doc["components"]["schemas"].items():
+        table = DESCRIPTIONS.get(schema.get("title", key), {})
+        if "description" not in schema and "" in table:
+            schema["description"] = table[""]
+        for field, prop in schema.get("properties", {}).items():
+            if "description" not in prop and field in table:
+                prop["description"] = table[field]
+        name = key.rsplit("_", 1)[-1]
+        candidates = classes.get(name, [])
+        if len(candidates) > 1:  # two games define one name: the key holds the module path
+            candidates = [
+                c
+                for c in candidates
+                if key == c.__module__.removeprefix("domain.").replace(".", "_") + "_" + name
+            ] or candidates
+        if "description" not in schema and candidates:
+            text = _own_doc(candidates[0])
+            if text:
+                schema["description"] = text
+        for field, prop in schema.get("properties", {}).items():
+            if "description" not in prop and "const" in prop:
+                prop["description"] = (
+                    f"Always `{prop['const']}`: says which kind of object this is "
+                    f"(the `{field}` tag of a union)."
+                )
+
+
 def _component_names(doc: dict[str, Any]) -> None:
     """Readable names for types two games both define (Litestar falls back to module paths,
     ``fbi_cards_Card``): the game's name in CamelCase, then the type (``FbiCard``)."""
@@ -277,6 +359,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     doc = copy.deepcopy(generated)
     components = doc.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
+    _describe_schemas(doc)
     _component_names(doc)
     schemas["Problem"] = _problem_schema()
     components["securitySchemes"] = {
