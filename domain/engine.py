@@ -30,6 +30,11 @@ from domain.rng import Rng
 BotLevel = Literal["random", "greedy", "expert"]
 
 
+def doc(text: str) -> msgspec.Meta:
+    """A field's description in the contract: ``Annotated[int, doc("...")]``."""
+    return msgspec.Meta(description=text)
+
+
 # Shared field types, described once for every schema that uses them.
 Seat = Annotated[
     int,
@@ -49,6 +54,9 @@ STEP_GRAMMAR = (
     "events so far in the turn; `phase` is draw, play, look, move_car or search_files)."
 )
 Step = Annotated[str, msgspec.Meta(description=STEP_GRAMMAR)]
+OptionalSeat = Annotated[
+    int | None, msgspec.Meta(description="A seat number (0-based), or null for nobody.")
+]
 SeatList = Annotated[
     list[int], msgspec.Meta(description="Seat numbers (0-based, in creation order).")
 ]
@@ -72,6 +80,26 @@ class Awaiting(msgspec.Struct, frozen=True):
     seat: int
     step: str
     sealed: bool = False
+
+
+class CommandRule(msgspec.Struct, frozen=True):
+    """One kind of move a seat may post: its tag and what it does."""
+
+    type: Annotated[str, msgspec.Meta(description="The move's `type` tag, as posted.")]
+    description: Annotated[str, msgspec.Meta(description="What the move does, in plain text.")]
+
+
+def plain_text(text: str) -> str:
+    """Docstring text as one line of plain text (reST literals ``x`` become x)."""
+    return " ".join(text.replace("``", "").split())
+
+
+def command_rules(types: Sequence[type[msgspec.Struct]]) -> list[CommandRule]:
+    """Each command type's tag and docstring, read off the types so they never drift."""
+    return [
+        CommandRule(type=str(t.__struct_config__.tag), description=plain_text(t.__doc__ or ""))
+        for t in types
+    ]
 
 
 class Outcome(msgspec.Struct, frozen=True):

@@ -9,7 +9,7 @@ from domain.bonnie_clyde import cards
 from domain.bonnie_clyde.cards import Card
 from domain.bonnie_clyde.commands import COMMAND_TYPES
 from domain.bonnie_clyde.options import BonnieClydeOptions
-from domain.engine import HouseRule
+from domain.engine import CommandRule, HouseRule, command_rules
 
 
 class LocationRule(msgspec.Struct, frozen=True):
@@ -25,11 +25,6 @@ class DeckEntry(msgspec.Struct, frozen=True):
 class HandSizeRule(msgspec.Struct, frozen=True):
     seats: int
     cards: int
-
-
-class CommandRule(msgspec.Struct, frozen=True):
-    type: str
-    description: str
 
 
 class BonnieClydeRules(msgspec.Struct, frozen=True):
@@ -152,16 +147,6 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def _command_rules() -> list[CommandRule]:
-    """Each command's tag and docstring, read off the command types so they never drift."""
-    out = []
-    for command in COMMAND_TYPES:
-        tag = command.__struct_config__.tag
-        assert isinstance(tag, str)
-        out.append(CommandRule(type=tag, description=" ".join((command.__doc__ or "").split())))
-    return out
-
-
 def rules() -> BonnieClydeRules:
     deck = [
         DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
@@ -193,5 +178,5 @@ def rules() -> BonnieClydeRules:
         target_min=cards.TARGET_MIN,
         target_max=cards.TARGET_MAX,
         options=BonnieClydeOptions(),
-        commands=_command_rules(),
+        commands=command_rules(COMMAND_TYPES),
     )

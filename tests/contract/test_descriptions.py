@@ -11,22 +11,26 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from domain import registry
+from service.api.v1.schemas import RulesDocument, rules_data
 from service.openapi_doc import _struct_classes
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
 SCHEMAS: dict[str, Any] = CONTRACT["components"]["schemas"]
-DESCRIBED = ("service.", "domain.match", "domain.engine", "domain.verify")
+DESCRIBED = ("service.", "domain.match", "domain.engine", "domain.verify", "domain.fbi.")
 
 
 def _modules(title: str) -> set[str]:
     """The modules defining a schema's type (several games may share a class name)."""
-    name = title
-    for prefix in ("Fbi", "Feds", "BonnieClyde"):
+    name, package = title, ""
+    for prefix, game in (("Fbi", "fbi"), ("Feds", "feds"), ("BonnieClyde", "bonnie_clyde")):
         if name.startswith(prefix) and name not in _struct_classes():
-            name = name.removeprefix(prefix)
-    return {_owner(cls) for cls in _struct_classes().get(name, [])}
+            name, package = name.removeprefix(prefix), f"domain.{game}."
+    owners = {_owner(cls) for cls in _struct_classes().get(name, [])}
+    return {m for m in owners if m.startswith(package)}
 
 
 def _owner(cls: type) -> str:
@@ -74,3 +78,28 @@ def test_the_shared_concepts_are_explained_where_they_are_defined() -> None:
     step = SCHEMAS["AwaitingAction"]["properties"]["step"]["description"]
     for grammar in ("t{turn}.release.{seat}", "r{round}.agents", "t{turn}.{n}.{phase}"):
         assert grammar in step
+
+
+COMMON_RULES_FIELDS = {"name", "title", "summary", "min_seats", "max_seats", "options", "commands"}
+
+
+@pytest.mark.parametrize("game", registry.games(), ids=registry.names())
+def test_every_rules_document_has_one_shape_in_plain_text(game: Any) -> None:
+    document = RulesDocument(
+        game=game.name,
+        title=game.title,
+        min_seats=game.min_seats,
+        max_seats=game.max_seats,
+        bot_levels=["random", "greedy", "expert"],
+        rules=rules_data(game),
+        house_rules=list(game.house_rules()),
+    )
+    data = msgspec.to_builtins(document)
+    assert COMMON_RULES_FIELDS <= set(data["rules"]), game.name
+    assert data["rules"]["name"] == game.name
+    for command in data["rules"]["commands"]:
+        assert set(command) == {"type", "description"}
+        assert command["description"], command
+    text = msgspec.json.encode(data).decode()
+    for markup in ("``", ":class:", ":func:", ".. "):
+        assert markup not in text, (game.name, markup)
