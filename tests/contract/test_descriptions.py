@@ -20,7 +20,14 @@ from service.openapi_doc import _struct_classes
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
 SCHEMAS: dict[str, Any] = CONTRACT["components"]["schemas"]
-DESCRIBED = ("service.", "domain.match", "domain.engine", "domain.verify", "domain.fbi.")
+DESCRIBED = (
+    "service.",
+    "domain.match",
+    "domain.engine",
+    "domain.verify",
+    "domain.fbi.",
+    "domain.bonnie_clyde.",
+)
 
 
 def _modules(title: str) -> set[str]:
