@@ -333,6 +333,141 @@ def _component_names(doc: dict[str, Any]) -> None:
     walk(doc)
 
 
+def _notification_schemas() -> dict[str, dict[str, Any]]:
+    """One schema per webhook notification kind (the JSON body a delivery POSTs). Every
+    delivery carries all the fields of `service.webhooks.Notification`; those a kind does
+    not use are null."""
+    common: dict[str, Any] = {
+        "id": {"type": "string", "description": "The notification's id, the same on retries."},
+        "game_id": {"type": "string", "description": "The game's id (24 hex digits)."},
+        "version": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The game's version when this happened.",
+        },
+        "at_ms": {
+            "type": "integer",
+            "description": "When it happened (epoch milliseconds, server clock).",
+        },
+    }
+    seats = {"type": "array", "items": {"type": "integer"}}
+    kinds: dict[str, tuple[str, str, dict[str, Any]]] = {
+        "SeatAwaitedNotification": (
+            "seat.awaited",
+            "A human seat must act (a new turn, step or sealed action).",
+            {
+                "seat": {"type": "integer", "description": "The seat (0-based)."},
+                "action": {
+                    "type": "string",
+                    "enum": ["move", "commit", "reveal"],
+                    "description": "What it must do.",
+                },
+                "step": {"type": "string", "description": "The step id (see AwaitingAction)."},
+                "deadline": {
+                    "type": ["integer", "null"],
+                    "description": "When a bot acts for it (epoch ms); null without deadlines.",
+                },
+            },
+        ),
+        "GameFinishedNotification": (
+            "game.finished",
+            "The game ended: played to the end (scores and winners), or aborted by its "
+            "creator (no scores).",
+            {
+                "status": {
+                    "type": "string",
+                    "enum": ["finished", "aborted"],
+                    "description": "finished: played to the end; aborted: ended by its creator.",
+                },
+                "scores": {
+                    **seats,
+                    "type": ["array", "null"],
+                    "description": "Final scores by seat; null when aborted.",
+                },
+                "winners": {
+                    **seats,
+                    "type": ["array", "null"],
+                    "description": "The winning seats; null when aborted.",
+                },
+            },
+        ),
+        "ResultRecordedNotification": (
+            "result.recorded",
+            "The scoring job recorded the final result (once per game).",
+            {
+                "scores": {**seats, "description": "Final scores by seat."},
+                "winners": {**seats, "description": "The winning seats."},
+            },
+        ),
+    }
+    out: dict[str, dict[str, Any]] = {}
+    for name, (kind, text, own) in kinds.items():
+        properties = {
+            "kind": {"type": "string", "const": kind, "description": f"Always `{kind}`."},
+            **common,
+            **own,
+        }
+        out[name] = {
+            "type": "object",
+            "title": name,
+            "description": text + " Fields of other kinds are present and null.",
+            "required": sorted(properties),
+            "properties": properties,
+        }
+    return out
+
+
+def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI 3.1 `webhooks`: what a registered webhook receives, signed."""
+    headers = [
+        {
+            "name": "Stakeout-Signature",
+            "in": "header",
+            "required": True,
+            "description": 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>, '
+            "the secret being the one returned at registration. Check it in constant time "
+            "and refuse old timestamps (five minutes, say).",
+            "schema": {"type": "string", "pattern": "^t=[0-9]+,v1=[0-9a-f]{64}$"},
+        },
+        {
+            "name": "Stakeout-Event",
+            "in": "header",
+            "required": True,
+            "description": "The notification kind.",
+            "schema": {"type": "string"},
+        },
+        {
+            "name": "Stakeout-Delivery",
+            "in": "header",
+            "required": True,
+            "description": "The notification's id (the same on every retry).",
+            "schema": {"type": "string"},
+        },
+    ]
+    out = {}
+    for name, schema in _notification_schemas().items():
+        schemas[name] = schema
+        kind = schema["properties"]["kind"]["const"]
+        out[kind] = {
+            "post": {
+                "operationId": "on" + name.removesuffix("Notification"),
+                "summary": f"{kind}: {schema['description'].split('.')[0]}",
+                "description": "POSTed by the workers to each webhook registered for this "
+                "kind; retried with backoff until it answers 2xx.",
+                "tags": ["webhooks"],
+                "parameters": headers,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}
+                    },
+                },
+                "responses": {"2XX": {"description": "Received; any 2xx ends the retries."}},
+            }
+        }
+    return out
+
+
 # Reads that answer 304 to an If-None-Match naming the current version.
 _CONDITIONAL = {"getGame", "listEvents"}
 
@@ -419,4 +554,5 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                     for name, target in _LINK_TARGETS.items()
                 }
     _add_discriminators(doc, schemas)
+    doc["webhooks"] = _webhooks(schemas)
     return doc
