@@ -20,7 +20,7 @@ Conventions every game follows:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import msgspec
 
@@ -28,6 +28,44 @@ from domain.budget import TUNED, Budget
 from domain.rng import Rng
 
 BotLevel = Literal["random", "greedy", "expert"]
+
+
+def doc(text: str) -> msgspec.Meta:
+    """A field's description in the contract: ``Annotated[int, doc("...")]``."""
+    return msgspec.Meta(description=text)
+
+
+# Shared field types, described once for every schema that uses them.
+Seat = Annotated[
+    int,
+    msgspec.Meta(
+        description="A seat number: 0 is the first seat listed at creation, then 1, 2, … up "
+        "to the number of seats minus one."
+    ),
+]
+STEP_GRAMMAR = (
+    "A decision's id, unique within the game; sealed commitments bind it, so a commitment "
+    "cannot be replayed into another step. FBI: `t{turn}.release.{seat}` (a seat's release "
+    "in turn `turn`, from 1), `t{turn}.agents` (the sealed choice of two agents), "
+    "`t{turn}.arrest.{i}` (the i-th arrest of the turn, from 0). The Feds: `r{round}.agents` "
+    "(the sealed choice of an agent and a location), `r{round}.power.{n}` and "
+    "`r{round}.siren.{n}` (a power or a siren share to decide, `n` = moves made so far), "
+    "`bust.{n}` (the next location to bust). Bonnie and Clyde: `t{turn}.{n}.{phase}` (`n` = "
+    "events so far in the turn; `phase` is draw, play, look, move_car or search_files)."
+)
+Step = Annotated[str, msgspec.Meta(description=STEP_GRAMMAR)]
+OptionalSeat = Annotated[
+    int | None, msgspec.Meta(description="A seat number (0-based), or null for nobody.")
+]
+SeatList = Annotated[
+    list[int], msgspec.Meta(description="Seat numbers (0-based, in creation order).")
+]
+PerSeat = Annotated[
+    list[int],
+    msgspec.Meta(
+        description="One number per seat, indexed by seat number (0-based, in creation order)."
+    ),
+]
 
 
 class Awaiting(msgspec.Struct, frozen=True):
@@ -44,12 +82,49 @@ class Awaiting(msgspec.Struct, frozen=True):
     sealed: bool = False
 
 
-class Outcome(msgspec.Struct, frozen=True):
-    """Final result. ``places`` is 1-based per seat; tied seats share a place."""
+class CommandRule(msgspec.Struct, frozen=True):
+    """One kind of move a seat may post: its tag and what it does."""
 
-    scores: list[int]
-    winners: list[int]
-    places: list[int]
+    type: Annotated[str, msgspec.Meta(description="The move's `type` tag, as posted.")]
+    description: Annotated[str, msgspec.Meta(description="What the move does, in plain text.")]
+
+
+def plain_text(text: str) -> str:
+    """Docstring text as one line of plain text (reST literals ``x`` become x)."""
+    return " ".join(text.replace("``", "").split())
+
+
+def command_rules(types: Sequence[type[msgspec.Struct]]) -> list[CommandRule]:
+    """Each command type's tag and docstring, read off the types so they never drift."""
+    return [
+        CommandRule(type=str(t.__struct_config__.tag), description=plain_text(t.__doc__ or ""))
+        for t in types
+    ]
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """The final result of a finished game, in the game's own points."""
+
+    scores: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="Final score of each seat, indexed by seat number, in the game's points."
+        ),
+    ]
+    winners: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="The seats that won (several when tied for first), in seat order."
+        ),
+    ]
+    places: Annotated[
+        list[int],
+        msgspec.Meta(
+            description="Each seat's finishing place, indexed by seat number: 1 for the "
+            "winners, then 2, 3, …; tied seats share a place and the next place is skipped "
+            "(1, 1, 3)."
+        ),
+    ]
 
 
 class HouseRule(msgspec.Struct, frozen=True):
@@ -58,9 +133,13 @@ class HouseRule(msgspec.Struct, frozen=True):
     unique within the game; ``topic`` names the part of the rules; ``text`` is plain text
     (no markup) a player or a client developer can read without the project's files."""
 
-    id: str
-    topic: str
-    text: str
+    id: Annotated[
+        str, msgspec.Meta(description="Stable id of the decision, unique within the game.")
+    ]
+    topic: Annotated[
+        str, msgspec.Meta(description="The part of the rules it concerns, in a few words.")
+    ]
+    text: Annotated[str, msgspec.Meta(description="The decision in plain text (no markup).")]
 
 
 class Game(Protocol):

@@ -62,7 +62,15 @@ class CommitmentError(DomainError):
 
 
 class RevealMismatch(DomainError):
-    """The revealed move and salt do not hash to the seat's commitment."""
+    """The revealed move and salt do not hash to the seat's commitment.
+
+    ``preimage`` is the string the server hashed from the revealed move and salt (the
+    seat's own move: shown to it alone), so a client sees how its hashing differs.
+    """
 
     code = "reveal-mismatch"
     status = 422
+
+    def __init__(self, detail: str, preimage: str | None = None) -> None:
+        super().__init__(detail)
+        self.preimage = preimage

@@ -16,13 +16,13 @@ and a `SealForfeited` event says so.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
 from domain import sealed
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Game, Outcome
+from domain.engine import Awaiting, BotLevel, Game, Outcome, PerSeat, Seat, SeatList, Step
 from domain.errors import (
     CommitmentError,
     DomainError,
@@ -38,57 +38,103 @@ from domain.rng import Rng
 SeatType = Literal["human", "bot"]
 
 
+Level = Annotated[
+    BotLevel | None,
+    msgspec.Meta(
+        description="The bot's level for a bot seat (random: uniform over legal moves; "
+        "greedy: a one-move heuristic; expert: a search), null for a human seat."
+    ),
+]
+Kind = Annotated[
+    SeatType, msgspec.Meta(description="human: played by a client; bot: by the server.")
+]
+
+
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    type: SeatType
-    level: BotLevel | None = None
+    """Who plays a seat, as given at creation."""
+
+    type: Kind
+    level: Level = None
 
 
 class GameCreated(msgspec.Struct, frozen=True, tag="game.created", tag_field="type"):
     """First event of every stream. The seed itself is never in an event."""
 
-    game: str
-    game_id: str
-    options: dict[str, Any]
-    seats: list[SeatSpec]
-    seed_commitment: str
+    game: Annotated[str, msgspec.Meta(description="The game's name (fbi, feds, bonnie_clyde).")]
+    game_id: Annotated[str, msgspec.Meta(description="The game's id (24 hex digits).")]
+    options: Annotated[
+        dict[str, Any], msgspec.Meta(description="The game's options, defaults filled in.")
+    ]
+    seats: Annotated[list[SeatSpec], msgspec.Meta(description="Who plays each seat, by seat.")]
+    seed_commitment: Annotated[
+        str,
+        msgspec.Meta(
+            description="hex(SHA-256(seed)): the secret shuffle seed, published in the replay "
+            "once the game is over, must hash to this."
+        ),
+    ]
 
 
 class SealCommitted(msgspec.Struct, frozen=True, tag="seal.committed", tag_field="type"):
-    seat: int
-    step: str
-    commitment: str
+    """A seat committed (or replaced its commitment) in a sealed step; the move stays
+    secret until every seat has revealed."""
+
+    seat: Seat
+    step: Step
+    commitment: Annotated[
+        str, msgspec.Meta(description="The posted hash (64 hex digits); the last one counts.")
+    ]
 
 
 class SealRevealed(msgspec.Struct, frozen=True, tag="seal.revealed", tag_field="type"):
-    """``move`` and ``salt`` are shown to the revealing seat only (and in the final replay)."""
+    """A seat revealed its sealed move. ``move`` and ``salt`` are shown to the revealing
+    seat only (and in the final replay); the others see that it revealed."""
 
-    seat: int
-    step: str
-    move: dict[str, Any] | None = None
-    salt: str | None = None
+    seat: Seat
+    step: Step
+    move: Annotated[
+        dict[str, Any] | None,
+        msgspec.Meta(description="The revealed move (the revealing seat only, else null)."),
+    ] = None
+    salt: Annotated[
+        str | None, msgspec.Meta(description="Its salt (the revealing seat only, else null).")
+    ] = None
 
 
 class SealForfeited(msgspec.Struct, frozen=True, tag="seal.forfeited", tag_field="type"):
-    """The seat's sealed choice was illegal (or missing); a bot chose for it."""
+    """The seat's sealed choice was illegal, missing at a deadline, or given up by
+    resigning; a random legal choice stands in for it when the step resolves."""
 
-    seat: int
-    step: str
-    reason: str
+    seat: Seat
+    step: Step
+    reason: Annotated[str, msgspec.Meta(description="Why, in words.")]
 
 
 class TurnTimedOut(msgspec.Struct, frozen=True, tag="turn.timed_out", tag_field="type"):
     """The seat missed its turn deadline; the events that follow are a bot's move for it."""
 
-    seat: int
-    step: str
+    seat: Seat
+    step: Step
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", tag_field="type"):
-    """Appended once by the scoring job after the game is over."""
+    """The final result, appended once by the scoring job after the game is over (fields
+    as in `Outcome`)."""
 
-    scores: list[int]
-    winners: list[int]
-    places: list[int]
+    scores: PerSeat
+    winners: SeatList
+    places: PerSeat
+
+
+class SeatResigned(msgspec.Struct, frozen=True, tag="seat.resigned", tag_field="type"):
+    """The seat's player resigned: from here on a bot of ``level`` plays the seat."""
+
+    seat: Seat
+    level: Annotated[BotLevel, msgspec.Meta(description="The bot that plays it now.")] = "random"
+
+
+class GameAborted(msgspec.Struct, frozen=True, tag="game.aborted", tag_field="type"):
+    """The API key that created the game ended it unfinished: no result, no more moves."""
 
 
 class GameAbandoned(msgspec.Struct, frozen=True, tag="game.abandoned", tag_field="type"):
@@ -105,9 +151,11 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     TurnTimedOut,
     ResultRecorded,
     GameAbandoned,
+    SeatResigned,
+    GameAborted,
 )
-# After one of these nothing more is appended to a stream.
-FINAL_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (ResultRecorded, GameAbandoned)
+# After one of these nothing more is appended to a stream (live feeds end there).
+FINAL_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (ResultRecorded, GameAbandoned, GameAborted)
 
 
 class MakeMove(msgspec.Struct, frozen=True, tag="move", tag_field="kind"):
@@ -147,9 +195,22 @@ class Abandon(msgspec.Struct, frozen=True, tag="abandon", tag_field="kind"):
     idle_seconds: int
 
 
+class Resign(msgspec.Struct, frozen=True, tag="resign", tag_field="kind"):
+    """``seat`` gives up: a bot plays it from now on, as when a deadline passes."""
+
+    seat: int
+
+
+class Abort(msgspec.Struct, frozen=True, tag="abort", tag_field="kind"):
+    """The creator's act: end the unfinished game without a result."""
+
+
 # Everything that can change a stream, as data: stored beside the events it produced, so a
 # verifier holding the seed can re-run every decision and compare (see domain/verify.py).
-Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut | Abandon
+Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut | Abandon | Resign | Abort
+
+# The level of the bot that plays a resigned seat: the deadline's stand-in, a random move.
+RESIGNED_LEVEL: BotLevel = "random"
 
 
 class Match(msgspec.Struct):
@@ -157,7 +218,8 @@ class Match(msgspec.Struct):
 
     ``commits``, ``reveals`` and ``forfeited`` belong to the sealed step ``seal_step``; a
     forfeited seat (it missed a deadline) counts as committed and revealed, and a bot's
-    random legal choice stands in for its move when the step resolves.
+    random legal choice stands in for its move when the step resolves. ``seats`` is who
+    plays each seat now: a resigned seat (listed in ``resigned``) is a bot's from then on.
     """
 
     game_id: str
@@ -171,18 +233,30 @@ class Match(msgspec.Struct):
     forfeited: dict[int, str] = msgspec.field(default_factory=dict)
     recorded: Outcome | None = None
     abandoned: bool = False
+    resigned: list[int] = msgspec.field(default_factory=list)
+    aborted: bool = False
 
 
 class AwaitingAction(msgspec.Struct, frozen=True):
-    """Who must act now and how: ``move`` (public), ``commit`` or ``reveal`` (sealed).
+    """One seat the game waits for, and what it must do."""
 
-    ``deadline`` (epoch milliseconds) is set by the service for games with turn deadlines.
-    """
-
-    seat: int
-    action: Literal["move", "commit", "reveal"]
-    step: str
-    deadline: int | None = None
+    seat: Seat
+    action: Annotated[
+        Literal["move", "commit", "reveal"],
+        msgspec.Meta(
+            description="move: post one item of `legal` to /moves; commit: post a hash of "
+            "your choice to /commitments (a sealed step); reveal: post the move and salt to "
+            "/reveals (once every seat of the step has committed)."
+        ),
+    ]
+    step: Step
+    deadline: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="When a bot will act for the seat (epoch milliseconds), in games "
+            "created with turn_seconds; null otherwise."
+        ),
+    ] = None
 
 
 def _rng(seed: bytes, version: int) -> Rng:
@@ -264,6 +338,14 @@ class Rules:
             return replace(match, version=version)
         if isinstance(event, GameAbandoned):
             return replace(match, version=version, abandoned=True)
+        if isinstance(event, GameAborted):
+            return replace(match, version=version, aborted=True)
+        if isinstance(event, SeatResigned):
+            seats = list(match.seats)
+            seats[event.seat] = SeatSpec("bot", event.level)
+            return replace(
+                match, version=version, seats=seats, resigned=[*match.resigned, event.seat]
+            )
         if isinstance(event, ResultRecorded):
             return replace(
                 match,
@@ -286,7 +368,7 @@ class Rules:
         return self.game.result(match.state)
 
     def awaiting(self, match: Match) -> list[AwaitingAction]:
-        if match.abandoned or self.game.result(match.state) is not None:
+        if match.abandoned or match.aborted or self.game.result(match.state) is not None:
             return []
         out: list[AwaitingAction] = []
         pending = self.game.pending(match.state)
@@ -307,13 +389,31 @@ class Rules:
         return out
 
     def legal(self, match: Match, seat: int | None) -> list[Any]:
-        """Moves ``seat`` may post now: public moves, or the choices it may seal."""
+        """Moves ``seat`` may post now: public moves, or the choices it may seal (also once
+        committed, while it may still replace its commitment)."""
         if seat is None:
             return []
         actions = [a for a in self.awaiting(match) if a.seat == seat]
-        if not actions or actions[0].action == "reveal":
-            return []
-        return self.game.legal(match.state, seat)
+        if actions and actions[0].action != "reveal":
+            return self.game.legal(match.state, seat)
+        if not actions and self._may_recommit(match, seat):
+            return self.game.legal(match.state, seat)
+        return []
+
+    def _may_recommit(self, match: Match, seat: int) -> bool:
+        """``seat`` has committed in the current sealed step and reveals have not opened."""
+        if match.aborted or self.game.result(match.state) is not None:
+            return False
+        sealed_seats = [p for p in self.game.pending(match.state) if p.sealed]
+        if seat not in [p.seat for p in sealed_seats]:
+            return False
+        step = sealed_seats[0].step
+        committed = _sealed_progress(match, step)[0]
+        return (
+            seat in committed
+            and seat not in _forfeits(match, step)
+            and not all(p.seat in committed for p in sealed_seats)
+        )
 
     # ---- decisions ------------------------------------------------------------------
 
@@ -322,6 +422,8 @@ class Rules:
             raise GameOver("the game is over")
         if match.abandoned:
             raise GameOver("the game was abandoned")
+        if match.aborted:
+            raise GameOver("the game was aborted")
         for p in self.game.pending(match.state):
             if p.seat == seat:
                 return p
@@ -343,15 +445,42 @@ class Rules:
             return self.time_out(match, act, seed)
         if isinstance(act, Abandon):
             return self.abandon(match, act)
+        if isinstance(act, Resign):
+            return self.resign(match, act.seat, seed)
+        if isinstance(act, Abort):
+            return self.abort(match)
         return self.record_result(match)
 
     def abandon(self, match: Match, act: Abandon) -> list[Any]:
         """End an idle game without a result (once; a finished game is not abandoned)."""
         if self.game.result(match.state) is not None:
             raise GameOver("the game is over")
-        if match.abandoned:
+        if match.abandoned or match.aborted:
             return []
         return [GameAbandoned(idle_seconds=act.idle_seconds)]
+
+    def resign(self, match: Match, seat: int, seed: bytes) -> list[Any]:
+        """``seat`` resigns: a bot plays it from now on. Its unrevealed sealed choice in the
+        current step is forfeited, as at a missed deadline (a bot's choice stands in)."""
+        if self.game.result(match.state) is not None or match.aborted or match.abandoned:
+            raise GameOver("the game is over")
+        if not 0 <= seat < len(match.seats) or match.seats[seat].type != "human":
+            raise WrongPhase(f"seat {seat} is not played by a person: it cannot resign")
+        events: list[Any] = [SeatResigned(seat=seat, level=RESIGNED_LEVEL)]
+        sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        if seat in sealed_seats:
+            step = next(q.step for q in self.game.pending(match.state) if q.sealed)
+            if seat not in _sealed_progress(match, step)[1]:
+                events += self._forfeit(match, seat, step, "resigned", seed)
+        return events
+
+    def abort(self, match: Match) -> list[Any]:
+        """End an unfinished game without a result."""
+        if self.game.result(match.state) is not None:
+            raise GameOver("the game is over")
+        if match.aborted or match.abandoned:
+            raise GameOver("the game has ended already")
+        return [GameAborted()]
 
     def time_out(self, match: Match, act: TimeOut, seed: bytes) -> list[Any]:
         """A missed deadline: a random legal move for a public step, a forfeit for a sealed one."""
@@ -363,14 +492,17 @@ class Rules:
             fallback = rng.fork("timeout").choice(self.game.legal(match.state, act.seat))
             decided = self.game.decide(match.state, act.seat, fallback, rng)
             return [TurnTimedOut(seat=act.seat, step=act.step), *decided]
-        events: list[Any] = [SealForfeited(act.seat, act.step, f"missed the {act.action} deadline")]
+        return self._forfeit(match, act.seat, act.step, f"missed the {act.action} deadline", seed)
+
+    def _forfeit(self, match: Match, seat: int, step: str, reason: str, seed: bytes) -> list[Any]:
+        """``seat`` forfeits its choice in sealed ``step``; resolves the step if it was last."""
+        events: list[Any] = [SealForfeited(seat, step, reason)]
         sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
-        revealed = _sealed_progress(match, act.step)[1]
-        if all(s in revealed or s == act.seat for s in sealed_seats):
-            forfeited = {**_forfeits(match, act.step), act.seat: "deadline"}
-            events += self._resolve_sealed(
-                match, act.step, sealed_seats, dict(match.reveals), forfeited, seed
-            )
+        revealed = _sealed_progress(match, step)[1]
+        if all(s in revealed or s == seat for s in sealed_seats):
+            forfeited = {**_forfeits(match, step), seat: "forfeit"}
+            reveals = dict(match.reveals) if match.seal_step == step else {}
+            events += self._resolve_sealed(match, step, sealed_seats, reveals, forfeited, seed)
         return events
 
     def move(self, match: Match, seat: int, command: Any, seed: bytes) -> list[Any]:
@@ -388,8 +520,16 @@ class Rules:
             raise WrongPhase(f"step {p.step} is not sealed: post a move")
         if step is not None and step != p.step:
             raise CommitmentError(f"the current step is {p.step}, not {step}")
-        if seat in _sealed_progress(match, p.step)[0]:
-            raise CommitmentError(f"seat {seat} has already committed for step {p.step}")
+        # Until reveals open a seat may replace its commitment (the last one counts): a
+        # client that hashed the wrong bytes can still put it right.
+        committed = _sealed_progress(match, p.step)[0]
+        if seat in _forfeits(match, p.step):
+            raise CommitmentError(f"seat {seat} forfeited its choice in step {p.step}")
+        sealed_seats = [q.seat for q in self.game.pending(match.state) if q.sealed]
+        if seat in committed and all(s in committed for s in sealed_seats):
+            raise CommitmentError(
+                f"reveals have opened for step {p.step}: the commitment can no longer change"
+            )
         return [SealCommitted(seat=seat, step=p.step, commitment=commitment)]
 
     def reveal(
@@ -413,7 +553,12 @@ class Rules:
         if not sealed.salt_is_valid(salt):
             raise RevealMismatch("the salt must be at least 16 bytes in hex")
         if not sealed.matches(commits[seat], match.game_id, p.step, seat, move, salt):
-            raise RevealMismatch("the move and salt do not hash to the commitment")
+            text = sealed.preimage(match.game_id, p.step, seat, move, salt)
+            raise RevealMismatch(
+                "the move and salt do not hash to the commitment; `preimage` is the exact "
+                "string the server hashed (UTF-8, SHA-256, lowercase hex)",
+                preimage=text,
+            )
         events: list[Any] = [SealRevealed(seat=seat, step=p.step, move=move, salt=salt)]
         if all(s in revealed or s == seat for s in sealed_seats):
             reveals = {**match.reveals, seat: events[0]}

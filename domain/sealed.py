@@ -28,10 +28,14 @@ def canonical_json(move: Any) -> str:
     return json.dumps(move, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def preimage(game_id: str, step: str, seat: int, move: Any, salt: str) -> str:
+    """The exact string whose SHA-256 is the commitment."""
+    return f"{SCHEME}|{game_id}|{step}|{seat}|{canonical_json(move)}|{salt}"
+
+
 def commitment(game_id: str, step: str, seat: int, move: Any, salt: str) -> str:
     """The commitment a seat posts for ``move`` (a JSON-able object) with ``salt`` (hex)."""
-    text = f"{SCHEME}|{game_id}|{step}|{seat}|{canonical_json(move)}|{salt}"
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(preimage(game_id, step, seat, move, salt).encode()).hexdigest()
 
 
 def new_salt() -> str:

@@ -8,7 +8,8 @@ secret seed. `verify` checks that
 3. every later batch of events is exactly what its act produces when re-run against the
    replayed state with the seed (every later shuffle, draw and forfeit re-derived; every
    move legal; every reveal hashing to its commitment — the rules check it again);
-4. the recorded result is the result of the replayed game.
+4. the recorded result is the result of the replayed game (an aborted game has none: the
+   replay proves every event up to the abort).
 
 Any difference raises `VerificationError` with the version where it was found.
 """
@@ -53,6 +54,7 @@ class Verified(msgspec.Struct, frozen=True):
     acts: int
     scores: list[int]
     winners: list[int]
+    status: str = "finished"  # or "aborted": ended by its creator, no scores or winners
 
 
 def verify(replay: ReplayDocument) -> Verified:
@@ -113,6 +115,8 @@ def verify(replay: ReplayDocument) -> Verified:
 
 def _outcome(rules: Rules, match: Match, replay: ReplayDocument, acts: int) -> Verified:
     result = rules.result(match)
+    if result is None and match.aborted:
+        return Verified(replay.game_id, replay.game, len(replay.events), acts, [], [], "aborted")
     if result is None:
         raise VerificationError("the replayed game is not over")
     if match.recorded is not None and match.recorded != result:

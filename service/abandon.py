@@ -42,13 +42,14 @@ Verdict = Literal["check", "skip", "abandon"]
 
 
 def ended(loaded: Loaded) -> bool:
-    """Nothing more will happen to this game: scored, or abandoned."""
-    return loaded.match.recorded is not None or loaded.match.abandoned
+    """Nothing more will happen to this game: scored, abandoned or aborted."""
+    match = loaded.match
+    return match.recorded is not None or match.abandoned or match.aborted
 
 
 async def record_change(redis: AnyRedis, loaded: Loaded, change: Change) -> None:
     """After every change: remember when the game last moved; forget it once it ended."""
-    if loaded.match.abandoned:
+    if loaded.match.abandoned or loaded.match.aborted:
         await redis.zrem(ACTIVE, loaded.game_id)
     if ended(loaded):
         await redis.zrem(ACTIVITY, loaded.game_id)

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
-from service.api.v1.games import GamesController
+from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
@@ -26,6 +26,7 @@ from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.requests import StrictRequest
 from service.scheduling import QUEUES
 from service.settings import Settings
+from service.strictness import check_request, problem_for_not_found
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -63,6 +64,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # API port when it has its own (STAKEOUT_METRICS_PORT, service/metrics_port.py).
         route_handlers=[
             GamesController,
+            GameEndingsController,
             WebhooksController,
             StatsController,
             RulesController,
@@ -74,6 +76,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
         request_class=StrictRequest,
+        # A body must be JSON (415); unknown /schema/... paths are problems, not HTML.
+        before_request=check_request,
+        after_request=problem_for_not_found,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         cors_config=CORSConfig(

@@ -36,7 +36,7 @@ async def play_bot_turn(
     a sealed choice is kept server-side before its commitment is appended).
     """
     loaded = await games.load(game_id)
-    spec = loaded.meta.seats[seat]
+    spec = loaded.match.seats[seat]  # a resigned seat is a bot's
     if spec.type != "bot" or spec.level is None:
         return "idle"
     level = spec.level

@@ -68,7 +68,7 @@ def plan(
     awaited = {
         a.seat: a
         for a in loaded.rules.awaiting(loaded.match)
-        if loaded.meta.seats[a.seat].type == "human"
+        if loaded.match.seats[a.seat].type == "human"
     }
     fresh: list[Deadline] = []
     for seat, action in awaited.items():

@@ -9,7 +9,7 @@ import redis.exceptions
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
-from domain.errors import DomainError
+from domain.errors import DomainError, RevealMismatch
 from service.games import Contention, GameNotFound, IdempotencyMismatch, VersionMismatch
 from service.problems import PROBLEM_MEDIA_TYPE, Problem, problem
 
@@ -72,6 +72,8 @@ _HTTP_CODES = {
 
 
 def to_problem(exc: Exception) -> Problem:
+    if isinstance(exc, RevealMismatch) and exc.preimage is not None:
+        return problem(exc.code, exc.detail, preimage=exc.preimage)
     if isinstance(exc, DomainError):
         return problem(exc.code, exc.detail)
     if isinstance(exc, ServiceError):
@@ -118,6 +120,9 @@ def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response
         headers["Retry-After"] = str(exc.retry_after)
     elif body.status == 503:
         headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    if isinstance(exc, HTTPException) and body.status == 405 and exc.headers:
+        # RFC 9110: a 405 lists the methods the resource supports (Litestar's router knows).
+        headers.update({k.title(): v for k, v in exc.headers.items() if k.lower() == "allow"})
     return Response(
         body,
         status_code=body.status,

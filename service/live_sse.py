@@ -38,7 +38,9 @@ async def live_messages(
     sent = after
     try:
         backlog = await ctx.store.read(game_id, after=after)
-        finished = loaded.match.recorded is not None or loaded.match.abandoned
+        finished = (
+            loaded.match.recorded is not None or loaded.match.abandoned or loaded.match.aborted
+        )
         for stored in backlog:
             event = decoder.decode(stored.data)
             yield _message(loaded, Versioned(stored.version, event, stored.at_ms), caller)

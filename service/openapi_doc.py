@@ -10,15 +10,19 @@ schemes, and tag descriptions. `openapi/v1.json` is this function's output.
 from __future__ import annotations
 
 import copy
+import inspect
+import sys
+import typing
 from typing import Any
 
 import msgspec
 from litestar import Request
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin, ScalarRenderPlugin
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Contact, License, Tag
 
 from domain import registry
+from service.docs_ui import OfflineSwaggerPlugin
 from service.problems import CATALOGUE, PROBLEM_MEDIA_TYPE, TYPE_PREFIX
 from service.ratelimit import UNCOUNTED
 
@@ -62,7 +66,8 @@ def openapi_config() -> OpenAPIConfig:
         license=License(name="Proprietary", identifier="LicenseRef-Proprietary"),
         tags=TAGS,
         path="/schema",
-        render_plugins=[FinalJsonRenderPlugin(path="/openapi.json"), ScalarRenderPlugin(path="/")],
+        # The docs UI's files are served by the app itself (service/docs_ui.py).
+        render_plugins=[FinalJsonRenderPlugin(path="/openapi.json"), OfflineSwaggerPlugin()],
         use_handler_docstrings=False,
     )
 
@@ -80,6 +85,8 @@ _PROBLEMS: dict[str, list[int]] = {
     "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
     "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
     "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
+    "resignSeat": [400, 401, 403, 404, 409, 422, 503],
+    "abortGame": [400, 401, 403, 404, 409, 422, 503],
     "listEvents": [400, 401, 403, 404],
     "getReplay": [400, 401, 403, 404, 409],
     "streamEvents": [400, 401, 403, 404],
@@ -104,6 +111,8 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "postMove": [{"seatToken": []}],
     "postCommitment": [{"seatToken": []}],
     "postReveal": [{"seatToken": []}],
+    "resignSeat": [{"seatToken": []}],
+    "abortGame": [{"apiKey": []}],
 }
 
 _LINK_TARGETS = {
@@ -127,13 +136,30 @@ def _problem_schema() -> dict[str, Any]:
                 "enum": [TYPE_PREFIX + code for code in CATALOGUE],
                 "description": "Stable problem type.",
             },
-            "title": {"type": "string"},
-            "status": {"type": "integer", "minimum": 400, "maximum": 599},
-            "detail": {"type": "string"},
-            "instance": {"type": "string"},
+            "title": {"type": "string", "description": "The type's summary, for people."},
+            "status": {
+                "type": "integer",
+                "minimum": 400,
+                "maximum": 599,
+                "description": "The HTTP status of the answer.",
+            },
+            "detail": {
+                "type": "string",
+                "description": "What went wrong this time, for people (do not parse it).",
+            },
+            "instance": {"type": "string", "description": "The request it answers, if known."},
             "current_version": {
                 "type": "integer",
                 "description": "With version-mismatch: the game's current version.",
+            },
+            "preimage": {
+                "type": "string",
+                "description": (
+                    "With reveal-mismatch: the exact string the server hashed from the "
+                    "revealed move and salt (UTF-8, then SHA-256 in lowercase hex), so a "
+                    "client can compare it with the string it hashed. It holds the caller's "
+                    "own move only."
+                ),
             },
         },
     }
@@ -209,6 +235,78 @@ def _drop_null(param: dict[str, Any]) -> None:
             param["schema"] = {**kept[0], **rest}
 
 
+def _struct_classes() -> dict[str, list[type[msgspec.Struct]]]:
+    """Every Struct class of the project, by class name (the schemas' titles)."""
+    found: dict[str, list[type[msgspec.Struct]]] = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("domain.", "service.")) or module is None:
+            continue
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, msgspec.Struct)
+                and value.__module__ == name
+                and value not in found.get(value.__name__, [])
+            ):
+                found.setdefault(value.__name__, []).append(value)
+    # Types made with defstruct (creation bodies, tagged rules data) live only in unions.
+    from service.api.v1 import schemas as wire
+
+    roots = [wire.CreateGame, wire.RulesData, wire.Move, wire.Event, wire.StateView]
+    for info in msgspec.inspect.multi_type_info(roots):
+        for member in getattr(info, "types", (info,)):
+            if isinstance(member, msgspec.inspect.StructType):
+                cls = member.cls
+                if cls not in found.get(cls.__name__, []):
+                    found.setdefault(cls.__name__, []).append(cls)
+    return found
+
+
+def _own_doc(cls: type) -> str | None:
+    """The class's docstring, or its nearest project base's (tagged copies made with
+    ``defstruct`` have none of their own); never msgspec's own."""
+    for klass in cls.__mro__:
+        if klass is msgspec.Struct or not klass.__module__.startswith(("domain", "service")):
+            continue
+        doc = klass.__dict__.get("__doc__")
+        if doc:
+            return inspect.cleandoc(doc)
+    return None
+
+
+def _describe_schemas(doc: dict[str, Any]) -> None:
+    """Schema descriptions from the Structs' docstrings (Litestar keeps only the fields'
+    ``Meta(description=...)``), and one for every tag field (a constant)."""
+    from service.api.v1.descriptions import DESCRIPTIONS
+
+    classes = _struct_classes()
+    for key, schema in doc["components"]["schemas"].items():
+        table = DESCRIPTIONS.get(schema.get("title", key), {})
+        if "description" not in schema and "" in table:
+            schema["description"] = table[""]
+        for field, prop in schema.get("properties", {}).items():
+            if "description" not in prop and field in table:
+                prop["description"] = table[field]
+        name = key.rsplit("_", 1)[-1]
+        candidates = classes.get(name, [])
+        if len(candidates) > 1:  # two games define one name: the key holds the module path
+            candidates = [
+                c
+                for c in candidates
+                if key == c.__module__.removeprefix("domain.").replace(".", "_") + "_" + name
+            ] or candidates
+        if "description" not in schema and candidates:
+            text = _own_doc(candidates[0])
+            if text:
+                schema["description"] = text
+        for field, prop in schema.get("properties", {}).items():
+            if "description" not in prop and "const" in prop:
+                prop["description"] = (
+                    f"Always `{prop['const']}`: says which kind of object this is "
+                    f"(the `{field}` tag of a union)."
+                )
+
+
 def _component_names(doc: dict[str, Any]) -> None:
     """Readable names for types two games both define (Litestar falls back to module paths,
     ``fbi_cards_Card``): the game's name in CamelCase, then the type (``FbiCard``)."""
@@ -239,11 +337,249 @@ def _component_names(doc: dict[str, Any]) -> None:
 _ACTS = ("postMove", "postCommitment", "postReveal")
 
 
+def _notification_schemas() -> dict[str, dict[str, Any]]:
+    """One schema per webhook notification kind (the JSON body a delivery POSTs). Every
+    delivery carries all the fields of `service.webhooks.Notification`; those a kind does
+    not use are null."""
+    common: dict[str, Any] = {
+        "id": {"type": "string", "description": "The notification's id, the same on retries."},
+        "game_id": {"type": "string", "description": "The game's id (24 hex digits)."},
+        "version": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "The game's version when this happened.",
+        },
+        "at_ms": {
+            "type": "integer",
+            "description": "When it happened (epoch milliseconds, server clock).",
+        },
+    }
+    seats = {"type": "array", "items": {"type": "integer"}}
+    kinds: dict[str, tuple[str, str, dict[str, Any]]] = {
+        "SeatAwaitedNotification": (
+            "seat.awaited",
+            "A human seat must act (a new turn, step or sealed action).",
+            {
+                "seat": {"type": "integer", "description": "The seat (0-based)."},
+                "action": {
+                    "type": "string",
+                    "enum": ["move", "commit", "reveal"],
+                    "description": "What it must do.",
+                },
+                "step": {"type": "string", "description": "The step id (see AwaitingAction)."},
+                "deadline": {
+                    "type": ["integer", "null"],
+                    "description": "When a bot acts for it (epoch ms); null without deadlines.",
+                },
+            },
+        ),
+        "GameFinishedNotification": (
+            "game.finished",
+            "The game ended: played to the end (scores and winners), or abandoned or "
+            "aborted (no scores).",
+            {
+                "status": {
+                    "type": "string",
+                    "enum": ["finished", "abandoned", "aborted"],
+                    "description": "finished: played to the end; abandoned: nobody acted for "
+                    "STAKEOUT_ABANDON_SECONDS; aborted: ended by its creator.",
+                },
+                "scores": {
+                    **seats,
+                    "type": ["array", "null"],
+                    "description": "Final scores by seat; null when abandoned or aborted.",
+                },
+                "winners": {
+                    **seats,
+                    "type": ["array", "null"],
+                    "description": "The winning seats; null when abandoned or aborted.",
+                },
+            },
+        ),
+        "ResultRecordedNotification": (
+            "result.recorded",
+            "The scoring job recorded the final result (once per game).",
+            {
+                "scores": {**seats, "description": "Final scores by seat."},
+                "winners": {**seats, "description": "The winning seats."},
+            },
+        ),
+    }
+    out: dict[str, dict[str, Any]] = {}
+    for name, (kind, text, own) in kinds.items():
+        properties = {
+            "kind": {"type": "string", "const": kind, "description": f"Always `{kind}`."},
+            **common,
+            **own,
+        }
+        out[name] = {
+            "type": "object",
+            "title": name,
+            "description": text + " Fields of other kinds are present and null.",
+            "required": sorted(properties),
+            "properties": properties,
+        }
+    return out
+
+
+def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI 3.1 `webhooks`: what a registered webhook receives, signed."""
+    headers = [
+        {
+            "name": "Stakeout-Signature",
+            "in": "header",
+            "required": True,
+            "description": 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>, '
+            "the secret being the one returned at registration. Check it in constant time "
+            "and refuse old timestamps (five minutes, say).",
+            "schema": {"type": "string", "pattern": "^t=[0-9]+,v1=[0-9a-f]{64}$"},
+        },
+        {
+            "name": "Stakeout-Event",
+            "in": "header",
+            "required": True,
+            "description": "The notification kind.",
+            "schema": {"type": "string"},
+        },
+        {
+            "name": "Stakeout-Delivery",
+            "in": "header",
+            "required": True,
+            "description": "The notification's id (the same on every retry).",
+            "schema": {"type": "string"},
+        },
+    ]
+    out = {}
+    for name, schema in _notification_schemas().items():
+        schemas[name] = schema
+        kind = schema["properties"]["kind"]["const"]
+        out[kind] = {
+            "post": {
+                "operationId": "on" + name.removesuffix("Notification"),
+                "summary": f"{kind}: {schema['description'].split('.')[0]}",
+                "description": "POSTed by the workers to each webhook registered for this "
+                "kind; retried with backoff until it answers 2xx.",
+                "tags": ["webhooks"],
+                "parameters": headers,
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}
+                    },
+                },
+                "responses": {"2XX": {"description": "Received; any 2xx ends the retries."}},
+            }
+        }
+    return out
+
+
+_ENUM_TEXT = {
+    "BotLevel": "A bot's level: random (uniform over legal moves), greedy (a one-move "
+    "heuristic), expert (a search over what its seat can know).",
+    "SeatType": "Who plays a seat: human (a client) or bot (the server).",
+    "GameStatus": "A game's status: active, finished (with a result), abandoned (nobody "
+    "acted for STAKEOUT_ABANDON_SECONDS) or aborted (by its creator).",
+    "GameName": "A game this server runs.",
+    "EventKind": "A webhook notification kind.",
+    "FbiColour": "An FBI character colour.",
+    "FbiCardColour": "An FBI card colour (purple: the slammer cards).",
+    "FbiAgent": "An FBI field agent: a colour, or 2x (doubles the other selected agent).",
+}
+
+
+def _named_enums() -> dict[tuple[str, ...], str]:
+    """The project's named string Literals (``Colour``, ``BotLevel``…), by their values;
+    a game's own are prefixed with its name (``FbiColour``, ``FedsColour``)."""
+    games = {g: "".join(p.title() for p in g.split("_")) for g in registry.names()}
+    found: dict[tuple[str, ...], str] = {}
+    modules = [
+        (name, module)
+        for name, module in sys.modules.items()
+        if name.startswith(("domain.", "service.")) and module is not None
+    ]
+    # Shared modules first: a game module that imports BotLevel does not own it.
+    modules.sort(key=lambda item: (item[0].split(".")[1] in games, item[0]))
+    for module_name, module in modules:
+        game = module_name.split(".")[1] if module_name.startswith("domain.") else ""
+        for name, value in sorted(vars(module).items()):
+            if typing.get_origin(value) is not typing.Literal:
+                continue
+            values = typing.get_args(value)
+            if not values or not all(isinstance(v, str) for v in values):
+                continue
+            found.setdefault(tuple(values), games.get(game, "") + name)
+    return found
+
+
+def _name_enums(doc: dict[str, Any]) -> None:
+    """One component per named enum, referenced wherever its values appear (nullable ones
+    as ``oneOf: [$ref, null]``), so client generators make one type per concept with the
+    name a person would write, instead of one per property (or three per nullable one)."""
+    named = _named_enums()
+    schemas = doc["components"]["schemas"]
+    used: dict[str, list[str]] = {}
+
+    def rewrite(node: dict[str, Any]) -> None:
+        values = node.get("enum")
+        if not isinstance(values, list):
+            return
+        nullable = None in values
+        key = tuple(v for v in values if v is not None)
+        name = named.get(key)
+        if name is None or not key:
+            return
+        used[name] = list(key)
+        ref = {"$ref": f"#/components/schemas/{name}"}
+        for field in ("enum", "type"):
+            node.pop(field, None)
+        if nullable:
+            node["oneOf"] = [ref, {"type": "null"}]
+        else:
+            node.update(ref)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            rewrite(node)
+            for value in list(node.values()):
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc["components"]["schemas"])
+    walk(doc.get("paths", {}))
+    for name, values in used.items():
+        text = _ENUM_TEXT.get(name, f"One of: {', '.join(values)}.")
+        schemas[name] = {"type": "string", "enum": values, "title": name, "description": text}
+
+
+# Reads that answer 304 to an If-None-Match naming the current version.
+_CONDITIONAL = {"getGame", "listEvents"}
+
+
+def _conditional(responses: dict[str, Any]) -> None:
+    etag = {
+        "description": "The game's version, quoted: send it back in If-None-Match",
+        "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
+    }
+    vary = {
+        "description": "Authorization: each caller sees its own view",
+        "schema": {"type": "string"},
+    }
+    ok = responses.setdefault("200", {})
+    ok["headers"] = {**ok.get("headers", {}), "ETag": etag, "Vary": vary}
+    responses["304"] = {
+        "description": "Not modified: the game is still at the version If-None-Match names",
+        "headers": {"ETag": etag, "Vary": vary},
+    }
+
+
 def finish(generated: dict[str, Any]) -> dict[str, Any]:
     """Complete Litestar's document (pure; idempotent)."""
     doc = copy.deepcopy(generated)
     components = doc.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
+    _describe_schemas(doc)
     _component_names(doc)
     schemas["Problem"] = _problem_schema()
     components["securitySchemes"] = {
@@ -298,6 +634,8 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                         "schema": {"type": "string", "enum": ["return=representation"]},
                     }
                 }
+            if op_id in _CONDITIONAL:
+                _conditional(responses)
             if op_id == "createGame":
                 created = responses.get("201", {})
                 created["links"] = {
@@ -309,4 +647,6 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                     for name, target in _LINK_TARGETS.items()
                 }
     _add_discriminators(doc, schemas)
+    _name_enums(doc)
+    doc["webhooks"] = _webhooks(schemas)
     return doc

@@ -19,6 +19,9 @@ class Problem(msgspec.Struct, omit_defaults=True):
     detail: str
     instance: str | None = None
     current_version: int | None = None
+    # reveal-mismatch only: the exact string the server hashed from the revealed move and
+    # salt (the caller's own move), to compare with what the client hashed.
+    preimage: str | None = None
 
 
 # code → (HTTP status, title). The catalogue is published in the OpenAPI document.

@@ -64,7 +64,7 @@ class JobRequest:
 
 def jobs_for(loaded: Loaded) -> list[JobRequest]:
     """The bot and scoring jobs a game's current state calls for (pure)."""
-    match, rules, meta = loaded.match, loaded.rules, loaded.meta
+    match, rules = loaded.match, loaded.rules
     game_id = loaded.game_id
     if rules.result(match) is not None:
         if match.recorded is None:
@@ -80,7 +80,7 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
             f"bot-{game_id}-{action.seat}-{match.version}",
         )
         for action in rules.awaiting(match)
-        if meta.seats[action.seat].type == "bot"
+        if match.seats[action.seat].type == "bot"  # resigned seats included
     ]
 
 
@@ -180,7 +180,7 @@ class RqScheduler:
             [(d.seat, d.action, d.step, d.at_ms or None) for d in fresh],
             finished,
             (recorded.scores, recorded.winners) if recorded is not None else None,
-            abandoned=match.abandoned,
+            ended="abandoned" if match.abandoned else "aborted" if match.aborted else None,
         )
         return [
             JobRequest(
@@ -211,7 +211,7 @@ class RqScheduler:
             fresh = await deadlines.refresh(self.store.redis, loaded, at_ms, acted_seats)
             requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
             requests += await self._deliveries(loaded, at_ms, fresh, hooks)
-        if loaded.match.recorded is not None:
+        if loaded.match.recorded is not None or loaded.match.aborted:
             await self.store.retire_game(loaded.game_id)
         # The sweep's activity index: when the game last moved (service/abandon.py).
         await abandon.record_change(self.store.redis, loaded, Change(None, at_ms))

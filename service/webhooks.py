@@ -66,8 +66,9 @@ class Notification(msgspec.Struct, frozen=True):
     deadline: int | None = None
     scores: list[int] | None = None
     winners: list[int] | None = None
-    # game.finished: "finished" (played to the end) or "abandoned" (nobody acted for long).
-    status: Literal["finished", "abandoned"] | None = None
+    # game.finished: "finished" (played to the end), "abandoned" (nobody acted for long) or
+    # "aborted" (ended by its creator).
+    status: Literal["finished", "abandoned", "aborted"] | None = None
 
 
 class Attempt(msgspec.Struct, frozen=True):
@@ -165,10 +166,10 @@ def notifications(
     new_turns: list[tuple[int, str, str, int | None]],
     finished: tuple[list[int], list[int]] | None,
     recorded: tuple[list[int], list[int]] | None,
-    abandoned: bool = False,
+    ended: Literal["abandoned", "aborted"] | None = None,
 ) -> list[Notification]:
     """What changed, as notifications (pure): new turns of human seats, the end (played
-    out or abandoned), the result."""
+    out, abandoned, or aborted by the game's creator), the result."""
     out = [
         Notification(
             id=f"{game_id}-{version}-awaited-{seat}",
@@ -201,15 +202,15 @@ def notifications(
                     status="finished" if kind == "game.finished" else None,
                 )
             )
-    if abandoned:
+    if ended is not None:
         out.append(
             Notification(
-                id=f"{game_id}-abandoned",
+                id=f"{game_id}-{ended}",
                 kind="game.finished",
                 game_id=game_id,
                 version=version,
                 at_ms=at_ms,
-                status="abandoned",
+                status=ended,
             )
         )
     return out

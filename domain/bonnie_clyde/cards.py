@@ -6,9 +6,11 @@ imports them and ``GET /v1/rules/bonnie_clyde`` publishes them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+
+from domain.engine import doc
 
 GAME_NAME = "bonnie_clyde"
 GAME_TITLE = "Bonnie and Clyde"
@@ -63,8 +65,10 @@ CardKind = Literal["evidence", "ted_hinton", "bonnie", "clyde"]
 class Card(msgspec.Struct, frozen=True, order=True):
     """One card. ``location`` (1..10) is set for Evidence only; cards of a kind are alike."""
 
-    kind: CardKind
-    location: int | None = None
+    kind: Annotated[CardKind, doc("evidence (of one location), ted_hinton, bonnie or clyde.")]
+    location: Annotated[
+        int | None, doc("For evidence: the location it is evidence of (1 to 10); null otherwise.")
+    ] = None
 
 
 def card_order(card: Card) -> tuple[str, int]:

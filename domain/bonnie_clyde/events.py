@@ -6,19 +6,22 @@ seat that may not know the card (see the docstring of each event).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from domain.bonnie_clyde.cards import Card
+from domain.engine import doc
 
 TedHintonAction = Literal["draw_two", "search_files", "look"]
 HandEnding = Literal["went_out", "case_file_ran_out"]
 
 
 class GameStarted(msgspec.Struct, frozen=True, tag="bc.game_started", tag_field="type"):
-    seats: int
-    target: int
+    """A Bonnie and Clyde game began."""
+
+    seats: Annotated[int, doc("How many seats play (2 to 4).")]
+    target: Annotated[int, doc("The total that ends the game (see the options).")]
 
 
 class HandDealt(msgspec.Struct, frozen=True, tag="bc.hand_dealt", tag_field="type"):
@@ -29,39 +32,54 @@ class HandDealt(msgspec.Struct, frozen=True, tag="bc.hand_dealt", tag_field="typ
     during play. The counts and ``files_top`` are public.
     """
 
-    hand_number: int
-    dealer: int
-    first_seat: int
-    car: int
-    files_top: Card
-    hand_sizes: list[int]
-    case_file_size: int
-    hands: list[list[Card] | None]
-    location_cards: list[Card] | None = None
-    case_file: list[Card] | None = None
+    hand_number: Annotated[int, doc("The hand, from 1.")]
+    dealer: Annotated[int, doc("The seat that dealt this hand.")]
+    first_seat: Annotated[int, doc("The seat that plays first.")]
+    car: Annotated[int, doc("The Crime Spree car's location at the start of the hand (1 to 10).")]
+    files_top: Annotated[Card, doc("The FBI Files' first face-up card.")]
+    hand_sizes: Annotated[list[int], doc("How many cards each seat was dealt, by seat.")]
+    case_file_size: Annotated[int, doc("Cards left in the Case File (the face-down draw pile).")]
+    hands: Annotated[
+        list[list[Card] | None], doc("Each seat's hand: the seat's own only, null for the others.")
+    ]
+    location_cards: Annotated[
+        list[Card] | None,
+        doc("The cards under locations 1 to 10 (nobody sees them; the replay does)."),
+    ] = None
+    case_file: Annotated[
+        list[Card] | None, doc("The Case File's order (nobody sees it; the replay does).")
+    ] = None
 
 
 class CardDrawn(msgspec.Struct, frozen=True, tag="bc.card_drawn", tag_field="type"):
     """A card drawn into ``seat``'s hand. From the Case File only that seat sees ``card``;
     from the FBI Files it was the visible top card, so everyone does."""
 
-    seat: int
-    source: Literal["case_file", "files"]
-    card: Card | None = None
+    seat: Annotated[int, doc("The seat (0-based).")]
+    source: Annotated[
+        Literal["case_file", "files"],
+        doc("case_file (the face-down pile) or files (the FBI Files' top card)."),
+    ]
+    card: Annotated[
+        Card | None,
+        doc("The card (everyone for the Files; the drawing seat only for the Case File)."),
+    ] = None
 
 
 class TedHintonPlayed(msgspec.Struct, frozen=True, tag="bc.ted_hinton_played", tag_field="type"):
     """Public: the Ted Hinton leaves the hand and its action begins."""
 
-    seat: int
-    action: TedHintonAction
-    location: int | None = None
+    seat: Annotated[int, doc("The seat (0-based).")]
+    action: Annotated[
+        TedHintonAction, doc("draw_two, search_files or look (at the card under a location).")
+    ]
+    location: Annotated[int | None, doc("For look: the location (1 to 10); null otherwise.")] = None
 
 
 class TedHintonFiled(msgspec.Struct, frozen=True, tag="bc.ted_hinton_filed", tag_field="type"):
     """Public: the Ted Hinton, its action done, goes on top of the FBI Files."""
 
-    seat: int
+    seat: Annotated[int, doc("The seat (0-based).")]
 
 
 class CardTakenFromFiles(
@@ -69,83 +87,127 @@ class CardTakenFromFiles(
 ):
     """A Ted Hinton search took ``card`` from the FBI Files; only ``seat`` sees which."""
 
-    seat: int
-    card: Card | None = None
+    seat: Annotated[int, doc("The seat (0-based).")]
+    card: Annotated[Card | None, doc("The card taken (the taking seat only).")] = None
 
 
 class HiddenCardSeen(msgspec.Struct, frozen=True, tag="bc.hidden_card_seen", tag_field="type"):
     """``seat`` looked at the card under ``location``; only that seat sees ``card``."""
 
-    seat: int
-    location: int
-    card: Card | None = None
+    seat: Annotated[int, doc("The seat (0-based).")]
+    location: Annotated[
+        int,
+        doc(
+            "A board location, 1 to 10 (the car moves up towards 10); its name is in the rules "
+            "data."
+        ),
+    ]
+    card: Annotated[Card | None, doc("The card under it (the looking seat only).")] = None
 
 
 class HiddenCardTaken(msgspec.Struct, frozen=True, tag="bc.hidden_card_taken", tag_field="type"):
     """The looked-at card went into ``seat``'s hand; others know a card was taken, not which."""
 
-    seat: int
-    location: int
-    card: Card | None = None
+    seat: Annotated[int, doc("The seat (0-based).")]
+    location: Annotated[
+        int,
+        doc(
+            "A board location, 1 to 10 (the car moves up towards 10); its name is in the rules "
+            "data."
+        ),
+    ]
+    card: Annotated[Card | None, doc("The card taken (the taking seat only).")] = None
 
 
 class HiddenCardLeft(msgspec.Struct, frozen=True, tag="bc.hidden_card_left", tag_field="type"):
-    seat: int
-    location: int
+    """The seat left the card it looked at under the location."""
+
+    seat: Annotated[int, doc("The seat (0-based).")]
+    location: Annotated[
+        int,
+        doc(
+            "A board location, 1 to 10 (the car moves up towards 10); its name is in the rules "
+            "data."
+        ),
+    ]
 
 
 class FugitiveCaptured(msgspec.Struct, frozen=True, tag="bc.fugitive_captured", tag_field="type"):
     """Public: Bonnie or Clyde found at the car's location, played face up before ``seat``."""
 
-    seat: int
-    location: int
-    card: Card
+    seat: Annotated[int, doc("The seat (0-based).")]
+    location: Annotated[
+        int,
+        doc(
+            "A board location, 1 to 10 (the car moves up towards 10); its name is in the rules "
+            "data."
+        ),
+    ]
+    card: Annotated[Card, doc("Bonnie or Clyde.")]
 
 
 class MeldPlayed(msgspec.Struct, frozen=True, tag="bc.meld_played", tag_field="type"):
-    seat: int
-    location: int
-    count: int
-    sideways: bool
+    """A seat melded Evidence cards of one location in front of it."""
+
+    seat: Annotated[int, doc("The seat (0-based).")]
+    location: Annotated[int, doc("The location the Evidence is of (1 to 10).")]
+    count: Annotated[int, doc("How many Evidence cards (3 or more).")]
+    sideways: Annotated[
+        bool, doc("True when the car was at that location: each card scores 4, not 2.")
+    ]
 
 
 class LaidOff(msgspec.Struct, frozen=True, tag="bc.laid_off", tag_field="type"):
-    seat: int
-    location: int
-    count: int
-    sideways: bool
+    """A seat laid off Evidence cards on a location already melded by any player."""
+
+    seat: Annotated[int, doc("The seat (0-based).")]
+    location: Annotated[int, doc("The location the Evidence is of (1 to 10).")]
+    count: Annotated[int, doc("How many Evidence cards (1 or more).")]
+    sideways: Annotated[
+        bool, doc("True when the car was at that location: each card scores 4, not 2.")
+    ]
 
 
 class CarMoved(msgspec.Struct, frozen=True, tag="bc.car_moved", tag_field="type"):
     """The car's move after a meld or layoff; ``to_location == from_location`` when a meld
     at the last location leaves it in place."""
 
-    seat: int
-    from_location: int
-    to_location: int
+    seat: Annotated[int, doc("The seat (0-based).")]
+    from_location: Annotated[int, doc("Where the car was (1 to 10).")]
+    to_location: Annotated[int, doc("Where it is now (1 to 10).")]
 
 
 class CardDiscarded(msgspec.Struct, frozen=True, tag="bc.card_discarded", tag_field="type"):
-    seat: int
-    card: Card
+    """A seat discarded a card on the FBI Files, ending its turn."""
+
+    seat: Annotated[int, doc("The seat (0-based).")]
+    card: Annotated[Card, doc("The discarded card (now the Files' top card).")]
 
 
 class HandScored(msgspec.Struct, frozen=True, tag="bc.hand_scored", tag_field="type"):
     """End of a hand. ``ended_by_seat`` went out, or drew the Case File's last card."""
 
-    hand_number: int
-    ending: HandEnding
-    ended_by_seat: int
-    car: int
-    bonus: int
-    shut_out: bool
-    hand_scores: list[int]
-    totals: list[int]
+    hand_number: Annotated[int, doc("The hand, from 1.")]
+    ending: Annotated[
+        HandEnding, doc("went_out (a seat played its last card) or case_file_ran_out.")
+    ]
+    ended_by_seat: Annotated[int, doc("The seat that ended the hand.")]
+    car: Annotated[int, doc("The car's location at the end (1 to 10).")]
+    bonus: Annotated[
+        int, doc("Points the ending seat got for the car's position (0 when shut out).")
+    ]
+    shut_out: Annotated[
+        bool, doc("True when one seat captured both Bonnie and Clyde: the others score 0.")
+    ]
+    hand_scores: Annotated[list[int], doc("Each seat's points this hand, by seat.")]
+    totals: Annotated[list[int], doc("Each seat's running total after this hand, by seat.")]
 
 
 class GameEnded(msgspec.Struct, frozen=True, tag="bc.game_ended", tag_field="type"):
-    winner: int
-    totals: list[int]
+    """A seat alone has the highest total at or above the target: it wins."""
+
+    winner: Annotated[int, doc("The winning seat.")]
+    totals: Annotated[list[int], doc("Each seat's final total, by seat.")]
 
 
 Event = (

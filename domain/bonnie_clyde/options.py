@@ -13,7 +13,15 @@ from domain.errors import InvalidOptions
 class BonnieClydeOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``target``: hands are played until, after a hand, someone has at least this total."""
 
-    target: Annotated[int, msgspec.Meta(ge=TARGET_MIN, le=TARGET_MAX)] = TARGET_DEFAULT
+    target: Annotated[
+        int,
+        msgspec.Meta(
+            ge=TARGET_MIN,
+            le=TARGET_MAX,
+            description="Points that end the game (10 to 500, default 100): hands are played "
+            "until, after a hand, one seat alone has the highest total at or above it.",
+        ),
+    ] = TARGET_DEFAULT
 
 
 def validate(options: BonnieClydeOptions) -> None:

@@ -3,57 +3,74 @@ and the house rules the game plays by (HOUSE-RULES §3, in plain words for clien
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 from domain.bonnie_clyde import cards
 from domain.bonnie_clyde.cards import Card
 from domain.bonnie_clyde.commands import COMMAND_TYPES
 from domain.bonnie_clyde.options import BonnieClydeOptions
-from domain.engine import HouseRule
+from domain.engine import CommandRule, HouseRule, command_rules, doc
 
 
 class LocationRule(msgspec.Struct, frozen=True):
-    location: int
-    name: str
+    """One board location."""
+
+    location: Annotated[
+        int,
+        doc(
+            "A board location, 1 to 10 (the car moves up towards 10); its name is in the rules "
+            "data."
+        ),
+    ]
+    name: Annotated[str, doc("Its name.")]
 
 
 class DeckEntry(msgspec.Struct, frozen=True):
-    card: Card
-    count: int
+    """Cards of one kind in the deck."""
+
+    card: Annotated[Card, doc("The card.")]
+    count: Annotated[int, doc("How many copies.")]
 
 
 class HandSizeRule(msgspec.Struct, frozen=True):
-    seats: int
-    cards: int
+    """Cards dealt per seat for a seat count."""
 
-
-class CommandRule(msgspec.Struct, frozen=True):
-    type: str
-    description: str
+    seats: Annotated[int, doc("The number of seats.")]
+    cards: Annotated[int, doc("Cards dealt to each seat.")]
 
 
 class BonnieClydeRules(msgspec.Struct, frozen=True):
-    name: str
-    title: str
-    summary: str
-    min_seats: int
-    max_seats: int
-    locations: list[LocationRule]
-    car_start: int
-    deck: list[DeckEntry]
-    deck_size: int
-    hand_sizes: list[HandSizeRule]
-    deck_cards_under_locations: int
-    meld_minimum: int
-    layoff_minimum: int
-    ted_hinton_draw: int
-    points_per_evidence: int
-    points_per_sideways_evidence: int
-    points_per_fugitive: int
-    target_min: int
-    target_max: int
-    options: BonnieClydeOptions
-    commands: list[CommandRule]
+    """Bonnie and Clyde's rules data: the numbers its rules use."""
+
+    name: Annotated[str, doc("The game's name in the API: bonnie_clyde.")]
+    title: Annotated[str, doc("The printed title.")]
+    summary: Annotated[str, doc("How a game goes, in plain text.")]
+    min_seats: Annotated[int, doc("Fewest seats: 2.")]
+    max_seats: Annotated[int, doc("Most seats: 4.")]
+    locations: Annotated[list[LocationRule], doc("The ten board locations.")]
+    car_start: Annotated[int, doc("Where the car starts each hand.")]
+    deck: Annotated[list[DeckEntry], doc("The deck, by kind of card.")]
+    deck_size: Annotated[int, doc("Cards in the deck.")]
+    hand_sizes: Annotated[list[HandSizeRule], doc("Cards dealt per seat, by seat count.")]
+    deck_cards_under_locations: Annotated[
+        int,
+        doc(
+            "Random deck cards placed face down under the locations with Bonnie and Clyde each "
+            "hand."
+        ),
+    ]
+    meld_minimum: Annotated[int, doc("Fewest Evidence cards in a meld.")]
+    layoff_minimum: Annotated[int, doc("Fewest Evidence cards in a layoff.")]
+    ted_hinton_draw: Annotated[int, doc("Cards a Ted Hinton draws from the Case File.")]
+    points_per_evidence: Annotated[int, doc("Points per Evidence card in front of a seat.")]
+    points_per_sideways_evidence: Annotated[int, doc("Points per sideways Evidence card.")]
+    points_per_fugitive: Annotated[int, doc("Points per captured Bonnie or Clyde.")]
+    target_min: Annotated[int, doc("Smallest target option.")]
+    target_max: Annotated[int, doc("Largest target option.")]
+    options: Annotated[BonnieClydeOptions, doc("The creation options, with their defaults.")]
+    commands: Annotated[list[CommandRule], doc("Every kind of move, with what it does.")]
 
 
 SUMMARY = (
@@ -152,16 +169,6 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def _command_rules() -> list[CommandRule]:
-    """Each command's tag and docstring, read off the command types so they never drift."""
-    out = []
-    for command in COMMAND_TYPES:
-        tag = command.__struct_config__.tag
-        assert isinstance(tag, str)
-        out.append(CommandRule(type=tag, description=" ".join((command.__doc__ or "").split())))
-    return out
-
-
 def rules() -> BonnieClydeRules:
     deck = [
         DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
@@ -193,5 +200,5 @@ def rules() -> BonnieClydeRules:
         target_min=cards.TARGET_MIN,
         target_max=cards.TARGET_MAX,
         options=BonnieClydeOptions(),
-        commands=_command_rules(),
+        commands=command_rules(COMMAND_TYPES),
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from domain.bonnie_clyde.cards import CAR_START, Card
 from domain.bonnie_clyde.events import HandEnding
+from domain.engine import doc
 
 Phase = Literal["draw", "play", "search_files", "look", "move_car", "over"]
 CarMoveDue = Literal["meld", "layoff"]
@@ -16,21 +17,31 @@ CarMoveDue = Literal["meld", "layoff"]
 class PlayedSet(msgspec.Struct, frozen=True):
     """One meld or layoff in front of a player; a sideways set scores double."""
 
-    kind: Literal["meld", "layoff"]
-    location: int
-    count: int
-    sideways: bool
+    kind: Annotated[Literal["meld", "layoff"], doc("meld or layoff.")]
+    location: Annotated[int, doc("The location the Evidence is of (1 to 10).")]
+    count: Annotated[int, doc("How many Evidence cards.")]
+    sideways: Annotated[
+        bool, doc("Played while the car was at that location: 4 points a card, not 2.")
+    ]
 
 
 class HandResult(msgspec.Struct, frozen=True):
-    hand_number: int
-    ending: HandEnding
-    ended_by_seat: int
-    car: int
-    bonus: int
-    shut_out: bool
-    hand_scores: list[int]
-    totals: list[int]
+    """How the last hand ended and was scored."""
+
+    hand_number: Annotated[int, doc("The hand, from 1.")]
+    ending: Annotated[
+        HandEnding, doc("went_out (a seat played its last card) or case_file_ran_out.")
+    ]
+    ended_by_seat: Annotated[int, doc("The seat that ended the hand.")]
+    car: Annotated[int, doc("The car's location at the end (1 to 10).")]
+    bonus: Annotated[
+        int, doc("Points the ending seat got for the car's position (0 when shut out).")
+    ]
+    shut_out: Annotated[
+        bool, doc("True when one seat captured both Bonnie and Clyde: the others score 0.")
+    ]
+    hand_scores: Annotated[list[int], doc("Each seat's points this hand, by seat.")]
+    totals: Annotated[list[int], doc("Each seat's running total after the hand, by seat.")]
 
 
 class State(msgspec.Struct, frozen=True):

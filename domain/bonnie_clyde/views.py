@@ -9,6 +9,8 @@ there); the Case File order (nobody).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
 from domain.bonnie_clyde.cards import GAME_NAME, LOCATIONS, Card, card_order, location_name
@@ -21,24 +23,34 @@ from domain.bonnie_clyde.events import (
     HiddenCardTaken,
 )
 from domain.bonnie_clyde.state import CarMoveDue, HandResult, Phase, PlayedSet, State, phase
+from domain.engine import doc
 
 
 class LocationView(msgspec.Struct, frozen=True):
     """``seen_card``: the card this seat looked at here, while it is still here."""
 
-    location: int
-    name: str
-    has_hidden_card: bool
-    seen_card: Card | None
+    location: Annotated[
+        int,
+        doc(
+            "A board location, 1 to 10 (the car moves up towards 10); its name is in the rules "
+            "data."
+        ),
+    ]
+    name: Annotated[str, doc("The location's name.")]
+    has_hidden_card: Annotated[bool, doc("True while a face-down card lies under it.")]
+    seen_card: Annotated[
+        Card | None,
+        doc("The card this seat saw there (by looking), while it is still there; else null."),
+    ]
 
 
 class TableView(msgspec.Struct, frozen=True):
     """What lies in front of one seat, and how many cards it holds."""
 
-    seat: int
-    hand_size: int
-    sets: list[PlayedSet]
-    fugitives: list[Card]
+    seat: Annotated[int, doc("The seat (0-based).")]
+    hand_size: Annotated[int, doc("How many cards it holds.")]
+    sets: Annotated[list[PlayedSet], doc("Its melds and layoffs, in the order played.")]
+    fugitives: Annotated[list[Card], doc("Bonnie and Clyde cards it captured.")]
 
 
 class BonnieClydeView(msgspec.Struct, frozen=True, tag=GAME_NAME, tag_field="game"):
@@ -49,30 +61,63 @@ class BonnieClydeView(msgspec.Struct, frozen=True, tag=GAME_NAME, tag_field="gam
     ``looking_at`` is the card this seat is deciding to take or leave.
     """
 
-    seat: int | None
-    seats: int
-    target: int
-    totals: list[int]
-    hand_number: int
-    dealer: int
-    turn: int
-    turn_seat: int
-    phase: Phase
-    car: int
-    case_file_size: int
-    files_top: Card | None
-    files_size: int
-    hand: list[Card] | None
-    tables: list[TableView]
-    locations: list[LocationView]
-    ted_hinton_played_this_turn: bool
-    ted_hinton_in_play: bool
-    look_location: int | None
-    pending_car_move: CarMoveDue | None
-    files_cards: list[Card] | None = None
-    looking_at: Card | None = None
-    last_hand: HandResult | None = None
-    winner: int | None = None
+    seat: Annotated[int | None, doc("The viewing seat, null for a spectator.")]
+    seats: Annotated[int, doc("How many seats play (2 to 4).")]
+    target: Annotated[int, doc("The total that ends the game.")]
+    totals: Annotated[list[int], doc("Each seat's total over the hands played, by seat.")]
+    hand_number: Annotated[int, doc("The hand being played, from 1.")]
+    dealer: Annotated[int, doc("The seat that dealt this hand.")]
+    turn: Annotated[int, doc("The turn within the game, counting from 1.")]
+    turn_seat: Annotated[int, doc("The seat whose turn it is.")]
+    phase: Annotated[
+        Phase,
+        doc(
+            "What the turn awaits: draw, play (meld, lay off, Ted Hinton, discard), look (take or"
+            " leave a card looked at), move_car, search_files, or over."
+        ),
+    ]
+    car: Annotated[int, doc("The Crime Spree car's location (1 to 10).")]
+    case_file_size: Annotated[int, doc("Cards left in the Case File (the face-down draw pile).")]
+    files_top: Annotated[Card | None, doc("The FBI Files' top card (face up), null when empty.")]
+    files_size: Annotated[int, doc("Cards in the FBI Files (the discard pile).")]
+    hand: Annotated[list[Card] | None, doc("The viewing seat's hand (null for spectators).")]
+    tables: Annotated[list[TableView], doc("What lies in front of each seat, by seat.")]
+    locations: Annotated[list[LocationView], doc("The ten locations, 1 to 10.")]
+    ted_hinton_played_this_turn: Annotated[
+        bool, doc("True once a Ted Hinton was played this turn (one per turn).")
+    ]
+    ted_hinton_in_play: Annotated[
+        bool, doc("True while a played Ted Hinton's action is under way.")
+    ]
+    look_location: Annotated[
+        int | None, doc("The location whose card the acting seat is looking at, else null.")
+    ]
+    pending_car_move: Annotated[
+        CarMoveDue | None,
+        doc(
+            "After a meld or layoff, before the car moves: which one (a layoff lets the player "
+            "choose up or down); null otherwise."
+        ),
+    ]
+    files_cards: Annotated[
+        list[Card] | None,
+        doc(
+            "The whole FBI Files, bottom to top: only to the seat searching them with a Ted "
+            "Hinton; null otherwise."
+        ),
+    ] = None
+    looking_at: Annotated[
+        Card | None,
+        doc(
+            "The card under a location that this seat is deciding to take or leave (the acting "
+            "seat only); null otherwise."
+        ),
+    ] = None
+    last_hand: Annotated[
+        HandResult | None,
+        doc("How the previous hand ended and was scored; null in the first hand."),
+    ] = None
+    winner: Annotated[int | None, doc("The winning seat once the game is over, else null.")] = None
 
 
 def view(state: State, seat: int | None) -> BonnieClydeView:

@@ -6,9 +6,11 @@ Card ids are stable: character cards 0..58 in the order listed below, purple car
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
+
+from domain.engine import doc
 
 GAME_NAME: Final = "fbi"
 GAME_TITLE: Final = "FBI"
@@ -53,9 +55,15 @@ CARDS_PLACED_PER_SEAT: Final = 2
 class Card(msgspec.Struct, frozen=True):
     """One physical card: villains have positive values, innocent bystanders negative."""
 
-    id: int
-    colour: CardColour
-    value: int
+    id: Annotated[int, doc("Stable card id: characters 0 to 58, the purple cards after them.")]
+    colour: Annotated[CardColour, doc("The card's colour (purple: the slammer cards).")]
+    value: Annotated[
+        int,
+        doc(
+            "Points when in a slammer at the end: characters -4 to +5; purple cards +k and "
+            "-k, k from 1 to the number of seats."
+        ),
+    ]
 
 
 def _character_deck() -> tuple[Card, ...]:

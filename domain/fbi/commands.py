@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
+from domain.engine import doc
 from domain.fbi.cards import Agent, Colour
 
 
 class Release(msgspec.Struct, frozen=True, tag="fbi.release", tag_field="type"):
     """Release one card of your slammer (it leaves the game) to bid for the arrest order."""
 
-    card_id: int
+    card_id: Annotated[int, doc("The id of a card in your slammer.")]
 
 
 class ReleaseNone(msgspec.Struct, frozen=True, tag="fbi.release_none", tag_field="type"):
@@ -18,16 +21,17 @@ class ReleaseNone(msgspec.Struct, frozen=True, tag="fbi.release_none", tag_field
 
 
 class SelectAgents(msgspec.Struct, frozen=True, tag="fbi.select_agents", tag_field="type"):
-    """Choose two different field agents for this turn (sealed). ``2x`` doubles the other."""
+    """Choose two different field agents for this turn (sealed). The 2x agent doubles the
+    other one: it arrests twice in that colour."""
 
-    first: Agent
-    second: Agent
+    first: Annotated[Agent, doc("One agent: a colour, or 2x.")]
+    second: Annotated[Agent, doc("Another agent, different from the first.")]
 
 
 class UseAgent(msgspec.Struct, frozen=True, tag="fbi.use_agent", tag_field="type"):
     """Play one of your remaining agents: arrest a character of its colour, or pass if none."""
 
-    colour: Colour
+    colour: Annotated[Colour, doc("The colour of one of the agents you still hold.")]
 
 
 FbiCommand = Release | ReleaseNone | SelectAgents | UseAgent

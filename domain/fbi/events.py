@@ -8,55 +8,67 @@ an agent becomes public when its owner plays it (``CharacterArrested``, ``AgentP
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
+from domain.engine import PerSeat, Seat, SeatList, doc
 from domain.fbi.cards import Agent, Card, Colour, Variant
 
 
 class GameStarted(msgspec.Struct, frozen=True, tag="fbi.game_started", tag_field="type"):
-    seats: int
-    variant: Variant
+    """An FBI game began."""
+
+    seats: Annotated[int, doc("How many seats play (2 to 5).")]
+    variant: Annotated[Variant, doc("base or stacked (see the options).")]
 
 
 class PurpleCardsDealt(msgspec.Struct, frozen=True, tag="fbi.purple_cards_dealt", tag_field="type"):
-    """``slammers[seat]`` holds that seat's purple +k and matching -k, face up."""
+    """Each seat's slammer starts with a purple +k card and its matching -k card, face up."""
 
-    slammers: list[list[Card]]
+    slammers: Annotated[
+        list[list[Card]], doc("The cards dealt into each seat's slammer, indexed by seat.")
+    ]
 
 
 class DeckShuffled(msgspec.Struct, frozen=True, tag="fbi.deck_shuffled", tag_field="type"):
     """The character deck's order, top first; ``card_ids`` is None for everyone during play."""
 
-    size: int
-    card_ids: list[int] | None = None
+    size: Annotated[int, doc("How many character cards the deck holds.")]
+    card_ids: Annotated[
+        list[int] | None,
+        doc("The cards' ids, top first (null for everyone while the game runs)."),
+    ] = None
 
 
 class TurnStarted(msgspec.Struct, frozen=True, tag="fbi.turn_started", tag_field="type"):
     """A game turn began; the handcuffs (start of the release round) are with this seat."""
 
-    turn: int
-    handcuffs_holder: int
+    turn: Annotated[int, doc("The game turn, from 1.")]
+    handcuffs_holder: Annotated[int, doc("The seat holding the handcuffs: it releases first.")]
 
 
 class CardsPlaced(msgspec.Struct, frozen=True, tag="fbi.cards_placed", tag_field="type"):
     """The top cards of the deck were placed face up, in this order (later ones on top)."""
 
-    turn: int
-    cards: list[Card]
+    turn: Annotated[int, doc("The game turn, from 1.")]
+    cards: Annotated[list[Card], doc("The placed cards, in placement order.")]
 
 
 class CardReleased(msgspec.Struct, frozen=True, tag="fbi.card_released", tag_field="type"):
     """A seat released this card from its slammer; it is out of the game."""
 
-    seat: int
-    card: Card
+    seat: Seat
+    card: Annotated[Card, doc("The released card; its value is the seat's bid.")]
 
 
 class NothingReleased(msgspec.Struct, frozen=True, tag="fbi.nothing_released", tag_field="type"):
     """A seat released no card; ``automatic`` when its slammer was empty (HOUSE-RULES §1.3)."""
 
-    seat: int
-    automatic: bool = False
+    seat: Seat
+    automatic: Annotated[
+        bool, doc("True when the slammer was empty, so the seat had nothing to release.")
+    ] = False
 
 
 class ArrestOrderDetermined(
@@ -64,8 +76,16 @@ class ArrestOrderDetermined(
 ):
     """Seats in arrest order (slammer card 1 first) and each seat's released value."""
 
-    order: list[int]
-    released_values: list[int]
+    order: Annotated[
+        list[int],
+        doc(
+            "Seats from first to last arrester: highest released value first, ties to the "
+            "seat nearest the handcuffs holder in seat order (the holder itself first)."
+        ),
+    ]
+    released_values: Annotated[
+        PerSeat, doc("The value each seat released this turn (0 for nothing), by seat.")
+    ]
 
 
 class AgentsSelected(msgspec.Struct, frozen=True, tag="fbi.agents_selected", tag_field="type"):
@@ -75,38 +95,51 @@ class AgentsSelected(msgspec.Struct, frozen=True, tag="fbi.agents_selected", tag
     every other seat and for spectators, who learn only that the seat chose; the stored
     event and the finished game's replay hold both."""
 
-    seat: int
-    first: Agent | None = None
-    second: Agent | None = None
+    seat: Seat
+    first: Annotated[
+        Agent | None, doc("Its first agent (the owner only, and the replay; else null).")
+    ] = None
+    second: Annotated[
+        Agent | None, doc("Its second agent (the owner only, and the replay; else null).")
+    ] = None
 
 
 class CharacterArrested(
     msgspec.Struct, frozen=True, tag="fbi.character_arrested", tag_field="type"
 ):
-    seat: int
-    agent: Colour
-    card: Card
+    """A seat played an agent and arrested a character of its colour into its slammer."""
+
+    seat: Seat
+    agent: Annotated[Colour, doc("The agent played (a 2x counts as its doubled colour).")]
+    card: Annotated[Card, doc("The arrested character, now in the seat's slammer.")]
 
 
 class AgentPassed(msgspec.Struct, frozen=True, tag="fbi.agent_passed", tag_field="type"):
     """The agent's colour had no character left on the table: no arrest."""
 
-    seat: int
-    agent: Colour
+    seat: Seat
+    agent: Annotated[Colour, doc("The agent played.")]
 
 
 class BonusAward(msgspec.Struct, frozen=True):
-    """The bonus card of ``colour``; ``seat`` is None when nobody earned it."""
+    """The bonus card of one colour at the end of the game."""
 
-    colour: Colour
-    value: int
-    seat: int | None
+    colour: Annotated[Colour, doc("The bonus card's colour.")]
+    value: Annotated[int, doc("Its points (red 5, yellow 4, blue 3, green 2, black 1).")]
+    seat: Annotated[
+        int | None,
+        doc("Who earned it (the single highest sum of that colour above 0), null for nobody."),
+    ]
 
 
 class GameEnded(msgspec.Struct, frozen=True, tag="fbi.game_ended", tag_field="type"):
-    bonuses: list[BonusAward]
-    scores: list[int]
-    winners: list[int]
+    """The deck ran out: the game is scored."""
+
+    bonuses: Annotated[list[BonusAward], doc("The five bonus cards and who earned each.")]
+    scores: Annotated[
+        PerSeat, doc("Each seat's final score (slammer cards plus bonus cards), by seat.")
+    ]
+    winners: SeatList
 
 
 FbiEvent = (

@@ -3,12 +3,11 @@ by (HOUSE-RULES §1, in plain words for clients)."""
 
 from __future__ import annotations
 
-import inspect
-from typing import get_args
+from typing import Annotated, get_args
 
 import msgspec
 
-from domain.engine import HouseRule
+from domain.engine import CommandRule, HouseRule, command_rules, doc
 from domain.fbi.cards import (
     AGENTS,
     AGENTS_SELECTED_PER_TURN,
@@ -17,6 +16,7 @@ from domain.fbi.cards import (
     CHARACTER_COUNT,
     CHARACTER_DECK,
     COLOURS,
+    GAME_NAME,
     GAME_TITLE,
     MAX_SEATS,
     MIN_SEATS,
@@ -123,43 +123,39 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 
 
 class BonusCard(msgspec.Struct, frozen=True):
-    colour: Colour
-    value: int
+    """The bonus card of one colour."""
 
-
-class CommandRule(msgspec.Struct, frozen=True):
-    type: str
-    description: str
+    colour: Annotated[Colour, doc("Its colour.")]
+    value: Annotated[int, doc("Its points.")]
 
 
 class FbiRules(msgspec.Struct, frozen=True, tag="fbi", tag_field="game"):
-    title: str
-    description: str
-    min_seats: int
-    max_seats: int
-    colours: list[Colour]
-    agents: list[Agent]
-    agents_selected_per_turn: int
-    cards_placed_per_seat: int
-    character_deck: list[Card]
-    purple_cards: list[Card]
-    bonus_cards: list[BonusCard]
-    variants: list[Variant]
-    options: FbiOptions
-    commands: list[CommandRule]
+    """FBI's rules data: the numbers its rules use (every game's rules data starts with
+    name, title, summary, seats, options and commands)."""
 
-
-def _command_rules() -> list[CommandRule]:
-    rules: list[CommandRule] = []
-    for command_type in COMMAND_TYPES:
-        tag = command_type.__struct_config__.tag
-        rules.append(CommandRule(type=str(tag), description=inspect.getdoc(command_type) or ""))
-    return rules
+    name: Annotated[str, doc("The game's name in the API: fbi.")]
+    title: Annotated[str, doc("The printed title.")]
+    summary: Annotated[str, doc("How a game goes, in plain text.")]
+    min_seats: Annotated[int, doc("Fewest seats: 2.")]
+    max_seats: Annotated[int, doc("Most seats: 5.")]
+    options: Annotated[FbiOptions, doc("The creation options, with their defaults.")]
+    commands: Annotated[list[CommandRule], doc("Every kind of move, with what it does.")]
+    colours: Annotated[list[Colour], doc("The five character colours.")]
+    agents: Annotated[list[Agent], doc("The six field agents every seat holds.")]
+    agents_selected_per_turn: Annotated[int, doc("Agents each seat selects per turn.")]
+    cards_placed_per_seat: Annotated[
+        int, doc("Characters placed on the table per seat each turn (fewer when the deck ends).")
+    ]
+    character_deck: Annotated[list[Card], doc("The character cards, by id.")]
+    purple_cards: Annotated[list[Card], doc("The purple slammer cards (+k and -k pairs).")]
+    bonus_cards: Annotated[list[BonusCard], doc("The bonus card of each colour.")]
+    variants: Annotated[list[Variant], doc("The variants the variant option takes.")]
 
 
 RULES = FbiRules(
+    name=GAME_NAME,
     title=GAME_TITLE,
-    description=DESCRIPTION,
+    summary=DESCRIPTION,
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     colours=list(COLOURS),
@@ -171,5 +167,5 @@ RULES = FbiRules(
     bonus_cards=[BonusCard(colour=c, value=v) for c, v in BONUS_VALUES.items()],
     variants=list(get_args(Variant)),
     options=FbiOptions(),
-    commands=_command_rules(),
+    commands=command_rules(COMMAND_TYPES),
 )

@@ -9,10 +9,11 @@ its owner plays it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
+from domain.engine import PerSeat, Seat, doc
 from domain.fbi import scoring
 from domain.fbi.cards import Card, Colour, Variant, card
 from domain.fbi.events import AgentsSelected, BonusAward, DeckShuffled
@@ -20,39 +21,82 @@ from domain.fbi.state import FbiState, Phase, arrest_sequence
 
 
 class ReleaseView(msgspec.Struct, frozen=True):
-    """One seat's release this turn; ``card`` None means it released nothing."""
+    """One seat's release this turn."""
 
-    seat: int
-    card: Card | None
+    seat: Seat
+    card: Annotated[Card | None, doc("The released card, null when it released nothing.")]
 
 
 class FbiView(msgspec.Struct, frozen=True, tag="fbi", tag_field="game"):
-    """``table`` is in placement order: in the stacked variant the last card of a colour is
-    the top of its pile. ``agents[seat]`` are the agents that seat still holds this turn
-    ("2x" resolved into its colour), shown to that seat only: None for every other seat.
-    ``agents_left[seat]`` is how many it holds (public), ``agents_played[seat]`` the agents
-    it has played this turn, in order (public). ``scores`` include bonus cards only once the
-    game is over; ``bonuses`` is empty until then."""
+    """What one seat (or a spectator) sees of an FBI game: everything but the deck order
+    and the other seats' unplayed agents."""
 
-    seat: int | None
-    seats: int
-    variant: Variant
-    phase: Phase
-    turn: int
-    handcuffs_holder: int
-    deck_size: int
-    table: list[Card]
-    slammers: list[list[Card]]
-    released: list[Card]
-    releases: list[ReleaseView]
-    arrest_order: list[int]
-    arrest_sequence: list[int]
-    arrest_index: int
-    agents: list[list[Colour] | None]
-    agents_left: list[int]
-    agents_played: list[list[Colour]]
-    scores: list[int]
-    bonuses: list[BonusAward]
+    seat: Annotated[int | None, doc("The viewing seat, null for a spectator.")]
+    seats: Annotated[int, doc("How many seats play (2 to 5).")]
+    variant: Annotated[Variant, doc("base or stacked (see the options).")]
+    phase: Annotated[
+        Phase,
+        doc(
+            "Where the turn is: dealing, between_turns, placing (cards go on the table), "
+            "release (seats release a slammer card in turn), agents (the sealed choice of "
+            "two agents), arrest (seats play agents in arrest order), over."
+        ),
+    ]
+    turn: Annotated[int, doc("The game turn, from 1 (0 before the first).")]
+    handcuffs_holder: Annotated[int, doc("The seat with the handcuffs: it releases first.")]
+    deck_size: Annotated[int, doc("Character cards left in the deck.")]
+    table: Annotated[
+        list[Card],
+        doc(
+            "The characters on the table, in placement order (in the stacked variant the "
+            "last card of a colour is the top of its pile)."
+        ),
+    ]
+    slammers: Annotated[
+        list[list[Card]], doc("Each seat's slammer (its arrested cards), indexed by seat.")
+    ]
+    released: Annotated[
+        list[Card], doc("Every card released so far in the game (out of play), in order.")
+    ]
+    releases: Annotated[
+        list[ReleaseView],
+        doc("This turn's releases so far, in release order (from the handcuffs holder)."),
+    ]
+    arrest_order: Annotated[
+        list[int],
+        doc("This turn's seats from first to last arrester (empty before the releases end)."),
+    ]
+    arrest_sequence: Annotated[
+        list[int],
+        doc(
+            "Who arrests in turn, one entry per arrest: the arrest order, then the same "
+            "seats in reverse (each seat plays its two agents)."
+        ),
+    ]
+    arrest_index: Annotated[int, doc("The position in arrest_sequence of the next arrest, from 0.")]
+    agents: Annotated[
+        list[list[Colour] | None],
+        doc(
+            "Per seat, the agents it still holds this turn (a 2x shown as the colour it "
+            "doubles): a list for the viewing seat, null for every other seat (secret)."
+        ),
+    ]
+    agents_left: Annotated[
+        PerSeat, doc("How many agents each seat still holds this turn (public), by seat.")
+    ]
+    agents_played: Annotated[
+        list[list[Colour]], doc("Per seat, the agents it has played this turn, in order.")
+    ]
+    scores: Annotated[
+        PerSeat,
+        doc(
+            "Each seat's score: the sum of its slammer's values, plus bonus cards once the "
+            "game is over."
+        ),
+    ]
+    bonuses: Annotated[
+        list[BonusAward], doc("The bonus cards and who earned them; empty until the end.")
+    ]
 
 
 def view(state: FbiState, seat: int | None) -> FbiView:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.engine import HouseRule
+from domain.engine import CommandRule, HouseRule, plain_text
 from domain.feds.cards import (
     AGENT_CARDS,
     CITY_CARDS,
@@ -41,11 +41,6 @@ class ScoreTable(msgspec.Struct, frozen=True):
     orange: list[int]
 
 
-class CommandInfo(msgspec.Struct, frozen=True):
-    type: str
-    description: str
-
-
 class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     title: str
@@ -64,7 +59,7 @@ class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
     officer_colour_order: list[Colour]
     city_cards: list[CityCard]
     options: FedsOptions
-    commands: list[CommandInfo]
+    commands: list[CommandRule]
     summary: str
 
 
@@ -219,6 +214,6 @@ def rulesheet(name: str, title: str) -> FedsRules:
         officer_colour_order=list(OFFICER_COLOUR_ORDER),
         city_cards=list(CITY_CARDS.values()),
         options=FedsOptions(),
-        commands=[CommandInfo(tag, text) for tag, text in COMMAND_DESCRIPTIONS.items()],
+        commands=[CommandRule(tag, plain_text(text)) for tag, text in COMMAND_DESCRIPTIONS.items()],
         summary=SUMMARY,
     )

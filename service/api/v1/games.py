@@ -12,7 +12,7 @@ from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent
 
-from domain.match import Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
+from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
 from service import deadlines
 from service.api.v1.presenter import event_records, game_view
@@ -39,6 +39,7 @@ from service.games import Applied, Loaded
 from service.live_sse import live_messages
 from service.quota import GameQuota
 from service.replays import replay_document
+from service.strictness import etag, not_modified, not_modified_response
 
 GameId = Annotated[
     str,
@@ -57,6 +58,17 @@ IdempotencyKey = Annotated[
         required=False,
         description="Repeat a request safely: the same key and body answer the first result",
         pattern="^[A-Za-z0-9_.:-]{1,128}$",
+    ),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-None-Match",
+        required=False,
+        description=(
+            "The ETag of a copy the client holds (the game's version, quoted): 304 without "
+            "a body while the game is still at that version"
+        ),
     ),
 ]
 IfMatch = Annotated[
@@ -133,6 +145,8 @@ async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) 
     caller = caller_for(loaded.meta, ctx.api_keys, authorization)
     if caller.seat is None:
         raise Forbidden("only a seat token may act in a game")
+    if caller.seat in loaded.match.resigned:
+        raise Forbidden(f"seat {caller.seat} has resigned: a bot plays it now")
     return caller.seat
 
 
@@ -301,6 +315,7 @@ class GamesController(Controller):
                 "`after_version` (0: answer at once)",
             ),
         ] = 0,
+        if_none_match: IfNoneMatch = None,
     ) -> Response[GameView]:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
@@ -308,12 +323,14 @@ class GamesController(Controller):
         waits = wait and loaded.match.version <= after_version
         if waits and await ctx.live.wait_past(game_id, after_version, wait):
             loaded = await ctx.games.load(game_id)
+        if not_modified(if_none_match, loaded.match.version):
+            return not_modified_response(loaded.match.version)
         turn_deadlines = None
         if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
             turn_deadlines = await deadlines.current(ctx.store.redis, game_id)
         return Response(
             game_view(loaded, caller, turn_deadlines),
-            headers={"ETag": f'"{loaded.match.version}"'},
+            headers={"ETag": etag(loaded.match.version), "Vary": "Authorization"},
         )
 
     async def _act(
@@ -470,15 +487,24 @@ class GamesController(Controller):
             int, QueryParameter(ge=0, le=10**9, description="Return events after this version")
         ] = 0,
         limit: Annotated[int, QueryParameter(ge=1, le=500, description="Page size")] = 100,
-    ) -> EventPage:
+        if_none_match: IfNoneMatch = None,
+    ) -> Response[EventPage]:
         ctx = _ctx(state)
         loaded, events = await ctx.games.events(game_id, after, limit + 1)
         caller = _viewer(ctx, loaded, authorization)
+        # A page changes only when the game does (new events, has_more): its ETag is the
+        # game's version, as the view's.
+        version = loaded.match.version
+        if not_modified(if_none_match, version):
+            return not_modified_response(version)
         page = events[:limit]
-        return EventPage(
-            events=event_records(loaded, page, caller),
-            next_after=page[-1].version if page else after,
-            has_more=len(events) > limit,
+        return Response(
+            EventPage(
+                events=event_records(loaded, page, caller),
+                next_after=page[-1].version if page else after,
+                has_more=len(events) > limit,
+            ),
+            headers={"ETag": etag(version), "Vary": "Authorization"},
         )
 
     @get(
@@ -497,7 +523,9 @@ class GamesController(Controller):
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         _viewer(ctx, loaded, authorization)
-        if loaded.rules.result(loaded.match) is None:
+        if loaded.rules.result(loaded.match) is None and not (
+            loaded.match.aborted or loaded.match.abandoned
+        ):
             raise GameNotFinished("the replay opens when the game is over")
         return await replay_document(ctx.store, loaded)
 
@@ -510,7 +538,7 @@ class GamesController(Controller):
             "`data` = the EventRecord JSON), redacted for the caller. Resume with "
             "`Last-Event-ID` (or `after`). A `: ping` comment every 15 s keeps the "
             "connection alive. The stream closes once the game is over and its result "
-            "recorded, or once it is abandoned (`game.abandoned`)."
+            "recorded, or once it is abandoned (`game.abandoned`) or aborted (`game.aborted`)."
         ),
         media_type="text/event-stream",
     )
@@ -538,4 +566,84 @@ class GamesController(Controller):
         start = int(last_event_id) if last_event_id is not None else after
         return ServerSentEvent(
             live_messages(ctx, loaded, caller, start), headers={"Cache-Control": "no-store"}
+        )
+
+
+class GameEndingsController(Controller):
+    """Leaving a game: a seat resigns, or the creator aborts the game."""
+
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/{game_id:str}/resign",
+        operation_id="resignSeat",
+        summary="Resign the caller's seat: a bot plays it from now on",
+        description=(
+            "Seat token. A bot (level random, as when a turn deadline passes) plays the seat "
+            "from now on: the view shows the seat as `resigned`, the event log has "
+            "`seat.resigned`. In a sealed step the seat's unrevealed choice is forfeited "
+            "(`seal.forfeited`) and a bot's choice stands in. The token still reads the "
+            "seat's view; it may no longer act (403)."
+        ),
+        status_code=200,
+    )
+    async def resign(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        loaded = await ctx.games.load(game_id)
+        seat = await _seat_caller(ctx, loaded, authorization)
+        applied = await ctx.games.apply(
+            game_id,
+            lambda rules, match, seed: Resign(seat),
+            idempotency_key=f"s{seat}:{idempotency_key}" if idempotency_key else None,
+            fingerprint=_fingerprint("resign", seat, b""),
+        )
+        after = await ctx.games.load(game_id)
+        return MoveAccepted(
+            version=applied.version,
+            events=event_records(after, applied.events, Caller(seat=seat)),
+            replayed=applied.replayed,
+        )
+
+    @post(
+        "/{game_id:str}/abort",
+        operation_id="abortGame",
+        summary="Abort an unfinished game (its creator only)",
+        description=(
+            "The API key that created the game. The game ends here without a result: status "
+            "`aborted`, a `game.aborted` event, no more moves; live feeds end and webhooks "
+            "get `game.finished` with `status: aborted`. The replay (with the seed) opens. "
+            "409 `game-finished` when the game is already over or aborted."
+        ),
+        status_code=200,
+    )
+    async def abort(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        key_id = ctx.api_keys.require(authorization, "aborting a game needs its API key")
+        loaded = await ctx.games.load(game_id)
+        if key_id != loaded.meta.owner:
+            raise Forbidden("only the API key that created the game may abort it")
+        applied = await ctx.games.apply(
+            game_id,
+            lambda rules, match, seed: Abort(),
+            idempotency_key=f"owner:{idempotency_key}" if idempotency_key else None,
+            fingerprint=_fingerprint("abort", -1, b""),
+        )
+        after = await ctx.games.load(game_id)
+        return MoveAccepted(
+            version=applied.version,
+            events=event_records(after, applied.events, Caller()),
+            replayed=applied.replayed,
         )

@@ -21,7 +21,7 @@ def game_view(
         version=match.version,
         status=status_of(loaded),
         you=seat,
-        seats=[SeatInfo(i, s.type, s.level) for i, s in enumerate(loaded.meta.seats)],
+        seats=seat_infos(loaded),
         awaiting=with_deadlines(rules.awaiting(match), turn_deadlines or {}),
         legal=rules.legal(match, seat),
         state=rules.view(match, seat),
@@ -32,7 +32,18 @@ def game_view(
 def status_of(loaded: Loaded) -> GameStatus:
     if loaded.match.abandoned:
         return "abandoned"
+    if loaded.match.aborted:
+        return "aborted"
     return "finished" if loaded.rules.result(loaded.match) is not None else "active"
+
+
+def seat_infos(loaded: Loaded) -> list[SeatInfo]:
+    """Who plays each seat now: a resigned seat shows the bot that took it over."""
+    resigned = set(loaded.match.resigned)
+    return [
+        SeatInfo(i, s.type, s.level, resigned=i in resigned)
+        for i, s in enumerate(loaded.match.seats)
+    ]
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:

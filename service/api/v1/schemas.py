@@ -158,10 +158,13 @@ class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     type: SeatType
     level: BotLevel | None
+    # The seat's player resigned: a bot (``type`` bot, ``level`` random) plays it now.
+    resigned: bool = False
 
 
 # "abandoned": nobody acted for a long time; the sweep ended the game without a result.
-GameStatus = Literal["active", "finished", "abandoned"]
+# "aborted": the API key that created the game ended it unfinished (no result).
+GameStatus = Literal["active", "finished", "abandoned", "aborted"]
 
 
 class GameView(msgspec.Struct, frozen=True):
