@@ -140,7 +140,9 @@ class GameAborted(msgspec.Struct, frozen=True, tag="game.aborted", tag_field="ty
 class GameAbandoned(msgspec.Struct, frozen=True, tag="game.abandoned", tag_field="type"):
     """Nobody acted for ``idle_seconds``: the game ends here, without a result."""
 
-    idle_seconds: int
+    idle_seconds: Annotated[
+        int, msgspec.Meta(description="How long nobody had acted (seconds) when it ended.")
+    ]
 
 
 MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (

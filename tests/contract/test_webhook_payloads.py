@@ -32,7 +32,8 @@ def test_what_the_workers_send_fits_the_contract() -> None:
     sent = [
         *notifications("a" * 24, 7, 1000, [(1, "commit", "t1.agents", None)], None, None),
         *notifications("a" * 24, 90, 2000, [], ([3, 5], [1]), ([3, 5], [1])),
-        *notifications("a" * 24, 12, 3000, [], None, None, aborted=True),
+        *notifications("a" * 24, 12, 3000, [], None, None, ended="aborted"),
+        *notifications("b" * 24, 40, 4000, [], None, None, ended="abandoned"),
     ]
     assert {n.kind for n in sent} == set(EVENT_KINDS)
     for note in sent:

@@ -52,7 +52,7 @@ class Recorder:
         produced = self.rules.perform(self.match, act, SEED)
         self.acts[len(self.events)] = act
         for event in produced:
-            self.rules.fold(self.match, event)
+            self.match = self.rules.fold(self.match, event)
         self.events += produced
         return produced
 

@@ -181,7 +181,10 @@ def test_a_bot_seat_cannot_resign_and_a_spectator_needs_a_seat_token(keys_client
 
 
 def test_the_creator_aborts_a_game_and_every_channel_says_so(
-    keys_client: Any, clean_redis: str, worker: subprocess.Popen[bytes]
+    keys_client: Any,
+    clean_redis: str,
+    worker: subprocess.Popen[bytes],
+    webhook_worker: subprocess.Popen[bytes],
 ) -> None:
     client = keys_client
     receiver = Receiver()

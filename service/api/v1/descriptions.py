@@ -108,6 +108,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "version": VERSION,
         "events": "The events this act appended, as the caller may see them.",
         "replayed": "True when this answers a repeated Idempotency-Key: nothing new was appended.",
+        "view": "With `Prefer: return=representation` only: the caller's view after the act, "
+        "as GET /v1/games/{id} gives it (then `Preference-Applied: return=representation`).",
     },
     "Commit": {
         "": "A sealed commitment: hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|"
@@ -141,7 +143,13 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "games": "The games of this page.",
         "next_cursor": "Pass it as `cursor` for the next page; null on the last page.",
     },
-    "Health": {"": "The process answers.", "status": "Always ok."},
+    "Health": {
+        "": "The process answers.",
+        "status": "Always ok.",
+        "store_regressions": "/readyz only: how many times this process found the event store "
+        "behind its warm cache (a restore, a failover to a lagging replica) and reloaded.",
+        "last_store_regression_ms": "/readyz only: when it last did (epoch milliseconds).",
+    },
     "HumanSeat": {"": "A seat played by a client; its token is returned once, at creation."},
     "BotSeat": {
         "": "A seat played by the server's bot.",

@@ -106,6 +106,18 @@ def _wants_representation(prefer: str) -> bool:
     return False
 
 
+async def _turn_deadlines(ctx: Context, loaded: Loaded) -> dict[int, deadlines.Deadline]:
+    """The recorded turn deadlines, and those the latest change's follow-up is about to
+    record: it runs just after that change was answered, so a read can come first. Those
+    are timed from the change itself, as the follow-up will time them."""
+    known = await deadlines.current(ctx.store.redis, loaded.game_id)
+    fresh, _ = deadlines.plan(known, loaded, 0)
+    if not fresh:
+        return known
+    latest = await ctx.store.read_range(loaded.game_id, loaded.match.version, loaded.match.version)
+    return deadlines.planned(known, loaded, latest[0].at_ms) if latest else known
+
+
 async def _view_after(ctx: Context, applied: Applied, caller: Caller) -> GameView:
     """The caller's view after its act: the act's own snapshot, deadlines as they will be
     recorded for this change (the follow-up records them just after the answer)."""
@@ -327,7 +339,7 @@ class GamesController(Controller):
             return not_modified_response(loaded.match.version)
         turn_deadlines = None
         if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
-            turn_deadlines = await deadlines.current(ctx.store.redis, game_id)
+            turn_deadlines = await _turn_deadlines(ctx, loaded)
         return Response(
             game_view(loaded, caller, turn_deadlines),
             headers={"ETag": etag(loaded.match.version), "Vary": "Authorization"},
