@@ -6,7 +6,8 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
 
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
   under uvicorn (uvloop + httptools) with ``--processes`` worker processes, the rate limit
-  off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``), JSON access logs on (to a file);
+  off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``) and no quota of active games, JSON access logs on
+  (to a file);
 - a bare Litestar app (one no-op route) under the same uvicorn settings;
 - boardgame.io 0.50 and undici, installed with npm into a temporary folder, and a minimal
   boardgame.io game server written here (a 4-player card game: each turn one move, then
@@ -307,6 +308,8 @@ def main() -> None:
             "REDIS_URL": redis_url,
             "STAKEOUT_API_KEYS": API_KEY,
             "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
+            # The bench starts more games than one key may have active by default.
+            "STAKEOUT_MAX_ACTIVE_GAMES": "0",
             "LOG_LEVEL": "INFO",
         }
         results: dict[str, Any] = {}
