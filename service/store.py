@@ -54,17 +54,20 @@ return {'ok', tostring(version)}
 # tell the stream it was folded from from another one of the same length (a store restored
 # from an older copy and written to since).
 _LIB = """
+local function fields(f)
+  local data, t, c = false, '0', false
+  for k = 1, #f, 2 do
+    if f[k] == 'e' then data = f[k + 1]
+    elseif f[k] == 't' then t = f[k + 1]
+    elseif f[k] == 'c' then c = f[k + 1] end
+  end
+  return data, t, c
+end
 local function entries(key, after, last)
   local out = {}
   local rows = redis.call('XRANGE', key, '(0-' .. after, last and ('0-' .. last) or '+')
   for _, row in ipairs(rows) do
-    local f = row[2]
-    local data, t, c = false, '0', false
-    for k = 1, #f, 2 do
-      if f[k] == 'e' then data = f[k + 1]
-      elseif f[k] == 't' then t = f[k + 1]
-      elseif f[k] == 'c' then c = f[k + 1] end
-    end
+    local data, t, c = fields(row[2])
     out[#out + 1] = {string.sub(row[1], 3), data, t, c}
   end
   return out
@@ -73,16 +76,16 @@ local function tip_ok(key, version, tip)
   if tip == '' or version == 0 then return true end
   local row = redis.call('XRANGE', key, '0-' .. version, '0-' .. version)[1]
   if not row then return false end
-  local f = row[2]
-  local data, t = '', '0'
-  for k = 1, #f, 2 do
-    if f[k] == 'e' then data = f[k + 1] elseif f[k] == 't' then t = f[k + 1] end
-  end
-  return redis.sha1hex(t .. '|' .. data) == tip
+  local data, t = fields(row[2])
+  return redis.sha1hex(t .. '|' .. (data or '')) == tip
 end
-local function duplicate(key, prior)
+-- The earlier answer made with idempotency key ``key`` (with its events), or nil.
+local function replayed(events, idem, key)
+  if key == '' then return nil end
+  local prior = redis.call('HGET', idem, key)
+  if not prior then return nil end
   local first, last = string.match(prior, '|(%d+)|(%d+)$')
-  return {'duplicate', prior, entries(key, tonumber(first) - 1, tonumber(last))}
+  return {'duplicate', prior, entries(events, tonumber(first) - 1, tonumber(last))}
 end
 """
 
@@ -93,10 +96,8 @@ _APPEND = (
     _LIB
     + """
 local key = ARGV[2]
-if key ~= '' then
-  local prior = redis.call('HGET', KEYS[2], key)
-  if prior then return duplicate(KEYS[1], prior) end
-end
+local prior = replayed(KEYS[1], KEYS[2], key)
+if prior then return prior end
 local version = redis.call('XLEN', KEYS[1])
 if version == 0 and redis.call('EXISTS', KEYS[3]) == 0 then return {'missing', '0'} end
 local expected = tonumber(ARGV[1])
@@ -129,11 +130,8 @@ return {'ok', tostring(version)}
 _CATCH_UP = (
     _LIB
     + """
-local key = ARGV[3]
-if key ~= '' then
-  local prior = redis.call('HGET', KEYS[2], key)
-  if prior then return duplicate(KEYS[1], prior) end
-end
+local prior = replayed(KEYS[1], KEYS[2], ARGV[3])
+if prior then return prior end
 local version = redis.call('XLEN', KEYS[1])
 local after = tonumber(ARGV[1])
 if version < after or not tip_ok(KEYS[1], after, ARGV[2]) then

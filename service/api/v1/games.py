@@ -106,6 +106,25 @@ def _wants_representation(prefer: str) -> bool:
     return False
 
 
+async def _ending(
+    ctx: Context, game_id: str, act: Act, key: str | None, route: str, caller: Caller
+) -> MoveAccepted:
+    """Apply a resignation or an abort and answer it like any act (the act's own snapshot
+    redacts its events: no reload)."""
+    seat = -1 if caller.seat is None else caller.seat
+    applied = await ctx.games.apply(
+        game_id,
+        lambda rules, match, seed: act,
+        idempotency_key=key,
+        fingerprint=_fingerprint(route, seat, b""),
+    )
+    return MoveAccepted(
+        version=applied.version,
+        events=event_records(applied.loaded, applied.events, caller),
+        replayed=applied.replayed,
+    )
+
+
 async def _turn_deadlines(ctx: Context, loaded: Loaded) -> dict[int, deadlines.Deadline]:
     """The recorded turn deadlines, and those the latest change's follow-up is about to
     record: it runs just after that change was answered, so a read can come first. Those
@@ -610,18 +629,8 @@ class GameEndingsController(Controller):
         ctx = _ctx(request.app.state)
         loaded = await ctx.games.load(game_id)
         seat = await _seat_caller(ctx, loaded, authorization)
-        applied = await ctx.games.apply(
-            game_id,
-            lambda rules, match, seed: Resign(seat),
-            idempotency_key=f"s{seat}:{idempotency_key}" if idempotency_key else None,
-            fingerprint=_fingerprint("resign", seat, b""),
-        )
-        after = await ctx.games.load(game_id)
-        return MoveAccepted(
-            version=applied.version,
-            events=event_records(after, applied.events, Caller(seat=seat)),
-            replayed=applied.replayed,
-        )
+        key = f"s{seat}:{idempotency_key}" if idempotency_key else None
+        return await _ending(ctx, game_id, Resign(seat), key, "resign", Caller(seat=seat))
 
     @post(
         "/{game_id:str}/abort",
@@ -647,15 +656,5 @@ class GameEndingsController(Controller):
         loaded = await ctx.games.load(game_id)
         if key_id != loaded.meta.owner:
             raise Forbidden("only the API key that created the game may abort it")
-        applied = await ctx.games.apply(
-            game_id,
-            lambda rules, match, seed: Abort(),
-            idempotency_key=f"owner:{idempotency_key}" if idempotency_key else None,
-            fingerprint=_fingerprint("abort", -1, b""),
-        )
-        after = await ctx.games.load(game_id)
-        return MoveAccepted(
-            version=applied.version,
-            events=event_records(after, applied.events, Caller()),
-            replayed=applied.replayed,
-        )
+        key = f"owner:{idempotency_key}" if idempotency_key else None
+        return await _ending(ctx, game_id, Abort(), key, "abort", Caller())
