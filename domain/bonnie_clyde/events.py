@@ -184,23 +184,33 @@ class CardDiscarded(msgspec.Struct, frozen=True, tag="bc.card_discarded", tag_fi
     card: Annotated[Card, doc("The discarded card (now the Files' top card).")]
 
 
+# A hand's scoring, as `bc.hand_scored` records it and the view's last hand shows it.
+HandNumber = Annotated[int, doc("The hand, from 1.")]
+Ending = Annotated[HandEnding, doc("went_out (a seat played its last card) or case_file_ran_out.")]
+EndedBySeat = Annotated[int, doc("The seat that ended the hand.")]
+CarAtEnd = Annotated[int, doc("The car's location at the end (1 to 10).")]
+CarBonus = Annotated[
+    int, doc("The car's position, to the seat that went out; 0 when nobody went out.")
+]
+ShutOut = Annotated[
+    bool,
+    doc("True when the seat that ended the hand had both Bonnie and Clyde: the others score 0."),
+]
+HandScores = Annotated[list[int], doc("Each seat's points this hand, by seat.")]
+Totals = Annotated[list[int], doc("Each seat's running total after this hand, by seat.")]
+
+
 class HandScored(msgspec.Struct, frozen=True, tag="bc.hand_scored", tag_field="type"):
     """End of a hand. ``ended_by_seat`` went out, or drew the Case File's last card."""
 
-    hand_number: Annotated[int, doc("The hand, from 1.")]
-    ending: Annotated[
-        HandEnding, doc("went_out (a seat played its last card) or case_file_ran_out.")
-    ]
-    ended_by_seat: Annotated[int, doc("The seat that ended the hand.")]
-    car: Annotated[int, doc("The car's location at the end (1 to 10).")]
-    bonus: Annotated[
-        int, doc("Points the ending seat got for the car's position (0 when shut out).")
-    ]
-    shut_out: Annotated[
-        bool, doc("True when one seat captured both Bonnie and Clyde: the others score 0.")
-    ]
-    hand_scores: Annotated[list[int], doc("Each seat's points this hand, by seat.")]
-    totals: Annotated[list[int], doc("Each seat's running total after this hand, by seat.")]
+    hand_number: HandNumber
+    ending: Ending
+    ended_by_seat: EndedBySeat
+    car: CarAtEnd
+    bonus: CarBonus
+    shut_out: ShutOut
+    hand_scores: HandScores
+    totals: Totals
 
 
 class GameEnded(msgspec.Struct, frozen=True, tag="bc.game_ended", tag_field="type"):

@@ -7,7 +7,16 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.bonnie_clyde.cards import CAR_START, Card
-from domain.bonnie_clyde.events import HandEnding
+from domain.bonnie_clyde.events import (
+    CarAtEnd,
+    CarBonus,
+    EndedBySeat,
+    Ending,
+    HandNumber,
+    HandScores,
+    ShutOut,
+    Totals,
+)
 from domain.engine import doc
 
 Phase = Literal["draw", "play", "search_files", "look", "move_car", "over"]
@@ -28,20 +37,14 @@ class PlayedSet(msgspec.Struct, frozen=True):
 class HandResult(msgspec.Struct, frozen=True):
     """How the last hand ended and was scored."""
 
-    hand_number: Annotated[int, doc("The hand, from 1.")]
-    ending: Annotated[
-        HandEnding, doc("went_out (a seat played its last card) or case_file_ran_out.")
-    ]
-    ended_by_seat: Annotated[int, doc("The seat that ended the hand.")]
-    car: Annotated[int, doc("The car's location at the end (1 to 10).")]
-    bonus: Annotated[
-        int, doc("Points the ending seat got for the car's position (0 when shut out).")
-    ]
-    shut_out: Annotated[
-        bool, doc("True when one seat captured both Bonnie and Clyde: the others score 0.")
-    ]
-    hand_scores: Annotated[list[int], doc("Each seat's points this hand, by seat.")]
-    totals: Annotated[list[int], doc("Each seat's running total after the hand, by seat.")]
+    hand_number: HandNumber
+    ending: Ending
+    ended_by_seat: EndedBySeat
+    car: CarAtEnd
+    bonus: CarBonus
+    shut_out: ShutOut
+    hand_scores: HandScores
+    totals: Totals
 
 
 class State(msgspec.Struct, frozen=True):
