@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 import sys
 import typing
 from typing import Any
@@ -300,11 +301,17 @@ def _describe_schemas(doc: dict[str, Any]) -> None:
             if text:
                 schema["description"] = text
         for field, prop in schema.get("properties", {}).items():
-            if "description" not in prop and "const" in prop:
+            if "const" not in prop:
+                continue
+            if "description" not in prop:
                 prop["description"] = (
                     f"Always `{prop['const']}`: says which kind of object this is "
                     f"(the `{field}` tag of a union)."
                 )
+            # Still required (the server needs the tag), but with its only value as the
+            # default, so generated clients fill it in: ``HumanSeat()``, not
+            # ``HumanSeat(type_="human")``.
+            prop.setdefault("default", prop["const"])
 
 
 def _component_names(doc: dict[str, Any]) -> None:
@@ -408,7 +415,12 @@ def _notification_schemas() -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name, (kind, text, own) in kinds.items():
         properties = {
-            "kind": {"type": "string", "const": kind, "description": f"Always `{kind}`."},
+            "kind": {
+                "type": "string",
+                "const": kind,
+                "default": kind,
+                "description": f"Always `{kind}`.",
+            },
             **common,
             **own,
         }
@@ -649,4 +661,50 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     _add_discriminators(doc, schemas)
     _name_enums(doc)
     doc["webhooks"] = _webhooks(schemas)
+    _request_defaults_in_words(doc)
     return doc
+
+
+def _refs(node: Any) -> set[str]:
+    """The component names ``node`` refers to."""
+    if isinstance(node, dict):
+        out = {node["$ref"].rsplit("/", 1)[-1]} if isinstance(node.get("$ref"), str) else set()
+        for value in node.values():
+            out |= _refs(value)
+        return out
+    if isinstance(node, list):
+        return set().union(*(_refs(item) for item in node)) if node else set()
+    return set()
+
+
+def _request_defaults_in_words(doc: dict[str, Any]) -> None:
+    """An optional property of a request body says its default in words, not ``default``.
+
+    openapi-typescript (default flags) makes every property with a ``default`` required, so
+    a body's ``private`` or an option would become mandatory in TypeScript. Required
+    properties keep theirs: a tag's ``default`` (its only value) lets openapi-python-client
+    fill it in."""
+    schemas = doc["components"]["schemas"]
+    todo = set().union(
+        *(
+            _refs(op.get("requestBody", {}))
+            for item in doc.get("paths", {}).values()
+            for op in item.values()
+            if isinstance(op, dict)
+        )
+    )
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in schemas:
+            continue
+        seen.add(name)
+        schema = schemas[name]
+        todo |= _refs(schema)
+        required = set(schema.get("required", []))
+        for field, prop in schema.get("properties", {}).items():
+            if field in required or "default" not in prop:
+                continue
+            value = json.dumps(prop.pop("default"))
+            text = prop.get("description", "").rstrip()
+            prop["description"] = f"{text} Default: `{value}`.".lstrip()

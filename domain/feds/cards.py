@@ -7,9 +7,11 @@ the printed ones.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+
+from domain.engine import doc
 
 # ---- the board ---------------------------------------------------------------------------
 
@@ -38,11 +40,11 @@ WILD_COLOUR: Colour = "gray"
 class Criminals(msgspec.Struct, frozen=True, kw_only=True):
     """A count of criminals by colour: on a location, in a jail or in the bag."""
 
-    pink: int = 0
-    blue: int = 0
-    lime: int = 0
-    orange: int = 0
-    gray: int = 0
+    pink: Annotated[int, doc("Pink criminals.")] = 0
+    blue: Annotated[int, doc("Blue criminals.")] = 0
+    lime: Annotated[int, doc("Lime criminals.")] = 0
+    orange: Annotated[int, doc("Orange criminals.")] = 0
+    gray: Annotated[int, doc("Gray criminals (wild at scoring).")] = 0
 
     def of(self, colour: Colour) -> int:
         count: int = getattr(self, colour)
@@ -111,9 +113,11 @@ Power = Literal["infiltrate", "redeploy", "patrol"]
 class AgentCard(msgspec.Struct, frozen=True):
     """One of the seven agent cards every player (and the Officer) has."""
 
-    agent: Agent
-    strength: int
-    power: Power | None
+    agent: Annotated[Agent, doc("The card's name: a special agent or plain-N.")]
+    strength: Annotated[int, doc("Its strength in a field at the bust.")]
+    power: Annotated[
+        Power | None, doc("Its power when flipped into a field (the city card says what).")
+    ]
 
 
 #: Each player's seven agent cards, decided. The Officer's deck is the same seven cards of an
@@ -149,25 +153,44 @@ City = Literal["chicago", "detroit", "new-orleans"]
 class CityCard(msgspec.Struct, frozen=True, kw_only=True):
     """A house city card (HOUSE-RULES §2): what the three special agents do, and the tokens."""
 
-    city: City
-    criminals_per_location: int
-    #: "none"; "face-up": one random face-up token per location; "two-face-down": one per
-    #: location, two of them face down (values hidden from everyone until won at the bust).
-    utility_tokens: Literal["none", "face-up", "two-face-down"]
-    #: Sirens always on with this card (the New Orleans variant is built in).
-    sirens: bool
-    #: "flip": flip the mole at another location into its field; "peek": look at any mole.
-    infiltrate: Literal["flip", "peek"]
-    #: Who uses the power of a special agent flipped by an Infiltrate: its owner, or the
-    #: player who flipped it.
-    infiltrated_power_user: Literal["owner", "flipper"]
-    #: "move": one criminal here to an adjacent location; "arrest": one criminal of your choice
-    #: from here into your jail; "draw": one criminal blind from the bag onto this location.
-    patrol: Literal["move", "arrest", "draw"]
-    #: "shares": the variant's mini-bust (2 different criminals, then 1, ties broken as at the
-    #: bust); "single-strongest": only a single strongest player, with no tie, takes one.
-    siren_arrest: Literal["shares", "single-strongest"]
-    description: str
+    city: Annotated[City, doc("The card's name, as the `city` option takes it.")]
+    criminals_per_location: Annotated[int, doc("Criminals drawn onto each location at setup.")]
+    utility_tokens: Annotated[
+        Literal["none", "face-up", "two-face-down"],
+        doc(
+            "none; face-up: one random face-up token per location; two-face-down: one per "
+            "location, two of them face down (values hidden from everyone until won)."
+        ),
+    ]
+    sirens: Annotated[bool, doc("Sirens always on with this card.")]
+    infiltrate: Annotated[
+        Literal["flip", "peek"],
+        doc("flip: flip the mole at another location into its field; peek: look at any mole."),
+    ]
+    infiltrated_power_user: Annotated[
+        Literal["owner", "flipper"],
+        doc(
+            "Who uses the power of a special agent flipped by an Infiltrate: its owner, or "
+            "the player who flipped it."
+        ),
+    ]
+    patrol: Annotated[
+        Literal["move", "arrest", "draw"],
+        doc(
+            "move: one criminal here to an adjacent location; arrest: one criminal of your "
+            "choice from here into your jail; draw: one criminal blind from the bag onto "
+            "this location."
+        ),
+    ]
+    siren_arrest: Annotated[
+        Literal["shares", "single-strongest"],
+        doc(
+            "shares: the variant's mini-bust (`siren_shares` criminals, the first of "
+            "different colours, ties broken as at the bust); single-strongest: only a single "
+            "strongest player, with no tie, takes one."
+        ),
+    ]
+    description: Annotated[str, doc("The card in plain words.")]
 
 
 CITY_CARDS: dict[City, CityCard] = {

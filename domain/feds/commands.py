@@ -2,55 +2,66 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
+from domain.engine import doc
 from domain.feds.cards import Agent, Colour, Location
 
 
 class ChooseAgent(msgspec.Struct, frozen=True, tag="feds.choose_agent", tag_field="type"):
     """Step 1 (sealed): an agent card from your hand and an open location to deploy it to."""
 
-    agent: Agent
-    location: Location
+    agent: Annotated[Agent, doc("The agent card from your hand (one of `hand` in your view).")]
+    location: Annotated[
+        Location, doc("The open (not closed) location whose field the agent will join.")
+    ]
 
 
 class FlipMole(msgspec.Struct, frozen=True, tag="feds.flip_mole", tag_field="type"):
     """Infiltrate (chicago, new-orleans): flip the mole at another location into its field."""
 
-    location: Location
+    location: Annotated[
+        Location, doc("A location other than the Infiltrate's own that has a mole.")
+    ]
 
 
 class PeekAtMole(msgspec.Struct, frozen=True, tag="feds.peek_at_mole", tag_field="type"):
     """Infiltrate (detroit): look at another player's face-down mole, privately."""
 
-    location: Location
+    location: Annotated[Location, doc("The location of the face-down mole to look at.")]
 
 
 class RedeployAgent(msgspec.Struct, frozen=True, tag="feds.redeploy_agent", tag_field="type"):
     """Redeploy: move one of your field agents to the end of another location's field."""
 
-    agent: Agent
-    to_location: Location
+    agent: Annotated[Agent, doc("One of your face-up field agents (any location).")]
+    to_location: Annotated[
+        Location, doc("Another location: the agent goes to the end of its field.")
+    ]
 
 
 class SwapSirens(msgspec.Struct, frozen=True, tag="feds.swap_sirens", tag_field="type"):
     """Redeploy with sirens on, instead of moving an agent: swap two siren tokens."""
 
-    first: Location
-    second: Location
+    first: Annotated[Location, doc("A location holding a siren token.")]
+    second: Annotated[Location, doc("Another location holding a siren token.")]
 
 
 class MoveCriminal(msgspec.Struct, frozen=True, tag="feds.move_criminal", tag_field="type"):
     """Patrol (chicago): move one criminal from the Patrol's location to an adjacent one."""
 
-    colour: Colour
-    to_location: Location
+    colour: Annotated[Colour, doc("The colour of one criminal at the Patrol's location.")]
+    to_location: Annotated[
+        Location, doc("A location next to the Patrol's (one up or one down the list).")
+    ]
 
 
 class ArrestCriminal(msgspec.Struct, frozen=True, tag="feds.arrest_criminal", tag_field="type"):
     """Patrol (detroit): arrest one criminal of your choice from the Patrol's location."""
 
-    colour: Colour
+    colour: Annotated[Colour, doc("The colour of the criminal, present at the Patrol's location.")]
 
 
 class DrawCriminal(msgspec.Struct, frozen=True, tag="feds.draw_criminal", tag_field="type"):
@@ -65,13 +76,19 @@ class ArrestCriminals(msgspec.Struct, frozen=True, tag="feds.arrest_criminals", 
     """Mini-bust: arrest one criminal of each listed colour (all different) at the siren's
     location: as many as your share, or fewer only when fewer colours remain there."""
 
-    colours: list[Colour]
+    colours: Annotated[
+        list[Colour],
+        doc(
+            "One criminal per colour, all different, each present at the siren's location; "
+            "as many as your share (see `siren_arrest.shares` in the view)."
+        ),
+    ]
 
 
 class ArrestColour(msgspec.Struct, frozen=True, tag="feds.arrest_colour", tag_field="type"):
     """Bust: arrest all criminals of one colour at the location being busted."""
 
-    colour: Colour
+    colour: Annotated[Colour, doc("A colour with criminals left at the location being busted.")]
 
 
 POWER_COMMANDS: tuple[type[msgspec.Struct], ...] = (

@@ -4,9 +4,11 @@ in plain words for clients)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 
-from domain.engine import CommandRule, HouseRule, plain_text
+from domain.engine import CommandRule, HouseRule, doc, plain_text
 from domain.feds.cards import (
     AGENT_CARDS,
     CITY_CARDS,
@@ -33,34 +35,57 @@ from domain.feds.options import FedsOptions
 
 
 class ScoreTable(msgspec.Struct, frozen=True):
-    """Points for 1, 2, 3, … criminals of a colour (first entry: one criminal)."""
+    """Points for 1, 2, 3, … criminals of a colour (first entry: one criminal). Gray
+    criminals have no row: each counts as the colour that scores most for its jail."""
 
-    pink: list[int]
-    blue: list[int]
-    lime: list[int]
-    orange: list[int]
+    pink: Annotated[list[int], doc("Points for 1, 2, 3, … pink criminals.")]
+    blue: Annotated[list[int], doc("Points for 1, 2, 3, … blue criminals.")]
+    lime: Annotated[list[int], doc("Points for 1, 2, 3, … lime criminals.")]
+    orange: Annotated[list[int], doc("Points for 1, 2, 3, … orange criminals.")]
 
 
 class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    title: str
-    min_seats: int
-    max_seats: int
-    seats_with_officer: int
-    rounds: int
-    locations: list[Location]
-    closing_field_size: int
-    criminals: Criminals
-    agent_cards: list[AgentCard]
-    score_table: ScoreTable
-    utility_tokens: list[int]
-    siren_tokens: list[int]
-    siren_shares: list[int]
-    officer_colour_order: list[Colour]
-    city_cards: list[CityCard]
-    options: FedsOptions
-    commands: list[CommandRule]
-    summary: str
+    """The Feds' rules data: the numbers its rules use (HOUSE-RULES §2 decides them)."""
+
+    name: Annotated[str, doc("The game's name in the API: feds.")]
+    title: Annotated[str, doc("The printed title.")]
+    min_seats: Annotated[int, doc("Fewest seats: 2.")]
+    max_seats: Annotated[int, doc("Most seats: 4.")]
+    seats_with_officer: Annotated[
+        int, doc("With this many seats the imaginary Officer and the police car play too.")
+    ]
+    rounds: Annotated[int, doc("Rounds before the final bust.")]
+    locations: Annotated[
+        list[Location], doc('The locations, top to bottom ("down" means towards the last).')
+    ]
+    closing_field_size: Annotated[
+        int, doc("A field with this many agents or more closes its location at step 3.")
+    ]
+    criminals: Annotated[Criminals, doc("The criminals in the bag at setup, by colour.")]
+    agent_cards: Annotated[
+        list[AgentCard], doc("The seven agent cards every player (and the Officer) has.")
+    ]
+    score_table: Annotated[ScoreTable, doc("Points for criminals in a jail, by colour.")]
+    utility_tokens: Annotated[
+        list[int], doc("The utility tokens' values, in points, where a city card uses them.")
+    ]
+    siren_tokens: Annotated[
+        list[int],
+        doc("The siren tokens' numbers: a field reaching one sets off a mini-bust."),
+    ]
+    siren_shares: Annotated[
+        list[int],
+        doc("Criminals a mini-bust gives the strongest, the second strongest, … player."),
+    ]
+    officer_colour_order: Annotated[
+        list[Colour], doc("The order in which the Officer takes colours when it arrests.")
+    ]
+    city_cards: Annotated[
+        list[CityCard], doc("The house city cards: what the special agents do in each city.")
+    ]
+    options: Annotated[FedsOptions, doc("The creation options, with their defaults.")]
+    commands: Annotated[list[CommandRule], doc("Every kind of move, with what it does.")]
+    summary: Annotated[str, doc("How a game goes, in plain text.")]
 
 
 SUMMARY = (

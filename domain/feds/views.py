@@ -9,11 +9,12 @@ public.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from msgspec.structs import replace
 
+from domain.engine import doc
 from domain.feds.cards import (
     LOCATIONS,
     POWER,
@@ -26,6 +27,7 @@ from domain.feds.cards import (
     Power,
 )
 from domain.feds.events import (
+    OWNER,
     AgentChosen,
     GameSetUp,
     MolePeeked,
@@ -38,105 +40,170 @@ from domain.feds.state import FedsState, Mole, Phase
 
 
 class MoleView(msgspec.Struct, frozen=True):
-    """A location's mole. ``agent``/``strength`` are None when the viewer may not know them."""
+    """A location's mole: the card face down in its hideout (HOUSE-RULES §2). What it is
+    shows only to its owner, to seats that peeked at it, and to everyone once face up."""
 
-    owner: int | None
-    face_up: bool
-    agent: Agent | None
-    strength: int | None
-    #: Seats that looked at this face-down mole (Detroit Infiltrate); public.
-    seen_by: list[int]
+    owner: Annotated[int | None, doc(OWNER)]
+    face_up: Annotated[bool, doc("Whether the mole lies face up (an Officer's mole always).")]
+    agent: Annotated[Agent | None, doc("The agent card, null when the viewer may not know it.")]
+    strength: Annotated[
+        int | None, doc("The agent's strength, null when the viewer may not know it.")
+    ]
+    seen_by: Annotated[
+        list[int],
+        doc("Seats that looked at this face-down mole with a Detroit Infiltrate (public)."),
+    ]
 
 
 class FieldAgentView(msgspec.Struct, frozen=True):
-    """A face-up field agent; owner None is the Officer."""
+    """A face-up agent in a location's field."""
 
-    owner: int | None
-    agent: Agent
-    strength: int
+    owner: Annotated[int | None, doc(OWNER)]
+    agent: Annotated[Agent, doc("The agent card.")]
+    strength: Annotated[int, doc("Its strength at the bust (see `agent_cards` in the rules).")]
 
 
 class LocationView(msgspec.Struct, frozen=True):
-    """One location. ``field[0]`` lies closest to the location; the last card is the rookie."""
+    """One of the four locations, top (club) to bottom (warehouse)."""
 
-    location: Location
-    criminals: Criminals
-    mole: MoleView | None
-    field: list[FieldAgentView]
-    closed: bool
-    siren: int | None
-    utility_token: UtilityTokenFace | None
+    location: Annotated[Location, doc("Which location.")]
+    criminals: Annotated[Criminals, doc("The criminals still free here, by colour.")]
+    mole: Annotated[
+        MoleView | None, doc("The card in the hideout, null while nobody has one here.")
+    ]
+    field: Annotated[
+        list[FieldAgentView],
+        doc(
+            "The face-up agents here in arrival order: the first lies closest to the "
+            "location, the last is the rookie (the next card deployed here becomes the mole)."
+        ),
+    ]
+    closed: Annotated[
+        bool,
+        doc("Closed: its field reached the closing size; no agent may be deployed here."),
+    ]
+    siren: Annotated[
+        int | None,
+        doc(
+            "The siren token's number (sirens on): a mini-bust happens when the field "
+            "reaches this many agents; null without a siren."
+        ),
+    ]
+    utility_token: Annotated[
+        UtilityTokenFace | None,
+        doc("The utility token lying here (won at the bust), null when there is none."),
+    ]
 
 
 class PlayerView(msgspec.Struct, frozen=True):
-    """One seat. ``hand`` and ``chosen_agent`` are shown to that seat only."""
+    """One seat's public standing; its hand and step-1 card show to that seat only."""
 
-    seat: int
-    hand_size: int
-    hand: list[Agent] | None
-    #: The location chosen in step 1, public after every reveal, until the deploy.
-    chosen_location: Location | None
-    chosen_agent: Agent | None
-    jail: Criminals
-    utility_tokens: list[int]
-    #: Final score, once the game is over.
-    score: int | None
+    seat: Annotated[int, doc("The seat number.")]
+    hand_size: Annotated[int, doc("Agent cards still in the seat's hand.")]
+    hand: Annotated[
+        list[Agent] | None, doc("The agent cards in hand: to that seat only, else null.")
+    ]
+    chosen_location: Annotated[
+        Location | None,
+        doc(
+            "The location chosen in step 1, public once every seat revealed, until the "
+            "deploy; null otherwise."
+        ),
+    ]
+    chosen_agent: Annotated[
+        Agent | None, doc("The agent chosen in step 1: to that seat only, else null.")
+    ]
+    jail: Annotated[Criminals, doc("The criminals this seat arrested, by colour.")]
+    utility_tokens: Annotated[list[int], doc("The values of the utility tokens it won.")]
+    score: Annotated[int | None, doc("The final score once the game is over, else null.")]
 
 
 class OfficerView(msgspec.Struct, frozen=True):
     """The imaginary Officer of a 2-player game (never scored). ``utility_tokens`` are the
     tokens it won: out of the game, they count for nobody (HOUSE-RULES §2)."""
 
-    car: Location
-    deck_size: int
-    deployed_this_round: bool
-    jail: Criminals
-    utility_tokens: list[int]
+    car: Annotated[Location, doc("The police car's location: the Officer deploys there.")]
+    deck_size: Annotated[int, doc("Cards left in the Officer's face-down deck.")]
+    deployed_this_round: Annotated[bool, doc("Whether the Officer deployed this round.")]
+    jail: Annotated[Criminals, doc("The criminals the Officer arrested, by colour.")]
+    utility_tokens: Annotated[list[int], doc("The values of the utility tokens it won.")]
 
 
 class ActivationView(msgspec.Struct, frozen=True):
-    """A flipped special agent whose power ``seat`` may use now (or decline)."""
+    """A flipped special agent whose power ``seat`` may use now (or decline). Flips
+    queue up; the last one listed is decided first."""
 
-    seat: int
-    owner: int
-    agent: Agent
-    power: Power
-    location: Location
+    seat: Annotated[int, doc("The seat that decides: use the power or decline it.")]
+    owner: Annotated[int, doc("The seat that owns the flipped agent.")]
+    agent: Annotated[Agent, doc("The flipped special agent.")]
+    power: Annotated[Power, doc("Its power (what the city card makes it do).")]
+    location: Annotated[Location, doc("Where it was flipped: the power acts from there.")]
 
 
 class SirenArrestView(msgspec.Struct, frozen=True):
     """A mini-bust in progress: who still arrests how many criminals, in order."""
 
-    location: Location
-    shares: list[SirenShare]
+    location: Annotated[Location, doc("The location whose siren sounded.")]
+    shares: Annotated[
+        list[SirenShare], doc("Who still arrests how many criminals, first in order first.")
+    ]
 
 
 class BustView(msgspec.Struct, frozen=True):
     """The location being busted: arrest order, and whose pick it is (index into order)."""
 
-    location: Location
-    order: list[int | None]
-    next_in_order: int | None
+    location: Annotated[Location, doc("The location being busted.")]
+    order: Annotated[
+        list[int | None],
+        doc("The arrest order, strongest first: seats, null for the Officer."),
+    ]
+    next_in_order: Annotated[
+        int | None,
+        doc("The index into `order` of the one who picks next; null once it is done."),
+    ]
 
 
 class FedsView(msgspec.Struct, frozen=True, tag="feds", tag_field="game"):
-    seat: int | None
-    seats: int
-    city: City
-    sirens: bool
-    round: int
-    rounds: int
-    badge: int
-    phase: Phase
-    locations: list[LocationView]
-    players: list[PlayerView]
-    officer: OfficerView | None
-    bag: Criminals
-    activations: list[ActivationView]
-    siren_arrest: SirenArrestView | None
-    bust: BustView | None
-    #: Public decisions so far (part of the step ids).
-    moves: int
+    """What one seat (or a spectator) sees of a game of The Feds: everything but the
+    hands, the step-1 cards of others, moles it may not know, face-down utility tokens
+    and the Officer's deck order.
+
+    Step ids of its awaited actions: ``r{round}.agents`` (the sealed step 1),
+    ``r{round}.power.{moves}`` (use or decline a flipped power), ``r{round}.siren.{moves}``
+    (a mini-bust arrest) and ``bust.{moves}`` (a pick at the final bust)."""
+
+    seat: Annotated[int | None, doc("The viewing seat, null for a spectator.")]
+    seats: Annotated[int, doc("How many seats play (2 to 4).")]
+    city: Annotated[City, doc("The house city card in play (see `city_cards` in the rules).")]
+    sirens: Annotated[bool, doc("Whether siren tokens are in play.")]
+    round: Annotated[int, doc("The current round, 1 to `rounds`.")]
+    rounds: Annotated[int, doc("How many rounds the game has before the bust (7).")]
+    badge: Annotated[int, doc("The seat holding the badge this round.")]
+    phase: Annotated[
+        Phase,
+        doc(
+            "choose: the sealed step 1; deploy: choices revealed, powers and mini-busts "
+            "being resolved; bust: the final arrests; over."
+        ),
+    ]
+    locations: Annotated[list[LocationView], doc("The four locations, top to bottom.")]
+    players: Annotated[list[PlayerView], doc("Each seat, indexed by seat.")]
+    officer: Annotated[
+        OfficerView | None, doc("The imaginary Officer in a 2-player game, else null.")
+    ]
+    bag: Annotated[
+        Criminals, doc("The criminals still in the bag (public: it follows from the rest).")
+    ]
+    activations: Annotated[
+        list[ActivationView], doc("Flipped powers waiting to be used or declined.")
+    ]
+    siren_arrest: Annotated[
+        SirenArrestView | None, doc("The mini-bust in progress, null when there is none.")
+    ]
+    bust: Annotated[BustView | None, doc("The final bust in progress, null before it.")]
+    moves: Annotated[
+        int, doc("Public decisions taken so far; part of the step ids (see the schema).")
+    ]
 
 
 def _mole_view(mole: Mole, seat: int | None) -> MoleView:

@@ -27,6 +27,7 @@ DESCRIBED = (
     "domain.verify",
     "domain.fbi.",
     "domain.bonnie_clyde.",
+    "domain.feds.",
 )
 
 

@@ -69,6 +69,50 @@ def test_every_schema_is_complete_for_client_generators() -> None:
     }
 
 
+def _request_schemas(doc: dict[str, Any]) -> set[str]:
+    """Every component a request body reaches."""
+    schemas = doc["components"]["schemas"]
+    refs = {
+        node["$ref"].rsplit("/", 1)[-1]
+        for item in doc["paths"].values()
+        for op in item.values()
+        if isinstance(op, dict)
+        for _, node in _walk(op.get("requestBody", {}))
+        if "$ref" in node
+    }
+    seen: set[str] = set()
+    while refs:
+        name = refs.pop()
+        if name not in seen:
+            seen.add(name)
+            refs |= {n["$ref"].rsplit("/", 1)[-1] for _, n in _walk(schemas[name]) if "$ref" in n}
+    return seen
+
+
+def test_typescript_generators_keep_optional_request_fields_optional() -> None:
+    """openapi-typescript with its default flags makes a property with a ``default``
+    required; in a request body only ``required`` may say that (``private``, options and
+    ``turn_seconds`` stay optional), and the default is written in the description."""
+    doc = json.loads(CONTRACT.read_text())
+    schemas = doc["components"]["schemas"]
+    reached = _request_schemas(doc)
+    assert {"CreateFbiGame", "FedsOptions", "HumanSeat", "Commit", "Reveal"} <= reached
+    for name in reached:
+        required = set(schemas[name].get("required", []))
+        for field, prop in schemas[name].get("properties", {}).items():
+            assert field in required or "default" not in prop, f"{name}.{field}"
+    private = schemas["CreateFbiGame"]["properties"]["private"]
+    assert "private" not in schemas["CreateFbiGame"].get("required", [])
+    assert private["description"].endswith("Default: `false`.")
+
+
+def test_every_tag_has_its_value_as_default_so_generated_clients_fill_it_in() -> None:
+    doc = json.loads(CONTRACT.read_text())
+    tags = [(p, n) for p, n in _walk(doc["components"]["schemas"]) if "const" in n]
+    assert len(tags) > 50
+    assert [p for p, n in tags if n.get("default") != n["const"]] == []
+
+
 # What a client developer writes first with the generated client: create a game, move.
 FIRST_PROGRAM = '''
 """A client developer's first program: create an FBI game for two people, then make the
@@ -82,7 +126,7 @@ from client.models import CreateFbiGame, GameCreatedResponse, GameView, HumanSea
 
 base_url, api_key = sys.argv[1], sys.argv[2]
 with AuthenticatedClient(base_url=base_url, token=api_key) as app:
-    body = CreateFbiGame(game="fbi", seats=[HumanSeat(type_="human"), HumanSeat(type_="human")])
+    body = CreateFbiGame(seats=[HumanSeat(), HumanSeat()])  # tags are filled in
     created = create_game.sync(client=app, body=body)
 assert isinstance(created, GameCreatedResponse), created
 tokens = [seat.token for seat in created.seats]
