@@ -54,6 +54,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from service.errors import RateLimited
+from service.redis_connection import direct_writes
 from service.settings import Network
 
 log = logging.getLogger("stakeout")
@@ -108,6 +109,7 @@ class RateLimiter:
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
+            **direct_writes(redis_url),
         )
         self._bucket = self._redis.register_script(_BUCKET_SCRIPT)
         self._open_until = 0.0
