@@ -105,6 +105,19 @@ def act_kind(act: object) -> str:
     return str(tag) if tag is not None else type(act).__name__
 
 
+_ACT_COUNTERS: dict[tuple[str, type], Any] = {}
+
+
+def count_act(game: str, act: object) -> None:
+    """One act appended: ``MOVES_APPLIED`` by game and act kind (the child cached: an act
+    is on the hot path, and ``labels()`` takes a lock and builds a key each call)."""
+    key = (game, type(act))
+    counter = _ACT_COUNTERS.get(key)
+    if counter is None:
+        counter = _ACT_COUNTERS[key] = MOVES_APPLIED.labels(game, act_kind(act))
+    counter.inc()
+
+
 # ---- worker job durations, via the queue Redis -----------------------------------------
 
 JOB_SECONDS_KEY = "stakeout:metrics:job_seconds"
@@ -515,6 +528,7 @@ __all__ = [
     "QueueCollector",
     "act_kind",
     "configure_logging",
+    "count_act",
     "current_request_id",
     "instrument",
     "metrics",
