@@ -1,6 +1,6 @@
 """The move path under load, side by side with boardgame.io 0.50 (issue 13). Not a test.
 
-    .venv/bin/python bench/move_path.py [--seconds 10] [--rounds 3] [--processes 2] [--skip-bgio]
+    .venv/bin/python bench/move_path.py [--seconds 20] [--rounds 2] [--processes 2] [--skip-bgio]
 
 Starts, on this machine, in temporary folders (nothing is written to the repository):
 
@@ -26,7 +26,8 @@ All servers run for the whole bench, and every measurement is taken in ``--round
 load, which moves over minutes, hits them alike; each ratio is taken within a round, and
 the medians over the rounds are printed. Next to the rates: the CPU time the API
 processes spent (all of them, from /proc) per act and per /healthz request, a figure the
-machine's load moves much less than a rate.
+machine's load moves much less than a rate; "by CPU" is the act-to-/healthz ratio from those
+(API CPU per /healthz request ÷ API CPU per act).
 
 The machine this runs on may be busy: compare ratios within one run, not across runs.
 """
@@ -317,13 +318,16 @@ def measure(session: int, seconds: str, run: Any) -> dict[str, Any]:
 
 def median(values: list[float | None]) -> float | None:
     known = sorted(v for v in values if v is not None)
-    return known[len(known) // 2] if known else None
+    if not known:
+        return None
+    middle = len(known) // 2
+    return known[middle] if len(known) % 2 else (known[middle - 1] + known[middle]) / 2
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="per measurement, in all")
-    parser.add_argument("--rounds", type=int, default=3, help="slices of each, interleaved")
+    parser.add_argument("--seconds", type=float, default=20.0, help="per measurement, in all")
+    parser.add_argument("--rounds", type=int, default=2, help="slices of each, interleaved")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--games", default="8,32")
     parser.add_argument("--skip-bgio", action="store_true")
@@ -465,9 +469,10 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
     )
     print(
         "| load | loop | acts/s | act POST p50 / p99 ms | loop p50 / p99 ms | GETs/act |"
-        " API CPU ms/act | act POSTs/s ÷ /healthz | boardgame.io moves/s (p50 / p99 ms) |"
+        " API CPU ms/act | act POSTs/s ÷ /healthz (by CPU) | boardgame.io moves/s (p50 / p99 ms) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    healthz_cpu = cpu_ms_per("healthz", ("requests_per_s",))
     for g in games:
         bgio = f"bgio-{g}"
         them = (
@@ -486,7 +491,8 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
                 f"| {g} games | {loop} | {fmt(acts, 0)} |"
                 f" {fmt(med(key, 'act_p50_ms'))} / {fmt(med(key, 'act_p99_ms'))} |"
                 f" {fmt(med(key, 'loop_p50_ms'))} / {fmt(med(key, 'loop_p99_ms'))} |"
-                f" {fmt(gets, 2)} | {fmt(cpu, 2)} | {fmt(100 * versus if versus else None, 0)} % |"
+                f" {fmt(gets, 2)} | {fmt(cpu, 2)} | {fmt(100 * versus if versus else None, 0)} %"
+                f" ({fmt(100 * healthz_cpu / cpu if healthz_cpu and cpu else None, 0)} %) |"
                 f" {them} |"
             )
             errors = sum(r[key]["errors"] for r in rounds)
