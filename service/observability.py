@@ -383,8 +383,11 @@ def _observe(method: str, route: str, status: int, seconds: float) -> None:
 class ObservabilityMiddleware:
     """Request id in and out, one access log line, HTTP metrics; for every HTTP response."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, access: bool = True, metrics: bool = True) -> None:
+        # ``access`` and ``metrics`` off: for bench/pipeline_cost.py, which prices each.
         self.app = app
+        self.access = access
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -410,8 +413,9 @@ class ObservabilityMiddleware:
             seconds = time.perf_counter() - start
             method = scope["method"] if scope["method"] in _METHODS else "OTHER"
             route = _route(scope)
-            _observe(method, route, status, seconds)
-            if access_log.isEnabledFor(logging.INFO):
+            if self.metrics:
+                _observe(method, route, status, seconds)
+            if self.access and access_log.isEnabledFor(logging.INFO):
                 _access(request_id, scope, method, route, status, seconds)
             _log_fields.reset(token)
 
@@ -470,14 +474,14 @@ def _now_iso() -> str:
     return _iso(time.time())
 
 
-def instrument(app: Litestar) -> Litestar:
+def instrument(app: Litestar, access: bool = True, metrics: bool = True) -> Litestar:
     """Wrap the whole ASGI handler (router and exception handling included).
 
     Litestar's ``middleware=`` runs only after a route matched, so it never sees a 404 for
     an unknown path; wrapping ``asgi_handler`` (what ``Litestar.__call__`` dispatches to)
     does, and leaves the app object, its state and its OpenAPI schema as they are.
     """
-    app.asgi_handler = ObservabilityMiddleware(app.asgi_handler)
+    app.asgi_handler = ObservabilityMiddleware(app.asgi_handler, access, metrics)
     return app
 
 
