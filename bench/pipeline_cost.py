@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,6 +32,7 @@ from litestar import Litestar, get
 from litestar.config.cors import CORSConfig
 
 from service.app import create_app
+from service.auth import ApiKeys
 from service.embedded import EmbeddedRedis
 from service.observability import configure_logging, instrument
 from service.ratelimit import RateLimiter, RateLimitMiddleware
@@ -58,6 +60,9 @@ def variant(
         logging_config=None,
         debug=False,
     )
+    if limit != "none":
+        # What the middleware reads to tell whose budget a request spends: the API keys.
+        app.state.ctx = SimpleNamespace(api_keys=ApiKeys((KEY,)))
     if limit == "on":
         # The default shape of the limit (a burst of 200: leases of 10), or one round trip
         # a request (a burst under 40), as before leases.
