@@ -1,6 +1,6 @@
 """The move path under load, side by side with boardgame.io 0.50 (issue 13). Not a test.
 
-    .venv/bin/python bench/move_path.py [--seconds 10] [--processes 2] [--skip-bgio]
+    .venv/bin/python bench/move_path.py [--seconds 20] [--rounds 2] [--processes 2] [--skip-bgio]
 
 Starts, on this machine, in temporary folders (nothing is written to the repository):
 
@@ -20,6 +20,14 @@ loop with ``Prefer: return=representation`` (a GET only when another seat acts n
 ratio of act POSTs/s to the same server's /healthz req/s, boardgame.io's moves/s and p50/p99
 (a move's latency: from the move call to the mover's next state update), and /healthz
 against the bare Litestar app.
+
+All servers run for the whole bench, and every measurement is taken in ``--rounds`` slices
+(``--seconds`` split among them) interleaved with the others, so that a shared machine's
+load, which moves over minutes, hits them alike; each ratio is taken within a round, and
+the medians over the rounds are printed. Next to the rates: the CPU time the API
+processes spent (all of them, from /proc) per act and per /healthz request, a figure the
+machine's load moves much less than a rate; "by CPU" is the act-to-/healthz ratio from those
+(API CPU per /healthz request ÷ API CPU per act).
 
 The machine this runs on may be busy: compare ratios within one run, not across runs.
 """
@@ -220,13 +228,14 @@ def wait_http(url: str, timeout: float = 60.0) -> None:
 
 
 @contextlib.contextmanager
-def process(args: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> Iterator[None]:
+def process(args: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> Iterator[int]:
+    """A server in a session of its own; yields the session id (its processes' CPU)."""
     with log.open("wb") as out:
         proc = subprocess.Popen(
             args, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
     try:
-        yield
+        yield proc.pid
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
@@ -285,17 +294,49 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:,.{digits}f}"
 
 
+def cpu_seconds(session: int) -> float:
+    """User + system CPU of every live process of ``session`` (a server and its workers)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == session:  # the session id (processes start one each)
+                total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def measure(session: int, seconds: str, run: Any) -> dict[str, Any]:
+    """``run()``'s result, with the CPU seconds ``session`` used meanwhile."""
+    before = cpu_seconds(session)
+    result: dict[str, Any] = run()
+    result["cpu_s"] = cpu_seconds(session) - before
+    result["seconds"] = float(seconds)
+    return result
+
+
+def median(values: list[float | None]) -> float | None:
+    known = sorted(v for v in values if v is not None)
+    if not known:
+        return None
+    middle = len(known) // 2
+    return known[middle] if len(known) % 2 else (known[middle - 1] + known[middle]) / 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=20.0, help="per measurement, in all")
+    parser.add_argument("--rounds", type=int, default=2, help="slices of each, interleaved")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--games", default="8,32")
     parser.add_argument("--skip-bgio", action="store_true")
     args = parser.parse_args()
     games = [int(g) for g in args.games.split(",")]
-    seconds = str(args.seconds)
+    seconds = str(args.seconds / args.rounds)
     from service.embedded import EmbeddedRedis
 
+    rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="stakeout-bench-") as tmp_name:
         tmp = Path(tmp_name)
         print(f"installing undici{'' if args.skip_bgio else ' and boardgame.io'} (npm) ...")
@@ -312,98 +353,171 @@ def main() -> None:
             "STAKEOUT_MAX_ACTIVE_GAMES": "0",
             "LOG_LEVEL": "INFO",
         }
-        results: dict[str, Any] = {}
+        bare_dir = tmp / "bare"
+        bare_dir.mkdir()
+        (bare_dir / "bare_app.py").write_text(BARE_APP)
+        (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
+        (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
+        (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
+        ports = {name: free_port() for name in ("stakeout", "bare", "ceiling", "bgio")}
+        url = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+        bgio_env = {
+            **os.environ,
+            "PORT": str(ports["bgio"]),
+            "NODE_PATH": str(tmp / "node_modules"),
+        }
         try:
-            port = free_port()
-            base = f"http://127.0.0.1:{port}"
-            server = uvicorn_args("service.app:app_factory", port, args.processes, True)
-            with process(server, env, tmp / "api.log"):
-                wait_http(base + "/readyz")
-                results["healthz"] = node(tmp, driver, "healthz", base, "32", seconds)
-                for g in games:
-                    for loop in ("get-post", "prefer"):
-                        results[f"{loop}-{g}"] = node(
-                            tmp, driver, "play", base, API_KEY, str(g), seconds, loop
-                        )
-            bare_dir = tmp / "bare"
-            bare_dir.mkdir()
-            (bare_dir / "bare_app.py").write_text(BARE_APP)
-            port = free_port()
-            bare = f"http://127.0.0.1:{port}"
-            bare_env = {**env, "PYTHONPATH": str(bare_dir)}
-            with process(
-                uvicorn_args("bare_app:app", port, args.processes, False),
-                bare_env,
-                tmp / "bare.log",
-                cwd=bare_dir,
-            ):
-                wait_http(bare + "/healthz")
-                results["bare"] = node(tmp, driver, "healthz", bare, "32", seconds)
-            # The driver's own ceiling: the same loop against Node's bare http server.
-            (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
-            port = free_port()
-            ceiling = f"http://127.0.0.1:{port}"
-            with process(
-                ["node", "ceiling.cjs", str(port)], dict(os.environ), tmp / "c.log", cwd=tmp
-            ):
-                wait_http(ceiling + "/healthz")
-                results["ceiling"] = node(tmp, driver, "healthz", ceiling, "32", seconds)
-            if not args.skip_bgio:
-                (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
-                (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
-                port = free_port()
-                bgio = f"http://127.0.0.1:{port}"
-                bgio_env = {**os.environ, "PORT": str(port), "NODE_PATH": str(tmp / "node_modules")}
-                with process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp):
-                    time.sleep(1.5)
+            # Every server runs for the whole bench (idle while another is measured), and
+            # the measurements are interleaved round by round: a shared machine's load
+            # moves over minutes, and each ratio compares figures taken seconds apart.
+            with contextlib.ExitStack() as servers:
+                api = servers.enter_context(
+                    process(
+                        uvicorn_args(
+                            "service.app:app_factory", ports["stakeout"], args.processes, True
+                        ),
+                        env,
+                        tmp / "api.log",
+                    )
+                )
+                servers.enter_context(
+                    process(
+                        uvicorn_args("bare_app:app", ports["bare"], args.processes, False),
+                        {**env, "PYTHONPATH": str(bare_dir)},
+                        tmp / "bare.log",
+                        cwd=bare_dir,
+                    )
+                )
+                servers.enter_context(
+                    process(
+                        ["node", "ceiling.cjs", str(ports["ceiling"])],
+                        dict(os.environ),
+                        tmp / "c.log",
+                        cwd=tmp,
+                    )
+                )
+                if not args.skip_bgio:
+                    servers.enter_context(
+                        process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp)
+                    )
+                wait_http(url["stakeout"] + "/readyz")
+                wait_http(url["bare"] + "/healthz")
+                wait_http(url["ceiling"] + "/healthz")
+                time.sleep(1.5)  # boardgame.io's server
+                # Warm up: both API processes load the code paths and a few games.
+                node(tmp, driver, "play", url["stakeout"], API_KEY, "8", "2", "get-post")
+                for n in range(args.rounds):
+                    print(f"round {n + 1} of {args.rounds} ...", flush=True)
+                    got: dict[str, Any] = {}
+                    got["healthz"] = measure(
+                        api,
+                        seconds,
+                        lambda: node(tmp, driver, "healthz", url["stakeout"], "32", seconds),
+                    )
+                    got["bare"] = node(tmp, driver, "healthz", url["bare"], "32", seconds)
+                    got["ceiling"] = node(tmp, driver, "healthz", url["ceiling"], "32", seconds)
                     for g in games:
-                        results[f"bgio-{g}"] = node(
-                            tmp, tmp / "bgio_driver.cjs", bgio, str(g), seconds
-                        )
+                        for loop in ("get-post", "prefer"):
+                            got[f"{loop}-{g}"] = measure(
+                                api,
+                                seconds,
+                                lambda g=g, loop=loop: node(
+                                    tmp,
+                                    driver,
+                                    "play",
+                                    url["stakeout"],
+                                    API_KEY,
+                                    str(g),
+                                    seconds,
+                                    loop,
+                                ),
+                            )
+                        if not args.skip_bgio:
+                            got[f"bgio-{g}"] = node(
+                                tmp, tmp / "bgio_driver.cjs", url["bgio"], str(g), seconds
+                            )
+                    rounds.append(got)
         finally:
             valkey.stop()
-    report(results, games, args.processes)
+    report(rounds, games, args.processes)
 
 
-def report(results: dict[str, Any], games: list[int], processes: int) -> None:
-    healthz, bare = results["healthz"], results["bare"]
-    print(f"\nstakeout: {processes} API process(es), uvloop + httptools; driver: Node undici")
+def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> None:
+    """Medians over the rounds; every ratio is taken within a round, then the median."""
+
+    def med(key: str, field: str) -> float | None:
+        return median([r[key].get(field) for r in rounds if key in r])
+
+    def ratio(top: str, top_field: str, bottom: str, bottom_field: str) -> float | None:
+        return median(
+            [r[top][top_field] / r[bottom][bottom_field] for r in rounds if r[bottom][bottom_field]]
+        )
+
+    def cpu_ms_per(key: str, count_fields: tuple[str, ...]) -> float | None:
+        """API CPU (all its processes) per unit: ms."""
+        values: list[float | None] = []
+        for r in rounds:
+            got = r[key]
+            elapsed = got.get("cpu_s")
+            count = sum(got[f] for f in count_fields) * float(got.get("seconds", 1))
+            values.append(None if elapsed is None or not count else 1000 * elapsed / count)
+        return median(values)
+
+    print(
+        f"\nstakeout: {processes} API process(es), uvloop + httptools; driver: Node undici;"
+        f" medians of {len(rounds)} interleaved rounds"
+    )
     print(
         "| load | loop | acts/s | act POST p50 / p99 ms | loop p50 / p99 ms | GETs/act |"
-        " act POSTs/s ÷ /healthz | boardgame.io moves/s (p50 / p99 ms) |"
+        " API CPU ms/act | act POSTs/s ÷ /healthz (by CPU) | boardgame.io moves/s (p50 / p99 ms) |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
+    healthz_cpu = cpu_ms_per("healthz", ("requests_per_s",))
     for g in games:
-        theirs = results.get(f"bgio-{g}")
+        bgio = f"bgio-{g}"
         them = (
-            f"{fmt(theirs['moves_per_s'], 0)} ({fmt(theirs['p50_ms'])} / {fmt(theirs['p99_ms'])})"
-            if theirs
+            f"{fmt(med(bgio, 'moves_per_s'), 0)} ({fmt(med(bgio, 'p50_ms'))} /"
+            f" {fmt(med(bgio, 'p99_ms'))})"
+            if bgio in rounds[0]
             else "-"
         )
         for loop in ("get-post", "prefer"):
-            r = results[f"{loop}-{g}"]
-            gets = r["gets_per_s"] / r["acts_per_s"] if r["acts_per_s"] else 0
-            ratio = r["acts_per_s"] / healthz["requests_per_s"]
+            key = f"{loop}-{g}"
+            acts = med(key, "acts_per_s")
+            gets = ratio(key, "gets_per_s", key, "acts_per_s")
+            cpu = cpu_ms_per(key, ("acts_per_s",))
+            versus = ratio(key, "acts_per_s", "healthz", "requests_per_s")
             print(
-                f"| {g} games | {loop} | {fmt(r['acts_per_s'], 0)} |"
-                f" {fmt(r['act_p50_ms'])} / {fmt(r['act_p99_ms'])} |"
-                f" {fmt(r['loop_p50_ms'])} / {fmt(r['loop_p99_ms'])} | {gets:.2f} |"
-                f" {ratio:.0%} | {them} |"
+                f"| {g} games | {loop} | {fmt(acts, 0)} |"
+                f" {fmt(med(key, 'act_p50_ms'))} / {fmt(med(key, 'act_p99_ms'))} |"
+                f" {fmt(med(key, 'loop_p50_ms'))} / {fmt(med(key, 'loop_p99_ms'))} |"
+                f" {fmt(gets, 2)} | {fmt(cpu, 2)} | {fmt(100 * versus if versus else None, 0)} %"
+                f" ({fmt(100 * healthz_cpu / cpu if healthz_cpu and cpu else None, 0)} %) |"
+                f" {them} |"
             )
-            if r["errors"]:
-                print(f"|   | ({r['errors']} non-2xx answers) |")
+            errors = sum(r[key]["errors"] for r in rounds)
+            if errors:
+                print(f"|   | ({errors} non-2xx answers) |")
+        if bgio in rounds[0]:
+            print(
+                f"|   | stakeout GET + POST acts/s ÷ boardgame.io moves/s:"
+                f" {fmt(ratio(f'get-post-{g}', 'acts_per_s', bgio, 'moves_per_s'), 2)} |"
+            )
+    to_bare = ratio("healthz", "requests_per_s", "bare", "requests_per_s")
     print(
-        f"\n/healthz: stakeout {fmt(healthz['requests_per_s'], 0)} req/s"
-        f" (p99 {fmt(healthz['p99_ms'])} ms); bare Litestar {fmt(bare['requests_per_s'], 0)}"
-        f" req/s (p99 {fmt(bare['p99_ms'])} ms):"
-        f" {healthz['requests_per_s'] / bare['requests_per_s']:.0%} of bare."
+        f"\n/healthz: stakeout {fmt(med('healthz', 'requests_per_s'), 0)} req/s"
+        f" (p99 {fmt(med('healthz', 'p99_ms'))} ms, API CPU"
+        f" {fmt(cpu_ms_per('healthz', ('requests_per_s',)), 3)} ms a request);"
+        f" bare Litestar {fmt(med('bare', 'requests_per_s'), 0)} req/s"
+        f" (p99 {fmt(med('bare', 'p99_ms'))} ms): {fmt(100 * to_bare if to_bare else None, 0)} %"
+        " of bare."
     )
-    ceiling = results["ceiling"]
     print(
         f"The driver's ceiling (the same /healthz loop against Node's bare http server):"
-        f" {fmt(ceiling['requests_per_s'], 0)} req/s (p99 {fmt(ceiling['p99_ms'])} ms)."
+        f" {fmt(med('ceiling', 'requests_per_s'), 0)} req/s"
+        f" (p99 {fmt(med('ceiling', 'p99_ms'))} ms)."
     )
-    print(json.dumps(results))
+    print(json.dumps(rounds))
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@
 A no-op route (``GET /noop``) in a Litestar app, called as ASGI directly (no server, no
 socket: only the app's own work), with one layer added at a time: CORS; the rate-limit
 middleware with the limit off (a setting check); the rate-limit middleware counting in a
-real Valkey (one round trip); request ids + access log line (JSON, to a file) + HTTP
-metrics (`service.observability`); then the whole stakeout app. Batches of every variant
-alternate round by round, so machine noise hits them alike; the median batch is printed.
+real Valkey (a round trip a request with a burst under 40; leases of 10 tokens with the
+default burst of 200); request ids alone, with the access log line (JSON, to a file), with
+the HTTP metrics, with both (`service.observability`); then the whole stakeout app.
+Batches of every variant alternate round by round, so machine noise hits them alike; the
+median batch is printed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -29,6 +32,7 @@ from litestar import Litestar, get
 from litestar.config.cors import CORSConfig
 
 from service.app import create_app
+from service.auth import ApiKeys
 from service.embedded import EmbeddedRedis
 from service.observability import configure_logging, instrument
 from service.ratelimit import RateLimiter, RateLimitMiddleware
@@ -43,7 +47,11 @@ async def noop() -> dict[str, str]:
 
 
 def variant(
-    cors: bool = False, limit: str = "none", observe: bool = False, redis_url: str = ""
+    cors: bool = False,
+    limit: str = "none",
+    observe: str = "",
+    redis_url: str = "",
+    lease: bool = True,
 ) -> Litestar:
     app = Litestar(
         route_handlers=[noop],
@@ -52,9 +60,16 @@ def variant(
         logging_config=None,
         debug=False,
     )
+    if limit != "none":
+        # What the middleware reads to tell whose budget a request spends: the API keys.
+        app.state.ctx = SimpleNamespace(api_keys=ApiKeys((KEY,)))
     if limit == "on":
-        app.state.rate_limiter = RateLimiter(redis_url, 10**9)
-    return instrument(app) if observe else app
+        # The default shape of the limit (a burst of 200: leases of 10), or one round trip
+        # a request (a burst under 40), as before leases.
+        app.state.rate_limiter = RateLimiter(redis_url, 10**9, 200 if lease else 39)
+    if not observe:
+        return app
+    return instrument(app, access="access" in observe, metrics="metrics" in observe)
 
 
 def _scope(path: str) -> dict[str, Any]:
@@ -128,11 +143,18 @@ def main() -> None:
             "bare Litestar, no-op route": (variant(), "/noop"),
             "+ CORS": (variant(cors=True), "/noop"),
             "+ rate-limit middleware, limit off": (variant(limit="off"), "/noop"),
-            "+ rate-limit middleware, counting in Redis": (
+            "+ rate-limit middleware, counting in Redis, a round trip a request (burst < 40)": (
+                variant(limit="on", redis_url=url, lease=False),
+                "/noop",
+            ),
+            "+ rate-limit middleware, counting in Redis, leases of 10 (burst 200, default)": (
                 variant(limit="on", redis_url=url),
                 "/noop",
             ),
-            "+ request id, access log, metrics": (variant(observe=True), "/noop"),
+            "+ request id": (variant(observe="id"), "/noop"),
+            "+ request id, access log": (variant(observe="id,access"), "/noop"),
+            "+ request id, metrics": (variant(observe="id,metrics"), "/noop"),
+            "+ request id, access log, metrics": (variant(observe="id,access,metrics"), "/noop"),
             "stakeout app, /healthz (limit off)": (
                 create_app(Settings(redis_url=url, api_keys=(KEY,), rate_limit_per_minute=0)),
                 "/healthz",
@@ -141,7 +163,7 @@ def main() -> None:
                 create_app(Settings(redis_url=url, api_keys=(KEY,), rate_limit_per_minute=10**8)),
                 "/healthz",
             ),
-            "stakeout app, /v1/rules (limit on: counted)": (
+            "stakeout app, /v1/rules (limit on, burst 200: counted in leases)": (
                 create_app(Settings(redis_url=url, api_keys=(KEY,), rate_limit_per_minute=10**8)),
                 "/v1/rules",
             ),

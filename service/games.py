@@ -48,9 +48,8 @@ from domain.rng import new_seed
 from service.observability import (
     APPEND_CONFLICTS,
     IDEMPOTENT_REPLAYS,
-    MOVES_APPLIED,
     STORE_REGRESSIONS,
-    act_kind,
+    count_act,
 )
 from service.store import EventStore, StoredEvent, tip_of
 
@@ -422,7 +421,7 @@ class GameService:
                 now_ms=now,
             )
             if result.status == "ok":
-                MOVES_APPLIED.labels(rules.game.name, act_kind(act)).inc()
+                count_act(rules.game.name, act)
                 folded = match
                 for event in events:
                     folded = rules.fold(folded, event)

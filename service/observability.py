@@ -105,6 +105,19 @@ def act_kind(act: object) -> str:
     return str(tag) if tag is not None else type(act).__name__
 
 
+_ACT_COUNTERS: dict[tuple[str, type], Any] = {}
+
+
+def count_act(game: str, act: object) -> None:
+    """One act appended: ``MOVES_APPLIED`` by game and act kind (the child cached: an act
+    is on the hot path, and ``labels()`` takes a lock and builds a key each call)."""
+    key = (game, type(act))
+    counter = _ACT_COUNTERS.get(key)
+    if counter is None:
+        counter = _ACT_COUNTERS[key] = MOVES_APPLIED.labels(game, act_kind(act))
+    counter.inc()
+
+
 # ---- worker job durations, via the queue Redis -----------------------------------------
 
 JOB_SECONDS_KEY = "stakeout:metrics:job_seconds"
@@ -370,8 +383,11 @@ def _observe(method: str, route: str, status: int, seconds: float) -> None:
 class ObservabilityMiddleware:
     """Request id in and out, one access log line, HTTP metrics; for every HTTP response."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, access: bool = True, metrics: bool = True) -> None:
+        # ``access`` and ``metrics`` off: for bench/pipeline_cost.py, which prices each.
         self.app = app
+        self.access = access
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -397,8 +413,9 @@ class ObservabilityMiddleware:
             seconds = time.perf_counter() - start
             method = scope["method"] if scope["method"] in _METHODS else "OTHER"
             route = _route(scope)
-            _observe(method, route, status, seconds)
-            if access_log.isEnabledFor(logging.INFO):
+            if self.metrics:
+                _observe(method, route, status, seconds)
+            if self.access and access_log.isEnabledFor(logging.INFO):
                 _access(request_id, scope, method, route, status, seconds)
             _log_fields.reset(token)
 
@@ -457,14 +474,14 @@ def _now_iso() -> str:
     return _iso(time.time())
 
 
-def instrument(app: Litestar) -> Litestar:
+def instrument(app: Litestar, access: bool = True, metrics: bool = True) -> Litestar:
     """Wrap the whole ASGI handler (router and exception handling included).
 
     Litestar's ``middleware=`` runs only after a route matched, so it never sees a 404 for
     an unknown path; wrapping ``asgi_handler`` (what ``Litestar.__call__`` dispatches to)
     does, and leaves the app object, its state and its OpenAPI schema as they are.
     """
-    app.asgi_handler = ObservabilityMiddleware(app.asgi_handler)
+    app.asgi_handler = ObservabilityMiddleware(app.asgi_handler, access, metrics)
     return app
 
 
@@ -515,6 +532,7 @@ __all__ = [
     "QueueCollector",
     "act_kind",
     "configure_logging",
+    "count_act",
     "current_request_id",
     "instrument",
     "metrics",

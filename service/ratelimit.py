@@ -19,11 +19,22 @@ client still has its own.
 Each bucket holds ``STAKEOUT_RATE_LIMIT_BURST`` tokens and refills at
 ``STAKEOUT_RATE_LIMIT_PER_MINUTE``; a request takes one. A client that polls in bursts gets
 them, a client that never pauses settles at the refill rate. The bucket is one Lua script
-on the queue Redis (Redis's clock, so replicas agree). Over the limit the answer is 429
-``too-many-requests`` with ``Retry-After`` — except for a move, commitment or reveal of a
-seat the game is awaiting right now: that is let through (one load of the game decides,
-only on this refusal path), so the limit can slow a client's reads but never lock it out
-of its own turn.
+on the queue Redis (Redis's clock, so replicas agree).
+
+Counting costs a round trip only now and then: a process takes up to ``lease_size``
+tokens from the shared bucket at once (a twentieth of the burst, at least one: 10 with the
+default burst of 200) and spends them locally without a round trip, then takes more.
+Tokens a process holds were taken from the shared bucket, so all processes together never
+let through more than the bucket allows. A process refuses only when the shared bucket has
+no whole token left, so a credential spread over several processes may be refused while
+another process still holds some of its tokens (at most ``lease_size - 1`` per process).
+A client idle for long may find up to that many held tokens on top of a full bucket.
+With a burst under 40 the lease is one token: every request is counted in Redis.
+
+Over the limit the answer is 429 ``too-many-requests`` with ``Retry-After`` — except for a
+move, commitment or reveal of a seat the game is awaiting right now: that is let through
+(one load of the game decides, only on this refusal path), so the limit can slow a
+client's reads but never lock it out of its own turn.
 
 The limiter's Redis calls are bounded by a short timeout of their own (this module's
 client, not the service's), and a failure opens the limiter for a few seconds: requests
@@ -54,6 +65,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from service.errors import RateLimited
+from service.redis_connection import direct_writes
 from service.settings import Network
 
 log = logging.getLogger("stakeout")
@@ -65,9 +77,14 @@ OPEN_SECONDS = 5.0
 # Deciding whether a refused act is awaited loads the game (the store's own timeouts).
 AWAITED_CHECK_SECONDS = 2.0
 KEY_PREFIX = "stakeout:ratelimit:"
+# A lease is this fraction of the burst (at least one token); leases of this many
+# identities are held per process at most.
+LEASE_FRACTION = 20
+LEASES_HELD = 10_000
 
-# KEYS[1]: the bucket. ARGV: capacity, tokens per millisecond. Returns 0 when a token was
-# taken, else the milliseconds until one will be there. Redis's clock: replicas agree.
+# KEYS[1]: the bucket. ARGV: capacity, tokens per millisecond, tokens wanted. Takes up to
+# that many whole tokens and returns how many (at least 1), or, when not one is there, minus
+# the milliseconds until one will be. Redis's clock: replicas agree.
 _BUCKET_SCRIPT = """
 local now_t = redis.call('TIME')
 local now = tonumber(now_t[1]) * 1000 + math.floor(tonumber(now_t[2]) / 1000)
@@ -77,15 +94,17 @@ local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(bucket[1]) or capacity
 local at = tonumber(bucket[2]) or now
 tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
-local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+local taken = math.min(math.floor(tokens), tonumber(ARGV[3]))
+local answer
+if taken >= 1 then
+  tokens = tokens - taken
+  answer = taken
 else
-  wait = math.ceil((1 - tokens) / rate)
+  answer = -math.max(1, math.ceil((1 - tokens) / rate))
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate) + 1000)
-return wait
+return answer
 """
 
 _GAME_PATH = re.compile(r"^/v1/games/([0-9a-f]{24})(/(moves|commitments|reveals))?/?$")
@@ -108,25 +127,44 @@ class RateLimiter:
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
+            **direct_writes(redis_url),
         )
         self._bucket = self._redis.register_script(_BUCKET_SCRIPT)
         self._open_until = 0.0
+        self.lease_size = max(1, self.burst // LEASE_FRACTION)
+        # Tokens this process took from a shared bucket and has not spent yet, by identity
+        # (the most recently used ones; a forgotten lease is tokens spent, never more).
+        self._leased: OrderedDict[str, int] = OrderedDict()
 
     async def retry_after(self, identity: str) -> int | None:
         """Take one token of ``identity``: None if allowed, else whole seconds to wait."""
+        held = self._leased.get(identity, 0)
+        if held > 0:
+            self._leased[identity] = held - 1
+            return None
         if time.monotonic() < self._open_until:
             return None
         try:
-            wait_ms = int(
+            answer = int(
                 await self._bucket(
-                    keys=[KEY_PREFIX + identity], args=[self.burst, repr(self._rate_per_ms)]
+                    keys=[KEY_PREFIX + identity],
+                    args=[self.burst, repr(self._rate_per_ms), self.lease_size],
                 )
             )
         except Exception:  # a dead or frozen store: let requests through for a while
             self._open_until = time.monotonic() + OPEN_SECONDS
             log.warning("rate limit store unavailable; requests not counted", exc_info=True)
             return None
-        return None if wait_ms <= 0 else max(1, math.ceil(wait_ms / 1000))
+        if answer < 0:
+            return max(1, math.ceil(-answer / 1000))
+        if answer > 1:
+            # This request spends one; the rest are held here (added to what a concurrent
+            # request of the same identity may have taken meanwhile).
+            self._leased[identity] = self._leased.get(identity, 0) + answer - 1
+            self._leased.move_to_end(identity)
+            while len(self._leased) > LEASES_HELD:
+                self._leased.popitem(last=False)
+        return None
 
     async def close(self) -> None:
         await self._redis.aclose()

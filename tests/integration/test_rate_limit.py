@@ -22,7 +22,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.embedded import EmbeddedRedis
-from service.ratelimit import TIMEOUT_SECONDS, RateLimiter, client_address
+from service.ratelimit import KEY_PREFIX, TIMEOUT_SECONDS, RateLimiter, client_address
 from service.settings import Settings
 from tests.conftest import free_port, start_worker, stop_worker
 from tests.helpers import API_KEY, auth, create, view
@@ -323,3 +323,59 @@ def test_a_frozen_counter_store_adds_no_seconds(tmp_path: Path) -> None:
     assert first_took < 8 * TIMEOUT_SECONDS, first_took  # bounded by the limiter's timeout
     assert more == [None] * 20
     assert more_took < 8 * TIMEOUT_SECONDS, more_took  # open: not waited for again
+
+
+# ---- leases: counting without a round trip per request ------------------------------------
+
+
+def test_processes_take_tokens_in_leases_and_together_never_exceed_the_bucket(
+    settings: Settings,
+) -> None:
+    """Burst 200 (leases of 10), a refill too slow to matter: two limiters (two processes)
+    alternating let exactly the bucket's 200 requests through between them, and the shared
+    bucket is counted once per lease, not once per request."""
+    url = settings.redis_url
+    assert url is not None
+
+    async def scenario() -> tuple[list[bool], float, list[bool]]:
+        one, two = RateLimiter(url, 1, 200), RateLimiter(url, 1, 200)
+        try:
+            assert one.lease_size == 10
+            first = await one.retry_after("key:leased")
+            raw = await one._redis.hget(KEY_PREFIX + "key:leased", "tokens")
+            allowed = [first is None]
+            for i in range(399):
+                limiter = two if i % 2 == 0 else one
+                allowed.append(await limiter.retry_after("key:leased") is None)
+            # Another identity has its own bucket and leases.
+            other = [await one.retry_after("key:other") is None for _ in range(3)]
+            return allowed, float(raw), other
+        finally:
+            await one.close()
+            await two.close()
+
+    allowed, after_first, other = asyncio.run(scenario())
+    assert after_first == 190  # the first request took a lease of 10: 1 spent, 9 held
+    assert sum(allowed) == 200
+    assert allowed[:200] == [True] * 200
+    assert other == [True] * 3
+
+
+def test_a_small_burst_is_counted_request_by_request(settings: Settings) -> None:
+    url = settings.redis_url
+    assert url is not None
+
+    async def scenario() -> tuple[int, list[bool]]:
+        one, two = RateLimiter(url, 1, 39), RateLimiter(url, 1, 39)
+        try:
+            answers = [
+                await (one if i % 2 else two).retry_after("key:small") is None for i in range(40)
+            ]
+            return one.lease_size, answers
+        finally:
+            await one.close()
+            await two.close()
+
+    lease, answers = asyncio.run(scenario())
+    assert lease == 1
+    assert answers == [True] * 39 + [False]
