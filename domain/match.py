@@ -22,7 +22,7 @@ import msgspec
 
 from domain import sealed
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Game, Outcome, PerSeat, Seat, SeatList, Step
+from domain.engine import AnyGame, Awaiting, BotLevel, Outcome, PerSeat, Seat, SeatList, Step
 from domain.errors import (
     CommitmentError,
     DomainError,
@@ -270,7 +270,7 @@ def _rng(seed: bytes, version: int) -> Rng:
 class Rules:
     """The match operations for one game. Stateless; safe to share."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: AnyGame) -> None:
         self.game = game
 
     # ---- creation and folding -------------------------------------------------------
@@ -679,9 +679,9 @@ def _union(types: tuple[type[msgspec.Struct], ...]) -> Any:
     return _UNIONS[types]
 
 
-def event_union(game: Game) -> Any:
+def event_union(game: AnyGame) -> Any:
     return _union(MATCH_EVENT_TYPES + game.event_types)
 
 
-def command_union(game: Game) -> Any:
+def command_union(game: AnyGame) -> Any:
     return _union(game.command_types)

@@ -101,7 +101,7 @@ class BonnieClyde:
     def redact(self, event: Event, seat: int | None) -> Event:
         return views.redact(event, seat)
 
-    def result(self, state: State) -> Outcome | None:
+    def result(self, state: State | None) -> Outcome | None:
         return scoring.outcome(state)
 
     def bot_move(

@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import msgspec
 
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
-from domain.errors import InvalidOptions
+from domain.engine import Awaiting, BotLevel, Game, HouseRule, Outcome
 from domain.fbi import bots, rules, scoring, views
 from domain.fbi.cards import GAME_NAME, GAME_TITLE, MAX_SEATS, MIN_SEATS
-from domain.fbi.commands import COMMAND_TYPES
-from domain.fbi.events import EVENT_TYPES
+from domain.fbi.commands import COMMAND_TYPES, FbiCommand
+from domain.fbi.events import EVENT_TYPES, FbiEvent
+from domain.fbi.evolve import evolve
 from domain.fbi.options import FbiOptions
 from domain.fbi.rulebook import HOUSE_RULES, RULES, FbiRules
 from domain.fbi.state import FbiState
 from domain.fbi.views import FbiView
+from domain.kit import ranking
 from domain.rng import Rng
 
 
@@ -32,7 +30,6 @@ class Fbi:
     command_types = COMMAND_TYPES
     event_types = EVENT_TYPES
     view_type = FbiView
-    state_type = FbiState
     rules_type = FbiRules
 
     def rules(self) -> FbiRules:
@@ -41,42 +38,42 @@ class Fbi:
     def house_rules(self) -> list[HouseRule]:
         return list(HOUSE_RULES)
 
-    def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:
-        if not isinstance(options, FbiOptions):
-            try:
-                options = msgspec.convert(options, FbiOptions)
-            except msgspec.ValidationError as exc:
-                raise InvalidOptions(f"options: {exc}") from exc
-        return list(rules.setup(options, seats, rng))
+    def setup(self, options: FbiOptions, seats: int, rng: Rng) -> list[FbiEvent]:
+        return rules.setup(options, seats, rng)
 
-    def evolve(self, state: Any | None, event: Any) -> FbiState:
-        return rules.evolve(state, event)
+    def evolve(self, state: FbiState | None, event: FbiEvent) -> FbiState:
+        return evolve(state, event)
 
-    def pending(self, state: Any) -> list[Awaiting]:
+    def pending(self, state: FbiState) -> list[Awaiting]:
         return rules.pending(state)
 
-    def legal(self, state: Any, seat: int) -> list[Any]:
-        return list(rules.legal(state, seat))
+    def legal(self, state: FbiState, seat: int) -> list[FbiCommand]:
+        return rules.legal(state, seat)
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Rng) -> list[Any]:
+    def decide(self, state: FbiState, seat: int, command: FbiCommand, rng: Rng) -> list[FbiEvent]:
         # FBI needs no randomness after setup: the deck order is recorded when shuffled.
-        return list(rules.decide(state, seat, command))
+        return rules.decide(state, seat, command)
 
-    def view(self, state: Any, seat: int | None) -> FbiView:
+    def view(self, state: FbiState, seat: int | None) -> FbiView:
         return views.view(state, seat)
 
-    def redact(self, event: Any, seat: int | None) -> Any:
+    def redact(self, event: FbiEvent, seat: int | None) -> FbiEvent:
         return views.redact(event, seat)
 
-    def result(self, state: Any) -> Outcome | None:
+    def result(self, state: FbiState | None) -> Outcome | None:
         if state is None or state.phase != "over":
             return None
-        return scoring.outcome(scoring.scores(state.slammers, state.bonuses))
+        return ranking(scoring.scores(state.slammers, state.bonuses))
 
     def bot_move(
-        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
-    ) -> Any:
+        self,
+        level: BotLevel,
+        view: FbiView,
+        legal: Sequence[FbiCommand],
+        rng: Rng,
+        budget: Budget = TUNED,
+    ) -> FbiCommand:
         return bots.bot_move(level, view, legal, rng, budget)
 
 
-GAME = Fbi()
+GAME: Game[FbiState, FbiCommand, FbiEvent, FbiView] = Fbi()

@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from domain import registry, sealed
-from domain.engine import Game
+from domain.engine import AnyGame
 from domain.match import (
     Act,
     CommitSeal,
@@ -53,13 +53,13 @@ POSITIONS_PER_GAME = 12
 MAX_ACTS = 20_000
 
 
-def all_games() -> list[Game]:
+def all_games() -> list[AnyGame]:
     return [*registry.games(), EXAMPLE]
 
 
 @dataclass(frozen=True)
 class Config:
-    game: Game
+    game: AnyGame
     seats: int
     options: dict[str, Any] = field(hash=False)
     seed: int

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from domain import sealed
-from domain.engine import Game
+from domain.engine import AnyGame
 from domain.match import Match, Rules, SeatSpec
 from domain.rng import Rng
 
@@ -21,7 +21,7 @@ MAX_DECISIONS = 20_000
 
 
 def play(
-    game: Game,
+    game: AnyGame,
     options: dict[str, Any],
     n_seats: int,
     seed: int,

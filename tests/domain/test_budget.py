@@ -20,7 +20,7 @@ import domain.fbi.bots
 import domain.feds.bots
 from domain.bonnie_clyde import GAME as BONNIE_CLYDE
 from domain.budget import Budget, Pacer
-from domain.engine import Game
+from domain.engine import AnyGame
 from domain.fbi import GAME as FBI
 from domain.feds import GAME as FEDS
 from domain.match import Match, Rules
@@ -85,7 +85,7 @@ def test_nonsense_budgets_are_refused(bad: dict[str, float]) -> None:
 
 @dataclass
 class Expert:
-    game: Game
+    game: AnyGame
     options: dict[str, Any]
     seats: int
     module: Any  # where the per-sample function lives
