@@ -9,8 +9,6 @@ public.
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from msgspec.structs import replace
 
@@ -27,6 +25,7 @@ from domain.feds.cards import (
 )
 from domain.feds.events import (
     AgentChosen,
+    FedsEvent,
     GameSetUp,
     MolePeeked,
     MolePlaced,
@@ -238,7 +237,7 @@ def view(state: FedsState, seat: int | None) -> FedsView:
     )
 
 
-def redact(event: Any, seat: int | None) -> Any:
+def redact(event: FedsEvent, seat: int | None) -> FedsEvent:
     if isinstance(event, GameSetUp):
         # The Officer's deck order and face-down token values are hidden from everyone.
         tokens = [

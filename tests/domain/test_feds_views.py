@@ -17,6 +17,7 @@ from domain.feds.events import (
     MolePlaced,
     UtilityTokenFace,
 )
+from domain.feds.options import FedsOptions
 from domain.feds.state import Choice, FedsState, Mole, UtilityToken
 from domain.feds.views import FedsView
 from domain.match import Match, Rules, event_union
@@ -143,7 +144,7 @@ def test_face_down_utility_tokens_are_hidden_from_everyone_until_won() -> None:
 
 
 def test_the_setup_event_hides_the_officer_deck_and_face_down_tokens_from_everyone() -> None:
-    (event,) = GAME.setup({"city": "new-orleans"}, 2, Rng(b"x"))
+    (event,) = GAME.setup(FedsOptions(city="new-orleans"), 2, Rng(b"x"))
     assert isinstance(event, GameSetUp)
     assert event.officer_deck is not None
     for seat in (0, 1, None):
