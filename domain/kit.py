@@ -105,7 +105,9 @@ class Commands(Generic[S, E]):
 
     ``over(state)`` says the game has finished; ``step(state, seat)`` names the kind of
     step ``seat`` is awaited for (None: it is not awaited). The ``*_message`` functions word
-    the refusals in the game's own terms.
+    the refusals in the game's own terms: ``not_awaited_message(state, seat)`` and
+    ``wrong_step_message(seat, command, now, wanted)`` (the step kind awaited now, and the
+    one the command answers).
     """
 
     def __init__(
@@ -118,8 +120,10 @@ class Commands(Generic[S, E]):
         not_awaited_message: Callable[[S, int], str] = lambda _s, seat: (
             f"seat {seat} has nothing to do now"
         ),
-        wrong_step_message: Callable[[S, int, Any, str], str] = lambda _s, _seat, command, step: (
-            f"{type(command).__name__} does not answer the {step} step"
+        wrong_step_message: Callable[
+            [int, Any, str, str], str
+        ] = lambda _seat, command, now, wanted: (
+            f"{type(command).__name__} needs the {wanted} step; now: {now}"
         ),
     ) -> None:
         self._game = game
@@ -127,7 +131,7 @@ class Commands(Generic[S, E]):
         self._over = over
         self._step = step
         self._not_awaited = not_awaited_message
-        self._wrong_step = wrong_step_message
+        self._wrong_step = _needs_another_step if wrong_step_message is None else wrong_step_message
         self.command_types: tuple[type[Any], ...] = tuple(self._handlers)
 
     def handler(self, state: S, seat: int, command: Any) -> Handler[S, E]:
@@ -141,12 +145,17 @@ class Commands(Generic[S, E]):
         if handler is None:
             raise IllegalMove(f"not a {self._game} command: {type(command).__name__}")
         if step not in handler.steps:
-            raise WrongPhase(self._wrong_step(state, seat, command, step))
+            wanted = min(handler.steps)
+            raise WrongPhase(self._wrong_step(seat, command, step, wanted))
         return handler
 
     def decide(self, state: S, seat: int, command: Any, rng: Rng) -> list[E]:
         """The events ``command`` causes (before anything automatic that follows them)."""
         return self.handler(state, seat, command).decide(state, seat, command, rng)
+
+
+def _needs_another_step(seat: int, command: Any, now: str, wanted: str) -> str:
+    return f"{type(command).__name__} needs the {wanted} step; now: {now}"
 
 
 # ---- the loop for automatic steps --------------------------------------------------------

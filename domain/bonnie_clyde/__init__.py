@@ -12,70 +12,35 @@ from domain.bonnie_clyde.commands import COMMAND_TYPES, Command
 from domain.bonnie_clyde.deal import deal_hand
 from domain.bonnie_clyde.events import EVENT_TYPES, Event, GameStarted
 from domain.bonnie_clyde.evolve import evolve
-from domain.bonnie_clyde.options import BonnieClydeOptions, validate
-from domain.bonnie_clyde.rulebook import HOUSE_RULES, BonnieClydeRules
-from domain.bonnie_clyde.rulebook import rules as published_rules
+from domain.bonnie_clyde.options import BonnieClydeOptions
+from domain.bonnie_clyde.rulebook import HOUSE_RULES, BonnieClydeRules, rulebook
 from domain.bonnie_clyde.state import State
 from domain.bonnie_clyde.views import BonnieClydeView
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
-from domain.errors import InvalidOptions
+from domain.engine import Awaiting, BotLevel, Game, HouseRule, Outcome
 from domain.rng import Rng
 
 
 class BonnieClyde:
     """The `domain.engine.Game` implementation of Bonnie and Clyde."""
 
-    @property
-    def name(self) -> str:
-        return GAME_NAME
-
-    @property
-    def title(self) -> str:
-        return GAME_TITLE
-
-    @property
-    def min_seats(self) -> int:
-        return MIN_SEATS
-
-    @property
-    def max_seats(self) -> int:
-        return MAX_SEATS
-
-    @property
-    def options_type(self) -> type[msgspec.Struct]:
-        return BonnieClydeOptions
-
-    @property
-    def command_types(self) -> tuple[type[msgspec.Struct], ...]:
-        return COMMAND_TYPES
-
-    @property
-    def event_types(self) -> tuple[type[msgspec.Struct], ...]:
-        return EVENT_TYPES
-
-    @property
-    def view_type(self) -> type[msgspec.Struct]:
-        return BonnieClydeView
-
-    @property
-    def state_type(self) -> type[msgspec.Struct]:
-        return State
-
-    @property
-    def rules_type(self) -> type[msgspec.Struct]:
-        return BonnieClydeRules
+    name = GAME_NAME
+    title = GAME_TITLE
+    min_seats = MIN_SEATS
+    max_seats = MAX_SEATS
+    options_type: type[msgspec.Struct] = BonnieClydeOptions
+    command_types: tuple[type[msgspec.Struct], ...] = COMMAND_TYPES
+    event_types: tuple[type[msgspec.Struct], ...] = EVENT_TYPES
+    view_type: type[msgspec.Struct] = BonnieClydeView
+    rules_type: type[msgspec.Struct] = BonnieClydeRules
 
     def rules(self) -> BonnieClydeRules:
-        return published_rules()
+        return rulebook()
 
     def house_rules(self) -> list[HouseRule]:
         return list(HOUSE_RULES)
 
     def setup(self, options: BonnieClydeOptions, seats: int, rng: Rng) -> list[Event]:
-        if not MIN_SEATS <= seats <= MAX_SEATS:
-            raise InvalidOptions(f"{GAME_TITLE} takes {MIN_SEATS} to {MAX_SEATS} seats")
-        validate(options)
         # The first dealer is chosen at random and recorded in the deal.
         dealer = rng.below(seats)
         return [
@@ -119,4 +84,4 @@ class BonnieClyde:
         return expert.expert_move(view, legal, rng, budget)
 
 
-GAME = BonnieClyde()
+GAME: Game[State, Command, Event, BonnieClydeView] = BonnieClyde()

@@ -251,16 +251,9 @@ def _awaited_step(state: FbiState, seat: int) -> str | None:
     return state.phase if seat in {p.seat for p in pending(state)} else None
 
 
-def _wrong_step(state: FbiState, seat: int, command: FbiCommand, step: str) -> str:
-    wanted = next(p for p, h in _HANDLER_STEPS.items() if isinstance(command, h))
-    return f"it is time to {_VERBS.get(step, 'wait')}, not to {_VERBS[wanted]}"
+def _wrong_step(seat: int, command: FbiCommand, now: str, wanted: str) -> str:
+    return f"it is time to {_VERBS.get(now, 'wait')}, not to {_VERBS[wanted]}"
 
-
-_HANDLER_STEPS: dict[str, type | tuple[type, ...]] = {
-    "release": (Release, ReleaseNone),
-    "agents": SelectAgents,
-    "arrest": UseAgent,
-}
 
 COMMANDS = Commands[FbiState, FbiEvent](
     "FBI",

@@ -437,5 +437,5 @@ COMMANDS = Commands[FedsState, FedsEvent](
     },
     over=lambda state: state.phase == "over",
     step=step_kind,
-    wrong_step_message=lambda _state, seat, _command, step: f"seat {seat} must {_WHAT[step]}",
+    wrong_step_message=lambda seat, _command, now, _wanted: f"seat {seat} must {_WHAT[now]}",
 )

@@ -118,8 +118,6 @@ def test_a_new_hand_reshuffles_everything_and_returns_the_car_to_kaufman() -> No
 def test_a_target_outside_10_to_500_is_refused(target: int) -> None:
     with pytest.raises(InvalidOptions):
         Rules(GAME).create("g", {"target": target}, [SeatSpec("human")] * 2, b"s" * 32)
-    with pytest.raises(InvalidOptions):
-        GAME.setup(GAME.options_type(target=target), 2, Rng(b"s"))
 
 
 def test_unknown_options_and_wrong_seat_counts_are_refused() -> None:
@@ -128,7 +126,7 @@ def test_unknown_options_and_wrong_seat_counts_are_refused() -> None:
     with pytest.raises(InvalidOptions):
         Rules(GAME).create("g", {}, [SeatSpec("human")] * 5, b"s" * 32)
     with pytest.raises(InvalidOptions):
-        GAME.setup(GAME.options_type(), 1, Rng(b"s"))
+        Rules(GAME).create("g", {}, [SeatSpec("human")] * 1, b"s" * 32)
 
 
 # ---- drawing ----------------------------------------------------------------------------

@@ -213,9 +213,7 @@ COMMANDS = Commands[TipoffState, TipoffEvent](
     {Stake: on("stake", _stake), Draw: on("draw", _draw)},
     over=lambda state: state.phase == "over",
     step=_step,
-    wrong_step_message=lambda _state, _seat, command, step: (
-        f"it is time to {step}, not to {type(command).__name__.lower()}"
-    ),
+    wrong_step_message=lambda _seat, _command, now, wanted: f"it is time to {now}, not to {wanted}",
 )
 
 
