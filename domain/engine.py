@@ -68,6 +68,21 @@ PerSeat = Annotated[
 ]
 
 
+_UNIONS: dict[tuple[type[msgspec.Struct], ...], Any] = {}
+
+
+def tagged_union(types: Sequence[type[msgspec.Struct]]) -> Any:
+    """The union of ``types`` in their order, built once per tuple of types: msgspec decodes
+    it by tag, and the OpenAPI contract lists its members in that order."""
+    key = tuple(types)
+    if key not in _UNIONS:
+        union: Any = key[0]
+        for t in key[1:]:
+            union = union | t
+        _UNIONS[key] = union
+    return _UNIONS[key]
+
+
 class Awaiting(msgspec.Struct, frozen=True):
     """One seat the game waits for.
 

@@ -18,7 +18,7 @@ from domain.match import CommitSeal, MakeMove, Match, RevealSeal, Rules
 from domain.rng import Rng
 from service.games import GameService
 
-Outcome = Literal["moved", "committed", "revealed", "idle"]
+BotTurn = Literal["moved", "committed", "revealed", "idle"]
 
 
 def _secret_key(game_id: str, seat: int, step: str) -> str:
@@ -27,7 +27,7 @@ def _secret_key(game_id: str, seat: int, step: str) -> str:
 
 async def play_bot_turn(
     games: GameService, game_id: str, seat: int, version: int, budget: Budget
-) -> Outcome:
+) -> BotTurn:
     """Act for bot ``seat`` if it is awaited; a retried job makes no second move.
 
     ``budget`` bounds an expert's search (the deployment's ``STAKEOUT_BOT_SECONDS``). A
