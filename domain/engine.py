@@ -186,10 +186,11 @@ class Game(Protocol[StateT, CommandT, EventT, ViewT]):
     @property
     def view_type(self) -> type[msgspec.Struct]: ...
     @property
-    def rules_type(self) -> type[msgspec.Struct]: ...
+    def rulebook_type(self) -> type[msgspec.Struct]: ...
 
-    def rules(self) -> msgspec.Struct:
-        """The rules data and options, as published by ``GET /v1/rules/{game}``."""
+    def rulebook(self) -> msgspec.Struct:
+        """The rulebook: the rules data and options, as ``GET /v1/rules/{game}`` publishes
+        them (an instance of ``rulebook_type``)."""
         ...
 
     def house_rules(self) -> list[HouseRule]:

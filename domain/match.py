@@ -277,8 +277,13 @@ def _rng(seed: bytes, version: int) -> Rng:
     return Rng(seed, f"v{version}")
 
 
-class Rules:
-    """The match operations for one game. Stateless; safe to share."""
+class MatchEngine:
+    """The match engine of one game: creation, folding, sealed steps and every act, around
+    the game's own rules. Stateless; safe to share.
+
+    Names, once each: the *match engine* (this class, `registry.engine_for`), a game's
+    *rules* (its package: ``rules.py`` decides, ``cards.py`` holds the rules data) and its
+    *rulebook* (``rulebook.py``: the document ``Game.rulebook()`` publishes)."""
 
     def __init__(self, game: AnyGame) -> None:
         self.game = game

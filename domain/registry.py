@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from domain.engine import AnyGame
-from domain.match import Rules
+from domain.match import MatchEngine
 
 _GAMES: dict[str, AnyGame] = {}
 
@@ -31,6 +31,6 @@ def get(name: str) -> AnyGame | None:
     return _load().get(name)
 
 
-def rules_for(name: str) -> Rules | None:
+def engine_for(name: str) -> MatchEngine | None:
     game = get(name)
-    return Rules(game) if game is not None else None
+    return MatchEngine(game) if game is not None else None

@@ -32,9 +32,9 @@ class BonnieClyde:
     command_types: tuple[type[msgspec.Struct], ...] = COMMAND_TYPES
     event_types: tuple[type[msgspec.Struct], ...] = EVENT_TYPES
     view_type: type[msgspec.Struct] = BonnieClydeView
-    rules_type: type[msgspec.Struct] = BonnieClydeRules
+    rulebook_type: type[msgspec.Struct] = BonnieClydeRules
 
-    def rules(self) -> BonnieClydeRules:
+    def rulebook(self) -> BonnieClydeRules:
         return rulebook()
 
     def house_rules(self) -> list[HouseRule]:

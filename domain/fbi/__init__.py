@@ -30,9 +30,9 @@ class Fbi:
     command_types = COMMAND_TYPES
     event_types = EVENT_TYPES
     view_type = FbiView
-    rules_type = FbiRules
+    rulebook_type = FbiRules
 
-    def rules(self) -> FbiRules:
+    def rulebook(self) -> FbiRules:
         return RULES
 
     def house_rules(self) -> list[HouseRule]:

@@ -46,9 +46,9 @@ class Feds:
     command_types: tuple[type[msgspec.Struct], ...] = COMMAND_TYPES
     event_types: tuple[type[msgspec.Struct], ...] = EVENT_TYPES
     view_type: type[msgspec.Struct] = FedsView
-    rules_type: type[msgspec.Struct] = FedsRules
+    rulebook_type: type[msgspec.Struct] = FedsRules
 
-    def rules(self) -> FedsRules:
+    def rulebook(self) -> FedsRules:
         return rulebook(self.name, self.title)
 
     def house_rules(self) -> list[HouseRule]:

@@ -2,7 +2,7 @@
 
 Every game of `domain.registry` is listed, with the example game of ``tests/example_game``
 beside it; each configuration is one seat count and one set of options. A playthrough is
-driven through the match layer exactly as the service drives it (`Rules.perform` with
+driven through the match layer exactly as the service drives it (`MatchEngine.perform` with
 recorded acts; sealed steps by real commitments and reveals), so the suite sees the same
 positions, events and acts a real game stores.
 """
@@ -24,9 +24,9 @@ from domain.match import (
     CommitSeal,
     MakeMove,
     Match,
+    MatchEngine,
     RecordResult,
     RevealSeal,
-    Rules,
     SeatSpec,
 )
 from domain.rng import Rng
@@ -145,7 +145,7 @@ def snapshot(match: Match) -> Match:
 @functools.cache
 def playthrough(config: Config) -> Playthrough:
     """One whole game with seeded random legal moves, the result recorded at the end."""
-    rules = Rules(config.game)
+    rules = MatchEngine(config.game)
     seed = config.seed.to_bytes(32, "big")
     rng = Rng(seed, "players")
     seats = [SeatSpec("human")] * config.seats

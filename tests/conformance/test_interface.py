@@ -14,7 +14,7 @@ import pytest
 
 from domain.engine import AnyGame, HouseRule
 from domain.errors import InvalidOptions
-from domain.match import MATCH_EVENT_TYPES, Rules, SeatSpec
+from domain.match import MATCH_EVENT_TYPES, MatchEngine, SeatSpec
 from tests.conformance.games import all_games, configs, playthrough
 
 GAMES = all_games()
@@ -44,9 +44,9 @@ def test_the_game_publishes_tagged_types_and_a_rules_document(game: AnyGame) -> 
         assert struct.__struct_config__.frozen, struct.__name__
         assert isinstance(info.tag, str), struct.__name__
         assert "." in info.tag, f"{info.tag}: tags are prefixed with the game (fbi.release)"
-    rules = game.rules()
-    assert isinstance(rules, game.rules_type)
-    assert msgspec.json.decode(msgspec.json.encode(rules), type=game.rules_type) == rules
+    rules = game.rulebook()
+    assert isinstance(rules, game.rulebook_type)
+    assert msgspec.json.decode(msgspec.json.encode(rules), type=game.rulebook_type) == rules
     house = game.house_rules()
     assert all(isinstance(rule, HouseRule) for rule in house), "house rules are HouseRule"
     assert len({rule.id for rule in house}) == len(house), "house rule ids are unique"
@@ -70,7 +70,7 @@ def test_every_game_s_commands_events_and_views_form_one_tagged_union() -> None:
 def test_creation_takes_every_seat_count_and_refuses_others_and_unknown_options(
     game: AnyGame,
 ) -> None:
-    rules = Rules(game)
+    rules = MatchEngine(game)
     for seats in range(game.min_seats, game.max_seats + 1):
         match = rules.replay(rules.create("g", {}, [SeatSpec("human")] * seats, SEED))
         assert rules.awaiting(match), f"{game.name}, {seats} seats: nobody is awaited"

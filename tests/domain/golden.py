@@ -21,7 +21,15 @@ import msgspec
 from domain import registry, sealed
 from domain.budget import Budget
 from domain.engine import BotLevel
-from domain.match import CommitSeal, MakeMove, Match, RecordResult, RevealSeal, Rules, SeatSpec
+from domain.match import (
+    CommitSeal,
+    MakeMove,
+    Match,
+    MatchEngine,
+    RecordResult,
+    RevealSeal,
+    SeatSpec,
+)
 from domain.rng import Rng
 
 STREAMS = Path(__file__).parent / "streams"
@@ -57,10 +65,10 @@ GOLDEN = [
 ]
 
 
-def engine(golden: Golden) -> Rules:
+def engine(golden: Golden) -> MatchEngine:
     game = registry.get(golden.game)
     assert game is not None
-    return Rules(game)
+    return MatchEngine(game)
 
 
 def play(golden: Golden) -> tuple[list[Any], int]:
@@ -110,7 +118,7 @@ def positions(start: int, count: int) -> list[int]:
     return sorted({start + round(i * span / (VIEW_POSITIONS - 1)) for i in range(VIEW_POSITIONS)})
 
 
-def record(rules: Rules, events: list[Any], start: int) -> dict[str, Any]:
+def record(rules: MatchEngine, events: list[Any], start: int) -> dict[str, Any]:
     """What is stored and compared: the events, and views, legal moves, redacted events and
     the result at a few positions, from ``start`` (the creation batch's end) on."""
     seats = len(rules.replay(events[:1]).seats)

@@ -27,7 +27,7 @@ from domain.feds.options import FedsOptions
 from domain.feds.rules import legal, pending
 from domain.feds.scoring import jail_points, outcome
 from domain.feds.state import Activation
-from domain.match import Rules, SeatSpec
+from domain.match import MatchEngine, SeatSpec
 from domain.rng import Rng
 from tests.domain.feds_helpers import (
     BLUE,
@@ -90,7 +90,7 @@ def test_two_players_get_a_shuffled_officer_deck_and_the_car_on_the_club() -> No
 )
 def test_bad_options_or_seat_counts_are_refused(options: dict[str, object], seats: int) -> None:
     with pytest.raises(InvalidOptions):
-        Rules(GAME).create("g", options, [SeatSpec("human")] * seats, b"s" * 32)
+        MatchEngine(GAME).create("g", options, [SeatSpec("human")] * seats, b"s" * 32)
 
 
 # ---- step 1 and step 2 -------------------------------------------------------------------
@@ -353,7 +353,7 @@ def test_a_finished_game_refuses_every_command() -> None:
 
 
 def test_the_rules_data_is_published_and_json_encodable() -> None:
-    data = msgspec.json.decode(msgspec.json.encode(GAME.rules()))
+    data = msgspec.json.decode(msgspec.json.encode(GAME.rulebook()))
     assert data["score_table"]["orange"][:3] == [4, 9, 14]
     assert [c["agent"] for c in data["agent_cards"]][:3] == ["infiltrate", "redeploy", "patrol"]
     assert data["options"] == {"city": "chicago", "sirens": False}

@@ -20,7 +20,7 @@ from domain.feds.events import (
 from domain.feds.options import FedsOptions
 from domain.feds.state import Choice, FedsState, Mole, UtilityToken
 from domain.feds.views import FedsView
-from domain.match import Match, Rules, event_union
+from domain.match import Match, MatchEngine, event_union
 from domain.rng import Rng
 from tests.domain.feds_helpers import BLUE, GREEN, RED, crims, given, mole, spot
 from tests.domain.playthrough import play
@@ -177,7 +177,7 @@ def test_redacted_streams_carry_no_hidden_card_and_stay_valid_json() -> None:
     _, events = _states({"city": "detroit"}, 3, 11)
     for seat in (0, 1, 2, None):
         for event in events:
-            seen = Rules(GAME).redact(event, seat)
+            seen = MatchEngine(GAME).redact(event, seat)
             assert DECODE_EVENT(msgspec.json.encode(seen)) == seen
             if isinstance(seen, AgentChosen | MolePeeked) and seen.seat != seat:
                 assert seen.agent is None

@@ -240,9 +240,9 @@ class Tipoff:
     command_types: tuple[type[msgspec.Struct], ...] = COMMANDS.command_types
     event_types: tuple[type[msgspec.Struct], ...] = EVOLVE.event_types
     view_type: type[msgspec.Struct] = TipoffView
-    rules_type: type[msgspec.Struct] = TipoffRules
+    rulebook_type: type[msgspec.Struct] = TipoffRules
 
-    def rules(self) -> TipoffRules:
+    def rulebook(self) -> TipoffRules:
         return TipoffRules(self.title, __doc__ or "", 2, 4, list(CARDS), MAX_DRAW)
 
     def house_rules(self) -> list[HouseRule]:

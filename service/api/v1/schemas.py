@@ -36,9 +36,9 @@ def rules_data_type(game: Any) -> type[msgspec.Struct]:
     """The game's rules Struct, tagged by ``rules_of`` so the games' rules form a union."""
     if game.name not in _RULES_DATA:
         tagged: Any = msgspec.defstruct(
-            game.rules_type.__name__ + "Data",
+            game.rulebook_type.__name__ + "Data",
             [],
-            bases=(game.rules_type,),
+            bases=(game.rulebook_type,),
             tag=game.name,
             tag_field="rules_of",
             module=__name__,
@@ -48,7 +48,7 @@ def rules_data_type(game: Any) -> type[msgspec.Struct]:
 
 
 def rules_data(game: Any) -> Any:
-    fields = msgspec.to_builtins(game.rules())
+    fields = msgspec.to_builtins(game.rulebook())
     return msgspec.convert({**fields, "rules_of": game.name}, rules_data_type(game))
 
 
