@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from domain.engine import Awaiting
 from domain.errors import IllegalMove, WrongPhase
@@ -52,6 +52,7 @@ from domain.kit import Commands, on, settle
 from domain.rng import Rng
 
 StepKind = Literal["agents", "power", "siren", "bust"]
+PowerUsedOrDeclined = TypeVar("PowerUsedOrDeclined", PowerUsed, PowerDeclined)
 
 
 def step_kind(state: FedsState, seat: int) -> StepKind | None:
@@ -234,27 +235,23 @@ def _active(state: FedsState) -> tuple[Activation, Power]:
 
 
 def _power_used(state: FedsState) -> PowerUsed:
+    return _answered(state, PowerUsed)
+
+
+def _decline_power(state: FedsState, seat: int, command: DeclinePower, rng: Rng) -> list[FedsEvent]:
+    return [_answered(state, PowerDeclined)]
+
+
+def _answered(state: FedsState, kind: type[PowerUsedOrDeclined]) -> PowerUsedOrDeclined:
+    """The event saying the current activation's power was used (or declined)."""
     activation, power = _active(state)
-    return PowerUsed(
+    return kind(
         seat=activation.seat,
         owner=activation.owner,
         agent=activation.agent,
         power=power,
         location=LOCATIONS[activation.location],
     )
-
-
-def _decline_power(state: FedsState, seat: int, command: DeclinePower, rng: Rng) -> list[FedsEvent]:
-    activation, power = _active(state)
-    return [
-        PowerDeclined(
-            seat=activation.seat,
-            owner=activation.owner,
-            agent=activation.agent,
-            power=power,
-            location=LOCATIONS[activation.location],
-        )
-    ]
 
 
 def _flip_mole(state: FedsState, seat: int, command: FlipMole, rng: Rng) -> list[FedsEvent]:

@@ -18,19 +18,16 @@ from typing import Any
 
 import msgspec
 
-from domain import registry, sealed
+from domain import registry
 from domain.budget import Budget
 from domain.engine import BotLevel
 from domain.match import (
-    CommitSeal,
-    MakeMove,
     Match,
     MatchEngine,
-    RecordResult,
-    RevealSeal,
     SeatSpec,
 )
 from domain.rng import Rng
+from tests.conformance.games import Secrets, next_act
 
 STREAMS = Path(__file__).parent / "streams"
 MAX_ACTS = 5_000
@@ -81,30 +78,16 @@ def play(golden: Golden) -> tuple[list[Any], int]:
     events = rules.create(f"golden{golden.seed:018d}", golden.options, seats, seed)
     match = rules.replay(events)
     opening = len(events)
-    secrets: dict[int, tuple[dict[str, Any], str]] = {}
+    secrets: Secrets = {}
     for n in range(MAX_ACTS):
         if match.recorded is not None:
             return events, opening
-        act: MakeMove | CommitSeal | RevealSeal | RecordResult
-        if rules.result(match) is not None:
-            act = RecordResult()
-        else:
-            action = rules.awaiting(match)[0]
-            seat = action.seat
-            if action.action == "reveal":
-                move, salt = secrets.pop(seat)
-                act = RevealSeal(seat, move, salt)
-            else:
-                level = golden.levels[seat]
-                command = rules.bot_move(match, seat, level, rng.fork(f"act{n}"), BUDGET)
-                move = msgspec.to_builtins(command)
-                if action.action == "move":
-                    act = MakeMove(seat, move)
-                else:
-                    salt = f"{rng.below(2**128):032x}"
-                    secrets[seat] = (move, salt)
-                    digest = sealed.commitment(match.game_id, action.step, seat, move, salt)
-                    act = CommitSeal(seat, digest, action.step)
+
+        def bot(match: Match, seat: int, n: int = n) -> Any:
+            level = golden.levels[seat]
+            return rules.bot_move(match, seat, level, rng.fork(f"act{n}"), BUDGET)
+
+        act = next_act(rules, match, secrets, bot, rng)
         produced = rules.perform(match, act, seed)
         for event in produced:
             match = rules.fold(match, event)
