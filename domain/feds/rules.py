@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from domain.engine import Awaiting
 from domain.errors import IllegalMove, WrongPhase
@@ -95,7 +95,7 @@ def pending(state: FedsState) -> list[Awaiting]:
 # ---- legal moves -------------------------------------------------------------------------
 
 
-def legal(state: FedsState, seat: int) -> list[Any]:
+def legal(state: FedsState, seat: int) -> list[FedsCommand]:
     kind = step_kind(state, seat)
     if kind == "agents":
         return [
@@ -115,12 +115,12 @@ def legal(state: FedsState, seat: int) -> list[Any]:
     return []
 
 
-def _power_moves(state: FedsState, activation: Activation) -> list[Any]:
+def _power_moves(state: FedsState, activation: Activation) -> list[FedsCommand]:
     power = POWER[activation.agent]
     city = CITY_CARDS[state.city]
     seat = activation.seat
     here = activation.location
-    moves: list[Any] = []
+    moves: list[FedsCommand] = []
     if power == "infiltrate" and city.infiltrate == "flip":
         moves += [
             FlipMole(location=LOCATIONS[index])
