@@ -16,6 +16,8 @@ those the same shape in every game, so knowing one game means knowing all of the
   sees it (a hidden field blanked to None by ``redact``) never folds into the true state;
   it raises `RedactedEvent`. A redacted stream is for display only.
 - `ranking` turns final scores into an `Outcome` (winners and shared places).
+- `Assembled` is the game object: the `domain.engine.Game` interface made of those parts,
+  declared in the game package's ``__init__``.
 
 The seat and option checks are the match layer's (`domain.match`): a game's ``setup``
 gets options already converted to its options type and a seat count within its bounds.
@@ -27,12 +29,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from domain.engine import Outcome
+import msgspec
+
+from domain.budget import TUNED, Budget
+from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
 from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
 from domain.rng import Rng
 
 S = TypeVar("S")
 E = TypeVar("E")
+C = TypeVar("C")
+V = TypeVar("V")
 T = TypeVar("T")
 
 
@@ -193,3 +200,93 @@ def ranking(scores: Sequence[int], tie_breaks: Sequence[tuple[int, ...]] = ()) -
     places = [1 + sum(other > key for other in keys) for key in keys]
     winners = [seat for seat, place in enumerate(places) if place == 1]
     return Outcome(scores=list(scores), winners=winners, places=places)
+
+
+# ---- the game object: the interface assembled from the game's parts ---------------------
+
+
+class Assembled(Generic[S, C, E, V]):
+    """A `domain.engine.Game` made of a game's parts, so a game package declares its game
+    instead of writing a class that only forwards each call::
+
+        GAME: Game[FbiState, FbiCommand, FbiEvent, FbiView] = Assembled(
+            name="fbi", ..., evolve=evolve, decide=rules.decide, view=views.view, ...
+        )
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        title: str,
+        seats: tuple[int, int],
+        options_type: type[msgspec.Struct],
+        command_types: tuple[type[msgspec.Struct], ...],
+        event_types: tuple[type[msgspec.Struct], ...],
+        view_type: type[msgspec.Struct],
+        rulebook: msgspec.Struct,
+        house_rules: Sequence[HouseRule],
+        setup: Callable[[Any, int, Rng], list[E]],
+        evolve: Callable[[S | None, E], S],
+        pending: Callable[[S], list[Awaiting]],
+        legal: Callable[[S, int], list[C]],
+        decide: Callable[[S, int, C, Rng], list[E]],
+        view: Callable[[S, int | None], V],
+        redact: Callable[[E, int | None], E],
+        result: Callable[[S | None], Outcome | None],
+        bot_move: Callable[[BotLevel, V, Sequence[C], Rng, Budget], C],
+    ) -> None:
+        self.name = name
+        self.title = title
+        self.min_seats, self.max_seats = seats
+        self.options_type = options_type
+        self.command_types = command_types
+        self.event_types = event_types
+        self.view_type = view_type
+        self.rulebook_type: type[msgspec.Struct] = type(rulebook)
+        self._rulebook = rulebook
+        self._house_rules = list(house_rules)
+        self._setup = setup
+        self._evolve = evolve
+        self._pending = pending
+        self._legal = legal
+        self._decide = decide
+        self._view = view
+        self._redact = redact
+        self._result = result
+        self._bot_move = bot_move
+
+    def rulebook(self) -> msgspec.Struct:
+        return self._rulebook
+
+    def house_rules(self) -> list[HouseRule]:
+        return list(self._house_rules)
+
+    def setup(self, options: Any, seats: int, rng: Rng) -> list[E]:
+        return self._setup(options, seats, rng)
+
+    def evolve(self, state: S | None, event: E) -> S:
+        return self._evolve(state, event)
+
+    def pending(self, state: S) -> list[Awaiting]:
+        return self._pending(state)
+
+    def legal(self, state: S, seat: int) -> list[C]:
+        return self._legal(state, seat)
+
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        return self._decide(state, seat, command, rng)
+
+    def view(self, state: S, seat: int | None) -> V:
+        return self._view(state, seat)
+
+    def redact(self, event: E, seat: int | None) -> E:
+        return self._redact(event, seat)
+
+    def result(self, state: S | None) -> Outcome | None:
+        return self._result(state)
+
+    def bot_move(
+        self, level: BotLevel, view: V, legal: Sequence[C], rng: Rng, budget: Budget = TUNED
+    ) -> C:
+        return self._bot_move(level, view, legal, rng, budget)

@@ -205,7 +205,9 @@ def apply(state: FbiState, seat: int, command: FbiCommand) -> tuple[list[FbiEven
     return settle(evolve, _automatic, state, events)
 
 
-def decide(state: FbiState, seat: int, command: FbiCommand) -> list[FbiEvent]:
+def decide(state: FbiState, seat: int, command: FbiCommand, rng: Rng) -> list[FbiEvent]:
+    """FBI draws nothing after setup (the deck order is recorded when it is shuffled), so
+    ``rng`` goes unused."""
     return apply(state, seat, command)[0]
 
 

@@ -16,81 +16,36 @@ them, so keep it in step with the code and with HOUSE-RULES.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import msgspec
-
-from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Game, HouseRule, Outcome
+from domain.engine import Game
 from domain.feds import bots, rules, setup, views
-from domain.feds.cards import MAX_SEATS, MIN_SEATS
+from domain.feds.cards import GAME_NAME, GAME_TITLE, MAX_SEATS, MIN_SEATS
 from domain.feds.commands import COMMAND_TYPES, FedsCommand
 from domain.feds.events import EVENT_TYPES, FedsEvent
 from domain.feds.evolve import evolve
 from domain.feds.options import FedsOptions
-from domain.feds.rulebook import HOUSE_RULES, FedsRules, rulebook
-from domain.feds.scoring import outcome
+from domain.feds.rulebook import HOUSE_RULES, rulebook
+from domain.feds.scoring import result
 from domain.feds.state import FedsState
 from domain.feds.views import FedsView
-from domain.rng import Rng
+from domain.kit import Assembled
 
-
-class Feds:
-    """The Feds behind the uniform `domain.engine.Game` interface."""
-
-    name = "feds"
-    title = "The Feds"
-    min_seats = MIN_SEATS
-    max_seats = MAX_SEATS
-    options_type: type[msgspec.Struct] = FedsOptions
-    command_types: tuple[type[msgspec.Struct], ...] = COMMAND_TYPES
-    event_types: tuple[type[msgspec.Struct], ...] = EVENT_TYPES
-    view_type: type[msgspec.Struct] = FedsView
-    rulebook_type: type[msgspec.Struct] = FedsRules
-
-    def rulebook(self) -> FedsRules:
-        return rulebook(self.name, self.title)
-
-    def house_rules(self) -> list[HouseRule]:
-        return list(HOUSE_RULES)
-
-    def setup(self, options: FedsOptions, seats: int, rng: Rng) -> list[FedsEvent]:
-        return setup.setup(options, seats, rng)
-
-    def evolve(self, state: FedsState | None, event: FedsEvent) -> FedsState:
-        return evolve(state, event)
-
-    def pending(self, state: FedsState) -> list[Awaiting]:
-        return rules.pending(state)
-
-    def legal(self, state: FedsState, seat: int) -> list[FedsCommand]:
-        return rules.legal(state, seat)
-
-    def decide(
-        self, state: FedsState, seat: int, command: FedsCommand, rng: Rng
-    ) -> list[FedsEvent]:
-        return rules.decide(state, seat, command, rng)
-
-    def view(self, state: FedsState, seat: int | None) -> FedsView:
-        return views.view(state, seat)
-
-    def redact(self, event: FedsEvent, seat: int | None) -> FedsEvent:
-        return views.redact(event, seat)
-
-    def result(self, state: FedsState | None) -> Outcome | None:
-        if state is None or state.phase != "over":
-            return None
-        return outcome(state)
-
-    def bot_move(
-        self,
-        level: BotLevel,
-        view: FedsView,
-        legal: Sequence[FedsCommand],
-        rng: Rng,
-        budget: Budget = TUNED,
-    ) -> FedsCommand:
-        return bots.bot_move(level, view, legal, rng, budget)
-
-
-GAME: Game[FedsState, FedsCommand, FedsEvent, FedsView] = Feds()
+GAME: Game[FedsState, FedsCommand, FedsEvent, FedsView] = Assembled(
+    name=GAME_NAME,
+    title=GAME_TITLE,
+    seats=(MIN_SEATS, MAX_SEATS),
+    options_type=FedsOptions,
+    command_types=COMMAND_TYPES,
+    event_types=EVENT_TYPES,
+    view_type=FedsView,
+    rulebook=rulebook(GAME_NAME, GAME_TITLE),
+    house_rules=HOUSE_RULES,
+    setup=setup.setup,
+    evolve=evolve,
+    pending=rules.pending,
+    legal=rules.legal,
+    decide=rules.decide,
+    view=views.view,
+    redact=views.redact,
+    result=result,
+    bot_move=bots.bot_move,
+)

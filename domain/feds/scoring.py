@@ -41,3 +41,10 @@ def outcome(state: FedsState) -> Outcome:
         for seat in range(state.seats)
     ]
     return ranking(final_scores(state), tie_breaks)
+
+
+def result(state: FedsState | None) -> Outcome | None:
+    """The `Outcome` once the game is over, else None."""
+    if state is None or state.phase != "over":
+        return None
+    return outcome(state)

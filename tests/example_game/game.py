@@ -26,7 +26,7 @@ from msgspec.structs import replace
 from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, Game, HouseRule, Outcome
 from domain.errors import IllegalMove
-from domain.kit import Commands, Fold, on, ranking, settle, unredacted
+from domain.kit import Assembled, Commands, Fold, on, ranking, settle, unredacted
 from domain.rng import Rng
 
 CARDS = tuple(sorted(list(range(1, 10)) * 2))
@@ -228,109 +228,115 @@ def _automatic(state: TipoffState) -> list[TipoffEvent]:
     return [RoundWon(state.round, winner, sum(staked) if winner is not None else 0)]
 
 
-# ---- the game: the uniform interface over the rules above -------------------------------
+def setup(options: TipoffOptions, seats: int, rng: Rng) -> list[TipoffEvent]:
+    """Deal: every randomness is drawn here and recorded in the event (the deck order)."""
+    size = options.hand_size
+    deck = rng.shuffled(CARDS)
+    hands = [sorted(deck[s * size : (s + 1) * size]) for s in range(seats)]
+    rest = deck[seats * size :]
+    return [Dealt(seats, list(hands), len(rest), rest)]
 
 
-class Tipoff:
-    name = "tipoff"
-    title = "Tip-off"
-    min_seats = 2
-    max_seats = 4
-    options_type: type[msgspec.Struct] = TipoffOptions
-    command_types: tuple[type[msgspec.Struct], ...] = COMMANDS.command_types
-    event_types: tuple[type[msgspec.Struct], ...] = EVOLVE.event_types
-    view_type: type[msgspec.Struct] = TipoffView
-    rulebook_type: type[msgspec.Struct] = TipoffRules
-
-    def rulebook(self) -> TipoffRules:
-        return TipoffRules(self.title, __doc__ or "", 2, 4, list(CARDS), MAX_DRAW)
-
-    def house_rules(self) -> list[HouseRule]:
-        return list(HOUSE_RULES)
-
-    def setup(self, options: TipoffOptions, seats: int, rng: Rng) -> list[TipoffEvent]:
-        size = options.hand_size
-        deck = rng.shuffled(CARDS)
-        hands = [sorted(deck[s * size : (s + 1) * size]) for s in range(seats)]
-        rest = deck[seats * size :]
-        return [Dealt(seats, list(hands), len(rest), rest)]
-
-    def evolve(self, state: TipoffState | None, event: TipoffEvent) -> TipoffState:
-        return EVOLVE(state, event)
-
-    def pending(self, state: TipoffState) -> list[Awaiting]:
-        if state.phase == "stake":
-            step = f"r{state.round}.stake"
-            return [
-                Awaiting(seat, step, sealed=True)
-                for seat in range(state.seats)
-                if state.stakes[seat] is None
-            ]
-        if state.phase == "draw" and state.winner is not None:
-            return [Awaiting(state.winner, f"r{state.round}.draw")]
-        return []
-
-    def legal(self, state: TipoffState, seat: int) -> list[TipoffCommand]:
-        step = _step(state, seat) if state.phase != "over" else None
-        if step == "stake":
-            return [Stake(card) for card in sorted(set(state.hands[seat]))]
-        if step == "draw":
-            return [Draw(count) for count in range(min(MAX_DRAW, len(state.deck)) + 1)]
-        return []
-
-    def decide(
-        self, state: TipoffState, seat: int, command: TipoffCommand, rng: Rng
-    ) -> list[TipoffEvent]:
-        events = COMMANDS.decide(state, seat, command, rng)
-        return settle(EVOLVE, _automatic, state, events)[0]
-
-    def view(self, state: TipoffState, seat: int | None) -> TipoffView:
-        return TipoffView(
-            seat=seat,
-            seats=state.seats,
-            round=state.round,
-            phase=state.phase,
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hand_sizes=[len(hand) for hand in state.hands],
-            deck_size=len(state.deck),
-            points=list(state.points),
-            out=list(state.out),
-            winner=state.winner,
-        )
-
-    def redact(self, event: TipoffEvent, seat: int | None) -> TipoffEvent:
-        if isinstance(event, Dealt):
-            hands = [hand if s == seat else None for s, hand in enumerate(event.hands)]
-            return replace(event, hands=hands, deck=None)
-        if isinstance(event, CardsDrawn) and event.seat != seat:
-            return replace(event, cards=None)
-        return event
-
-    def result(self, state: TipoffState | None) -> Outcome | None:
-        if state is None or state.phase != "over":
-            return None
-        return ranking(state.points)
-
-    def bot_move(
-        self,
-        level: BotLevel,
-        view: TipoffView,
-        legal: Sequence[TipoffCommand],
-        rng: Rng,
-        budget: Budget = TUNED,
-    ) -> TipoffCommand:
-        """random: any legal move. greedy: the highest stake, the biggest draw. expert: the
-        lowest card that beats every card it has not seen, else its lowest card."""
-        if level == "random":
-            return rng.choice(legal)
-        if isinstance(legal[0], Draw) or level == "greedy":
-            return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
-        unseen = list(CARDS)
-        for card in [*(view.hand or []), *view.out]:
-            unseen.remove(card)
-        stakes = [m for m in legal if isinstance(m, Stake)]
-        beating = [m for m in stakes if m.card > max(unseen, default=0)]
-        return min(beating or stakes, key=lambda m: m.card)
+def pending(state: TipoffState) -> list[Awaiting]:
+    if state.phase == "stake":
+        step = f"r{state.round}.stake"
+        return [
+            Awaiting(seat, step, sealed=True)
+            for seat in range(state.seats)
+            if state.stakes[seat] is None
+        ]
+    if state.phase == "draw" and state.winner is not None:
+        return [Awaiting(state.winner, f"r{state.round}.draw")]
+    return []
 
 
-GAME: Game[TipoffState, TipoffCommand, TipoffEvent, TipoffView] = Tipoff()
+def legal(state: TipoffState, seat: int) -> list[TipoffCommand]:
+    step = _step(state, seat) if state.phase != "over" else None
+    if step == "stake":
+        return [Stake(card) for card in sorted(set(state.hands[seat]))]
+    if step == "draw":
+        return [Draw(count) for count in range(min(MAX_DRAW, len(state.deck)) + 1)]
+    return []
+
+
+def decide(state: TipoffState, seat: int, command: TipoffCommand, rng: Rng) -> list[TipoffEvent]:
+    events = COMMANDS.decide(state, seat, command, rng)
+    return settle(EVOLVE, _automatic, state, events)[0]
+
+
+# ---- what a seat may see, the result, the bots ---------------------------------------------
+
+
+def view(state: TipoffState, seat: int | None) -> TipoffView:
+    return TipoffView(
+        seat=seat,
+        seats=state.seats,
+        round=state.round,
+        phase=state.phase,
+        hand=list(state.hands[seat]) if seat is not None else None,
+        hand_sizes=[len(hand) for hand in state.hands],
+        deck_size=len(state.deck),
+        points=list(state.points),
+        out=list(state.out),
+        winner=state.winner,
+    )
+
+
+def redact(event: TipoffEvent, seat: int | None) -> TipoffEvent:
+    if isinstance(event, Dealt):
+        hands = [hand if s == seat else None for s, hand in enumerate(event.hands)]
+        return replace(event, hands=hands, deck=None)
+    if isinstance(event, CardsDrawn) and event.seat != seat:
+        return replace(event, cards=None)
+    return event
+
+
+def result(state: TipoffState | None) -> Outcome | None:
+    if state is None or state.phase != "over":
+        return None
+    return ranking(state.points)
+
+
+def bot_move(
+    level: BotLevel,
+    view: TipoffView,
+    legal: Sequence[TipoffCommand],
+    rng: Rng,
+    budget: Budget = TUNED,
+) -> TipoffCommand:
+    """random: any legal move. greedy: the highest stake, the biggest draw. expert: the
+    lowest card that beats every card it has not seen, else its lowest card."""
+    if level == "random":
+        return rng.choice(legal)
+    if isinstance(legal[0], Draw) or level == "greedy":
+        return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
+    unseen = list(CARDS)
+    for card in [*(view.hand or []), *view.out]:
+        unseen.remove(card)
+    stakes = [m for m in legal if isinstance(m, Stake)]
+    beating = [m for m in stakes if m.card > max(unseen, default=0)]
+    return min(beating or stakes, key=lambda m: m.card)
+
+
+# ---- the game: the uniform interface, assembled from the parts above ----------------------
+
+GAME: Game[TipoffState, TipoffCommand, TipoffEvent, TipoffView] = Assembled(
+    name="tipoff",
+    title="Tip-off",
+    seats=(2, 4),
+    options_type=TipoffOptions,
+    command_types=COMMANDS.command_types,
+    event_types=EVOLVE.event_types,
+    view_type=TipoffView,
+    rulebook=TipoffRules("Tip-off", __doc__ or "", 2, 4, list(CARDS), MAX_DRAW),
+    house_rules=HOUSE_RULES,
+    setup=setup,
+    evolve=EVOLVE,
+    pending=pending,
+    legal=legal,
+    decide=decide,
+    view=view,
+    redact=redact,
+    result=result,
+    bot_move=bot_move,
+)
