@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domain import registry
 from domain.budget import Budget
-from domain.match import Match, Rules
+from domain.match import Match, MatchEngine
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
@@ -38,7 +38,7 @@ def timed_decisions(name: str, seats: int, options: dict[str, Any], games: int, 
     pairs: list[tuple[float, float]] = []
     for seed in range(games):
 
-        def chooser(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+        def chooser(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
             rng = rng.fork(f"{seat}.{match.version}")
             if seat != seed % seats:  # noqa: B023 - used before the loop moves on
                 return rules.bot_move(match, seat, "greedy", rng)

@@ -1,4 +1,4 @@
-"""What the pure fold costs: folding a whole game's events with `Rules.fold` (a new `Match`
+"""What the pure fold costs: folding a whole game's events with `MatchEngine.fold` (a new `Match`
 per event) against the game's own `evolve` alone (what any fold must do). Not a test.
 
     .venv/bin/python bench/fold_cost.py [--games 20]
@@ -18,7 +18,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domain import registry
-from domain.match import MATCH_EVENT_TYPES, Rules
+from domain.match import MATCH_EVENT_TYPES, MatchEngine
 from tests.domain.playthrough import play
 
 SEATS = {"fbi": 4, "feds": 4, "bonnie_clyde": 2}
@@ -29,12 +29,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=20)
     args = parser.parse_args()
-    print("| game | events | Rules.fold µs/event | game evolve alone µs/event | copy overhead |")
+    print(
+        "| game | events | MatchEngine.fold µs/event | game evolve alone µs/event | copy overhead |"
+    )
     print("|---|---|---|---|---|")
     for name, seats in SEATS.items():
         game = registry.get(name)
         assert game is not None
-        rules = Rules(game)
+        rules = MatchEngine(game)
         streams = [play(game, OPTIONS.get(name, {}), seats, seed)[1] for seed in range(args.games)]
         events = sum(len(s) for s in streams)
         start = time.perf_counter()

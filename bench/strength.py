@@ -5,7 +5,7 @@
 
 Each row pits one seat of the first level against the other seats of the second level, the
 focal seat rotating through every position. A shared win counts 1/k. Bots are handed only
-their own seat's view and legal moves (`Rules.bot_move`), exactly as on the server; sealed
+their own seat's view and legal moves (`MatchEngine.bot_move`), exactly as on the server; sealed
 steps go through real commitments. A measurement, not a test: it prints a table.
 
 The experts search with their tuned sample counts (``--effort`` scales them) and no clock,
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from domain import registry
 from domain.budget import Budget
 from domain.engine import BotLevel
-from domain.match import Match, Rules
+from domain.match import Match, MatchEngine
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
@@ -53,13 +53,13 @@ def one_game(
     assert game is not None
     focal_seat = seed % seats
 
-    def chooser(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def chooser(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         level = focal if seat == focal_seat else other
         return rules.bot_move(match, seat, level, rng.fork(f"{seat}.{match.version}"), budget)
 
     start = time.perf_counter()
     match, _ = play(game, options, seats, seed=seed, chooser=chooser)
-    outcome = Rules(game).result(match)
+    outcome = MatchEngine(game).result(match)
     assert outcome is not None
     share = 1 / len(outcome.winners) if focal_seat in outcome.winners else 0.0
     return share, time.perf_counter() - start

@@ -20,7 +20,7 @@ Conventions every game follows:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 import msgspec
 
@@ -66,6 +66,21 @@ PerSeat = Annotated[
         description="One number per seat, indexed by seat number (0-based, in creation order)."
     ),
 ]
+
+
+_UNIONS: dict[tuple[type[msgspec.Struct], ...], Any] = {}
+
+
+def tagged_union(types: Sequence[type[msgspec.Struct]]) -> Any:
+    """The union of ``types`` in their order, built once per tuple of types: msgspec decodes
+    it by tag, and the OpenAPI contract lists its members in that order."""
+    key = tuple(types)
+    if key not in _UNIONS:
+        union: Any = key[0]
+        for t in key[1:]:
+            union = union | t
+        _UNIONS[key] = union
+    return _UNIONS[key]
 
 
 class Awaiting(msgspec.Struct, frozen=True):
@@ -142,8 +157,17 @@ class HouseRule(msgspec.Struct, frozen=True):
     text: Annotated[str, msgspec.Meta(description="The decision in plain text (no markup).")]
 
 
-class Game(Protocol):
-    """The interface each game module implements (see the module docstring)."""
+StateT = TypeVar("StateT")
+CommandT = TypeVar("CommandT")
+EventT = TypeVar("EventT")
+ViewT = TypeVar("ViewT")
+
+
+class Game(Protocol[StateT, CommandT, EventT, ViewT]):
+    """The interface each game implements (see the module docstring), typed by the game's
+    state, command, event and view types: ``GAME: Game[FbiState, FbiCommand, FbiEvent,
+    FbiView] = Fbi()`` has mypy check a game against it. The match layer, the service and
+    the workers hold any game, as `AnyGame`."""
 
     @property
     def name(self) -> str: ...
@@ -162,53 +186,62 @@ class Game(Protocol):
     @property
     def view_type(self) -> type[msgspec.Struct]: ...
     @property
-    def state_type(self) -> type[msgspec.Struct]: ...
-    @property
-    def rules_type(self) -> type[msgspec.Struct]: ...
+    def rulebook_type(self) -> type[msgspec.Struct]: ...
 
-    def rules(self) -> msgspec.Struct:
-        """The rules data and options, as published by ``GET /v1/rules/{game}``."""
+    def rulebook(self) -> msgspec.Struct:
+        """The rulebook: the rules data and options, as ``GET /v1/rules/{game}`` publishes
+        them (an instance of ``rulebook_type``)."""
         ...
 
     def house_rules(self) -> list[HouseRule]:
         """The house rules this game plays by, kept beside its rules data."""
         ...
 
-    def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:
-        """Opening events (shuffles and deals included). Raises InvalidOptions."""
+    def setup(self, options: Any, seats: int, rng: Rng) -> list[EventT]:
+        """Opening events (shuffles and deals included). ``options`` is an instance of
+        ``options_type`` and ``seats`` is within the bounds: the match layer checked both."""
         ...
 
-    def evolve(self, state: Any | None, event: Any) -> Any:
+    def evolve(self, state: StateT | None, event: EventT) -> StateT:
         """Pure fold. ``state`` is None only for the first setup event."""
         ...
 
-    def pending(self, state: Any) -> list[Awaiting]:
+    def pending(self, state: StateT) -> list[Awaiting]:
         """Who must act now; empty once the game is over."""
         ...
 
-    def legal(self, state: Any, seat: int) -> list[Any]:
+    def legal(self, state: StateT, seat: int) -> list[CommandT]:
         """Every command ``seat`` may make now (empty when it is not awaited)."""
         ...
 
-    def decide(self, state: Any, seat: int, command: Any, rng: Rng) -> list[Any]:
+    def decide(self, state: StateT, seat: int, command: CommandT, rng: Rng) -> list[EventT]:
         """Validate ``command`` for ``seat`` and return its events; raises DomainError."""
         ...
 
-    def view(self, state: Any, seat: int | None) -> Any:
+    def view(self, state: StateT, seat: int | None) -> ViewT:
         """What ``seat`` (None: a spectator) may see of ``state``."""
         ...
 
-    def redact(self, event: Any, seat: int | None) -> Any:
+    def redact(self, event: EventT, seat: int | None) -> EventT:
         """``event`` as ``seat`` (None: a spectator) may see it."""
         ...
 
-    def result(self, state: Any) -> Outcome | None:
+    def result(self, state: StateT | None) -> Outcome | None:
         """Final scores once the game is over, else None."""
         ...
 
     def bot_move(
-        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
-    ) -> Any:
+        self,
+        level: BotLevel,
+        view: ViewT,
+        legal: Sequence[CommandT],
+        rng: Rng,
+        budget: Budget = TUNED,
+    ) -> CommandT:
         """A bot's choice among ``legal``, knowing only ``view`` (its own seat's view);
         ``budget`` bounds the ``expert``'s search (the default: its tuned sample count)."""
         ...
+
+
+#: Any game, as the game-independent layers hold it (they never look inside its types).
+AnyGame = Game[Any, Any, Any, Any]

@@ -1,4 +1,5 @@
-"""Typed domain errors. The service maps each `code` to one problem type, in one place."""
+"""Typed domain errors. The service maps each `code` to one problem type (its HTTP status
+included), in one place: `service.problems.CATALOGUE`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ class DomainError(Exception):
     """A command was refused by the rules. Nothing was changed."""
 
     code = "illegal-move"
-    status = 422
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -24,21 +24,18 @@ class NotYourTurn(DomainError):
     """The seat is not among those the game is waiting for."""
 
     code = "not-your-turn"
-    status = 409
 
 
 class WrongPhase(DomainError):
     """The move's kind does not fit the current step of the game."""
 
     code = "wrong-phase"
-    status = 409
 
 
 class GameOver(DomainError):
     """The game has finished; it accepts no more moves."""
 
     code = "game-finished"
-    status = 409
 
 
 class InvalidOptions(DomainError):
@@ -51,14 +48,12 @@ class SealedStepRequired(DomainError):
     """The current step is sealed: use commitments and reveals, not a plain move."""
 
     code = "sealed-step"
-    status = 409
 
 
 class CommitmentError(DomainError):
     """A commitment or reveal is refused (duplicate, out of order, or mismatching)."""
 
     code = "commitment-rejected"
-    status = 409
 
 
 class RevealMismatch(DomainError):
@@ -69,7 +64,6 @@ class RevealMismatch(DomainError):
     """
 
     code = "reveal-mismatch"
-    status = 422
 
     def __init__(self, detail: str, preimage: str | None = None) -> None:
         super().__init__(detail)

@@ -22,7 +22,17 @@ import msgspec
 
 from domain import sealed
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Game, Outcome, PerSeat, Seat, SeatList, Step
+from domain.engine import (
+    AnyGame,
+    Awaiting,
+    BotLevel,
+    Outcome,
+    PerSeat,
+    Seat,
+    SeatList,
+    Step,
+    tagged_union,
+)
 from domain.errors import (
     CommitmentError,
     DomainError,
@@ -267,10 +277,15 @@ def _rng(seed: bytes, version: int) -> Rng:
     return Rng(seed, f"v{version}")
 
 
-class Rules:
-    """The match operations for one game. Stateless; safe to share."""
+class MatchEngine:
+    """The match engine of one game: creation, folding, sealed steps and every act, around
+    the game's own rules. Stateless; safe to share.
 
-    def __init__(self, game: Game) -> None:
+    Names, once each: the *match engine* (this class, `registry.engine_for`), a game's
+    *rules* (its package: ``rules.py`` decides, ``cards.py`` holds the rules data) and its
+    *rulebook* (``rulebook.py``: the document ``Game.rulebook()`` publishes)."""
+
+    def __init__(self, game: AnyGame) -> None:
         self.game = game
 
     # ---- creation and folding -------------------------------------------------------
@@ -594,7 +609,7 @@ class Rules:
                 continue
             revealed = reveals[seat]
             try:
-                command = msgspec.convert(revealed.move, _union(self.game.command_types))
+                command = msgspec.convert(revealed.move, command_union(self.game))
                 events = self.game.decide(state, seat, command, rng.fork(f"seat{seat}"))
             except (msgspec.ValidationError, DomainError) as exc:
                 reason = exc.detail if isinstance(exc, DomainError) else f"invalid move: {exc}"
@@ -666,22 +681,9 @@ def _commit_seed(seed: bytes) -> str:
     return seed_commitment(seed)
 
 
-_UNIONS: dict[tuple[type[msgspec.Struct], ...], Any] = {}
+def event_union(game: AnyGame) -> Any:
+    return tagged_union(MATCH_EVENT_TYPES + game.event_types)
 
 
-def _union(types: tuple[type[msgspec.Struct], ...]) -> Any:
-    """The tagged union of ``types``, built once (msgspec decodes it by tag)."""
-    if types not in _UNIONS:
-        union: Any = types[0]
-        for t in types[1:]:
-            union = union | t
-        _UNIONS[types] = union
-    return _UNIONS[types]
-
-
-def event_union(game: Game) -> Any:
-    return _union(MATCH_EVENT_TYPES + game.event_types)
-
-
-def command_union(game: Game) -> Any:
-    return _union(game.command_types)
+def command_union(game: AnyGame) -> Any:
+    return tagged_union(game.command_types)

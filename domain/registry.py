@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from domain.engine import Game
-from domain.match import Rules
+from domain.engine import AnyGame
+from domain.match import MatchEngine
 
-_GAMES: dict[str, Game] = {}
+_GAMES: dict[str, AnyGame] = {}
 
 
-def _load() -> dict[str, Game]:
+def _load() -> dict[str, AnyGame]:
     if not _GAMES:
         from domain.bonnie_clyde import GAME as BONNIE_CLYDE
         from domain.fbi import GAME as FBI
@@ -23,14 +23,14 @@ def names() -> list[str]:
     return list(_load())
 
 
-def games() -> list[Game]:
+def games() -> list[AnyGame]:
     return list(_load().values())
 
 
-def get(name: str) -> Game | None:
+def get(name: str) -> AnyGame | None:
     return _load().get(name)
 
 
-def rules_for(name: str) -> Rules | None:
+def engine_for(name: str) -> MatchEngine | None:
     game = get(name)
-    return Rules(game) if game is not None else None
+    return MatchEngine(game) if game is not None else None

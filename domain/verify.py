@@ -22,7 +22,7 @@ import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, GameCreated, Match, Rules, event_union
+from domain.match import Act, GameCreated, Match, MatchEngine, event_union
 from domain.rng import seed_commitment
 
 
@@ -58,7 +58,7 @@ class Verified(msgspec.Struct, frozen=True):
 
 
 def verify(replay: ReplayDocument) -> Verified:
-    rules = registry.rules_for(replay.game)
+    rules = registry.engine_for(replay.game)
     if rules is None:
         raise VerificationError(f"unknown game {replay.game!r}")
     try:
@@ -113,7 +113,7 @@ def verify(replay: ReplayDocument) -> Verified:
     return _outcome(rules, match, replay, acts)
 
 
-def _outcome(rules: Rules, match: Match, replay: ReplayDocument, acts: int) -> Verified:
+def _outcome(rules: MatchEngine, match: Match, replay: ReplayDocument, acts: int) -> Verified:
     result = rules.result(match)
     if result is None and match.aborted:
         return Verified(replay.game_id, replay.game, len(replay.events), acts, [], [], "aborted")
@@ -126,7 +126,7 @@ def _outcome(rules: Rules, match: Match, replay: ReplayDocument, acts: int) -> V
     )
 
 
-def _decode(rules: Rules, replay: ReplayDocument) -> list[Any]:
+def _decode(rules: MatchEngine, replay: ReplayDocument) -> list[Any]:
     union = event_union(rules.game)
     out = []
     for record in replay.events:

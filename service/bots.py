@@ -1,6 +1,6 @@
 """One bot turn: the same code path as a client's move, with deterministic idempotency keys.
 
-The bot is handed only its own seat's view and legal moves (`Rules.bot_move`). For a
+The bot is handed only its own seat's view and legal moves (`MatchEngine.bot_move`). For a
 sealed step it commits, keeps its move and salt in a server-side key that no view or event
 exposes, and reveals once every seat has committed.
 """
@@ -14,11 +14,11 @@ import msgspec
 from domain import sealed
 from domain.budget import Budget
 from domain.errors import DomainError
-from domain.match import CommitSeal, MakeMove, Match, RevealSeal, Rules
+from domain.match import CommitSeal, MakeMove, Match, MatchEngine, RevealSeal
 from domain.rng import Rng
 from service.games import GameService
 
-Outcome = Literal["moved", "committed", "revealed", "idle"]
+BotTurn = Literal["moved", "committed", "revealed", "idle"]
 
 
 def _secret_key(game_id: str, seat: int, step: str) -> str:
@@ -27,7 +27,7 @@ def _secret_key(game_id: str, seat: int, step: str) -> str:
 
 async def play_bot_turn(
     games: GameService, game_id: str, seat: int, version: int, budget: Budget
-) -> Outcome:
+) -> BotTurn:
     """Act for bot ``seat`` if it is awaited; a retried job makes no second move.
 
     ``budget`` bounds an expert's search (the deployment's ``STAKEOUT_BOT_SECONDS``). A
@@ -47,7 +47,7 @@ async def play_bot_turn(
     key = f"bot:{seat}:{action.action}:{version}"
     redis = games.store.redis
 
-    def choose(rules: Rules, match: Match, seed: bytes) -> dict[str, Any]:
+    def choose(rules: MatchEngine, match: Match, seed: bytes) -> dict[str, Any]:
         rng = Rng(seed, f"bot.{seat}.{match.version}")
         move: dict[str, Any] = msgspec.to_builtins(rules.bot_move(match, seat, level, rng, budget))
         return move

@@ -4,7 +4,7 @@ Controllers and RQ jobs both come through here, so a bot's move takes exactly th
 client's move takes.
 
 The warm cache (see docs/design-move-path.md). Each process keeps the games it served as
-immutable snapshots (`Loaded`: a `Match` that is never changed in place, `Rules.fold`
+immutable snapshots (`Loaded`: a `Match` that is never changed in place, `MatchEngine.fold`
 returns a new one). A request takes one snapshot and uses only it, so it never sees
 another request's half-folded state; a newer snapshot replaces an older one in the cache,
 never the other way round.
@@ -43,7 +43,7 @@ import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, Match, Rules, SeatSpec, event_union
+from domain.match import Act, Match, MatchEngine, SeatSpec, event_union
 from domain.rng import new_seed
 from service.observability import (
     APPEND_CONFLICTS,
@@ -56,7 +56,7 @@ from service.store import EventStore, StoredEvent, tip_of
 log = logging.getLogger("stakeout.games")
 
 # A decision names the act to perform given the latest state (a bot's choice depends on it).
-Decision = Callable[[Rules, Match, bytes], Act]
+Decision = Callable[[MatchEngine, Match, bytes], Act]
 
 MAX_RETRIES = 16
 
@@ -94,7 +94,7 @@ class Loaded:
     """One immutable snapshot of a game. ``tip`` identifies the entry at its version."""
 
     game_id: str
-    rules: Rules
+    rules: MatchEngine
     match: Match
     meta: GameMeta
     tip: str = ""
@@ -132,7 +132,7 @@ def token_hash(token: str) -> str:
 
 
 class _Codec:
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: MatchEngine) -> None:
         self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(rules.game))
         self.encoder = msgspec.json.Encoder()
 
@@ -186,7 +186,7 @@ class GameService:
     def reloading(self) -> bool:
         return self._reload is not None and not self._reload.done()
 
-    def codec(self, rules: Rules) -> _Codec:
+    def codec(self, rules: MatchEngine) -> _Codec:
         name = rules.game.name
         if name not in self._codecs:
             self._codecs[name] = _Codec(rules)
@@ -203,7 +203,7 @@ class GameService:
         private: bool = False,
         turn_seconds: int | None = None,
     ) -> Created:
-        rules = registry.rules_for(game)
+        rules = registry.engine_for(game)
         if rules is None:
             raise GameNotFound(game)
         game_id = secrets.token_hex(12)
@@ -242,7 +242,7 @@ class GameService:
         if raw is None or "meta" not in raw or seed is None or not stored:
             raise GameNotFound(game_id)
         meta = msgspec.json.decode(raw["meta"], type=GameMeta)
-        rules = registry.rules_for(meta.game)
+        rules = registry.engine_for(meta.game)
         if rules is None:
             raise GameNotFound(game_id)
         codec = self.codec(rules)

@@ -60,11 +60,3 @@ CATALOGUE: dict[str, tuple[int, str]] = {
 def problem(code: str, detail: str, **extra: Any) -> Problem:
     status, title = CATALOGUE[code]
     return Problem(type=TYPE_PREFIX + code, title=title, status=status, detail=detail, **extra)
-
-
-def status_code(code: str) -> int:
-    return CATALOGUE[code][0]
-
-
-def codes_for(status: int) -> list[str]:
-    return [code for code, (s, _) in CATALOGUE.items() if s == status]

@@ -306,7 +306,7 @@ def verify_stream(entries: Sequence[Entry], seed: bytes) -> Verified:
     assert versions == list(range(1, len(entries) + 1)), f"versions not gap-free: {versions}"
     assert entries, "empty stream"
     opening = msgspec.json.decode(entries[0].data)
-    rules = registry.rules_for(opening["game"])
+    rules = registry.engine_for(opening["game"])
     assert rules is not None, opening
     decoder = msgspec.json.Decoder(event_union(rules.game))
     encoder = msgspec.json.Encoder()

@@ -36,6 +36,8 @@ from domain.bonnie_clyde.commands import (
 )
 from domain.bonnie_clyde.state import Phase, State, phase
 from domain.bonnie_clyde.views import BonnieClydeView
+from domain.budget import TUNED, Budget
+from domain.engine import BotLevel
 from domain.rng import Rng
 
 
@@ -198,3 +200,20 @@ def _greedy_play(p: Perspective, legal: Sequence[Command]) -> Command:
 
 def greedy_from_view(view: BonnieClydeView, legal: Sequence[Command]) -> Command:
     return greedy_move(perspective_of_view(view), legal)
+
+
+def bot_move(
+    level: BotLevel,
+    view: BonnieClydeView,
+    legal: Sequence[Command],
+    rng: Rng,
+    budget: Budget = TUNED,
+) -> Command:
+    """random: any legal move; greedy: `greedy_from_view`; expert: `expert.expert_move`."""
+    if level == "random":
+        return random_move(legal, rng)
+    if level == "greedy":
+        return greedy_from_view(view, legal)
+    from domain.bonnie_clyde.expert import expert_move  # the expert builds on this module
+
+    return expert_move(view, legal, rng, budget)

@@ -10,7 +10,8 @@ from domain.bonnie_clyde.cards import (
     HAND_SIZES,
     deck_without_fugitives,
 )
-from domain.bonnie_clyde.events import HandDealt
+from domain.bonnie_clyde.events import Event, GameStarted, HandDealt
+from domain.bonnie_clyde.options import BonnieClydeOptions
 from domain.rng import Rng
 
 
@@ -37,3 +38,10 @@ def deal_hand(seats: int, hand_number: int, dealer: int, rng: Rng) -> HandDealt:
         location_cards=under,
         case_file=case_file,
     )
+
+
+def setup(options: BonnieClydeOptions, seats: int, rng: Rng) -> list[Event]:
+    """The opening events: the game starts and the first hand is dealt by a dealer chosen
+    at random (recorded in the deal)."""
+    dealer = rng.below(seats)
+    return [GameStarted(seats=seats, target=options.target), deal_hand(seats, 1, dealer, rng)]

@@ -1,8 +1,9 @@
-"""The pure fold of Bonnie and Clyde events into `State`. Never mutates its input."""
+"""The pure fold of Bonnie and Clyde events into `State`, one handler per event type.
+
+Never mutates its input."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from msgspec.structs import replace
@@ -28,17 +29,20 @@ from domain.bonnie_clyde.events import (
     TedHintonPlayed,
 )
 from domain.bonnie_clyde.state import CarMoveDue, HandResult, PlayedSet, State
+from domain.kit import Fold, unredacted
 
 
 def evolve(state: State | None, event: Event) -> State:
-    if isinstance(event, GameStarted):
-        return State(seats=event.seats, target=event.target, totals=[0] * event.seats)
-    if state is None:
-        raise ValueError("a Bonnie and Clyde stream starts with bc.game_started")
-    new = _HANDLERS[type(event)](state, event)
-    if new.turn == state.turn:
+    """The kit's fold of the handlers below, counting the events of the turn (step ids
+    are built from the count, so every decision names a new step)."""
+    new = _FOLD(state, event)
+    if state is not None and new.turn == state.turn:
         new = replace(new, events_this_turn=state.events_this_turn + 1)
     return new
+
+
+def _game_started(event: GameStarted) -> State:
+    return State(seats=event.seats, target=event.target, totals=[0] * event.seats)
 
 
 def _with_hand(state: State, seat: int, hand: list[Card]) -> list[list[Card]]:
@@ -75,9 +79,9 @@ def _location_emptied(state: State, location: int) -> dict[str, Any]:
 
 
 def _hand_dealt(state: State, event: HandDealt) -> State:
-    assert event.location_cards is not None
-    assert event.case_file is not None
-    hands = [list(hand or []) for hand in event.hands]
+    location_cards = unredacted(event.location_cards, "deal")
+    case_file = unredacted(event.case_file, "deal")
+    hands = [list(unredacted(hand, "deal")) for hand in event.hands]
     return replace(
         state,
         hand_number=event.hand_number,
@@ -92,9 +96,9 @@ def _hand_dealt(state: State, event: HandDealt) -> State:
         pending_look=None,
         pending_car=None,
         car=event.car,
-        case_file=list(event.case_file),
+        case_file=list(case_file),
         files=[event.files_top],
-        locations=list(event.location_cards),
+        locations=list(location_cards),
         hands=hands,
         tables=[[] for _ in range(state.seats)],
         fugitives=[[] for _ in range(state.seats)],
@@ -103,12 +107,12 @@ def _hand_dealt(state: State, event: HandDealt) -> State:
 
 
 def _card_drawn(state: State, event: CardDrawn) -> State:
-    assert event.card is not None
+    card = unredacted(event.card, "draw")
     if event.source == "case_file":
         changes: dict[str, Any] = {"case_file": state.case_file[:-1]}
     else:
         changes = {"files": state.files[:-1]}
-    hand = [*state.hands[event.seat], event.card]
+    hand = [*state.hands[event.seat], card]
     return replace(state, hands=_with_hand(state, event.seat, hand), drawn=True, **changes)
 
 
@@ -128,11 +132,11 @@ def _ted_hinton_filed(state: State, event: TedHintonFiled) -> State:
 
 
 def _card_taken_from_files(state: State, event: CardTakenFromFiles) -> State:
-    assert event.card is not None
-    hand = [*state.hands[event.seat], event.card]
+    card = unredacted(event.card, "card taken from the files")
+    hand = [*state.hands[event.seat], card]
     return replace(
         state,
-        files=_remove_topmost(state.files, event.card),
+        files=_remove_topmost(state.files, card),
         hands=_with_hand(state, event.seat, hand),
         searching=False,
     )
@@ -141,14 +145,13 @@ def _card_taken_from_files(state: State, event: CardTakenFromFiles) -> State:
 def _hidden_card_seen(state: State, event: HiddenCardSeen) -> State:
     seen = list(state.seen)
     memory = list(seen[event.seat])
-    memory[event.location - 1] = event.card
+    memory[event.location - 1] = unredacted(event.card, "look")
     seen[event.seat] = memory
     return replace(state, pending_look=event.location, seen=seen)
 
 
 def _hidden_card_taken(state: State, event: HiddenCardTaken) -> State:
-    assert event.card is not None
-    hand = [*state.hands[event.seat], event.card]
+    hand = [*state.hands[event.seat], unredacted(event.card, "hidden card taken")]
     return replace(
         state,
         hands=_with_hand(state, event.seat, hand),
@@ -217,20 +220,24 @@ def _game_ended(state: State, event: GameEnded) -> State:
     return replace(state, over=True, winner=event.winner)
 
 
-_HANDLERS: dict[type[Any], Callable[[State, Any], State]] = {
-    HandDealt: _hand_dealt,
-    CardDrawn: _card_drawn,
-    TedHintonPlayed: _ted_hinton_played,
-    TedHintonFiled: _ted_hinton_filed,
-    CardTakenFromFiles: _card_taken_from_files,
-    HiddenCardSeen: _hidden_card_seen,
-    HiddenCardTaken: _hidden_card_taken,
-    HiddenCardLeft: _hidden_card_left,
-    FugitiveCaptured: _fugitive_captured,
-    MeldPlayed: _played,
-    LaidOff: _played,
-    CarMoved: _car_moved,
-    CardDiscarded: _card_discarded,
-    HandScored: _hand_scored,
-    GameEnded: _game_ended,
-}
+_FOLD = Fold[State](
+    "Bonnie and Clyde",
+    (GameStarted, _game_started),
+    {
+        HandDealt: _hand_dealt,
+        CardDrawn: _card_drawn,
+        TedHintonPlayed: _ted_hinton_played,
+        TedHintonFiled: _ted_hinton_filed,
+        CardTakenFromFiles: _card_taken_from_files,
+        HiddenCardSeen: _hidden_card_seen,
+        HiddenCardTaken: _hidden_card_taken,
+        HiddenCardLeft: _hidden_card_left,
+        FugitiveCaptured: _fugitive_captured,
+        MeldPlayed: _played,
+        LaidOff: _played,
+        CarMoved: _car_moved,
+        CardDiscarded: _card_discarded,
+        HandScored: _hand_scored,
+        GameEnded: _game_ended,
+    },
+)

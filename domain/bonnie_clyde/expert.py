@@ -35,7 +35,7 @@ from domain.bonnie_clyde.events import HandEnding
 from domain.bonnie_clyde.evolve import evolve
 from domain.bonnie_clyde.rules import decide, legal
 from domain.bonnie_clyde.scoring import score_hand
-from domain.bonnie_clyde.state import PlayedSet, State
+from domain.bonnie_clyde.state import State
 from domain.bonnie_clyde.views import BonnieClydeView
 from domain.budget import TUNED, Budget
 from domain.rng import Rng
@@ -106,28 +106,15 @@ def _candidates(p: Perspective, greedy: Command, legal_moves: Sequence[Command])
 
 
 def determinize(view: BonnieClydeView, rng: Rng) -> State:
-    """A full state that agrees with everything ``view`` shows, hidden cards sampled."""
+    """A full state that agrees with everything ``view`` shows, hidden cards sampled.
+
+    The unseen cards are shuffled once into a pool, the blind locations once; then the
+    blind locations, the other hands, the Files below the top and the Case File are dealt
+    from the pool in that order (a seeded expert samples the same worlds)."""
     assert view.seat is not None
     me = view.seat
     unknown = Counter(full_deck())
-    known: list[Card] = list(view.hand or [])
-    tables: list[list[PlayedSet]] = []
-    fugitives: list[list[Card]] = []
-    for table in view.tables:
-        tables.append(list(table.sets))
-        fugitives.append(list(table.fugitives))
-        known += table.fugitives
-        known += [EVIDENCE[p.location] for p in table.sets for _ in range(p.count)]
-    if view.ted_hinton_in_play:
-        known.append(TED_HINTON)
-    files_known = view.files_cards is not None
-    if view.files_cards is not None:
-        known += view.files_cards
-    elif view.files_top is not None:
-        known.append(view.files_top)
-    seen = [loc.seen_card for loc in view.locations]
-    known += [card for card in seen if card is not None]
-    unknown.subtract(known)
+    unknown.subtract(_known_cards(view))
     fugitives_left = [card for card in FUGITIVES if unknown[card] > 0]
     pool = rng.shuffled(
         [
@@ -137,31 +124,16 @@ def determinize(view: BonnieClydeView, rng: Rng) -> State:
             for _ in range(unknown[card])
         ]
     )
-    blind_spots = rng.shuffled(
-        [loc.location for loc in view.locations if loc.has_hidden_card and loc.seen_card is None]
-    )
-    locations: list[Card | None] = [
-        loc.seen_card if loc.has_hidden_card else None for loc in view.locations
+    locations = _locations(view, fugitives_left, pool, rng)
+    hands = [
+        list(view.hand or []) if table.seat == me else [pool.pop() for _ in range(table.hand_size)]
+        for table in view.tables
     ]
-    for index, location in enumerate(blind_spots):
-        locations[location - 1] = (
-            fugitives_left[index] if index < len(fugitives_left) else pool.pop()
-        )
-    hands: list[list[Card]] = []
-    for table in view.tables:
-        if table.seat == me:
-            hands.append(list(view.hand or []))
-        else:
-            hands.append([pool.pop() for _ in range(table.hand_size)])
-    if files_known:
-        files = list(view.files_cards or [])
-    else:
-        below = [pool.pop() for _ in range(view.files_size - 1)] if view.files_size else []
-        files = [*below, *([view.files_top] if view.files_top is not None else [])]
+    files = _files(view, pool)
     case_file = pool[: view.case_file_size]
     assert len(case_file) == view.case_file_size, "the view does not add up to the deck"
-    memory: list[list[Card | None]] = [[None] * len(seen) for _ in view.tables]
-    memory[me] = seen
+    memory: list[list[Card | None]] = [[None] * len(view.locations) for _ in view.tables]
+    memory[me] = [loc.seen_card for loc in view.locations]
     return State(
         seats=view.seats,
         target=view.target,
@@ -181,11 +153,54 @@ def determinize(view: BonnieClydeView, rng: Rng) -> State:
         files=files,
         locations=locations,
         hands=hands,
-        tables=tables,
-        fugitives=fugitives,
+        tables=[list(table.sets) for table in view.tables],
+        fugitives=[list(table.fugitives) for table in view.tables],
         seen=memory,
         last_hand=view.last_hand,
     )
+
+
+def _known_cards(view: BonnieClydeView) -> list[Card]:
+    """Every card the view shows: the hand, the tables, a Ted Hinton in play, the Files
+    (all of them while searching, else the top) and the cards seen under locations."""
+    known: list[Card] = list(view.hand or [])
+    for table in view.tables:
+        known += table.fugitives
+        known += [EVIDENCE[p.location] for p in table.sets for _ in range(p.count)]
+    if view.ted_hinton_in_play:
+        known.append(TED_HINTON)
+    if view.files_cards is not None:
+        known += view.files_cards
+    elif view.files_top is not None:
+        known.append(view.files_top)
+    known += [loc.seen_card for loc in view.locations if loc.seen_card is not None]
+    return known
+
+
+def _locations(
+    view: BonnieClydeView, fugitives_left: list[Card], pool: list[Card], rng: Rng
+) -> list[Card | None]:
+    """The cards under the locations: the seen ones as seen; the blind ones, in a random
+    order, get the fugitives not accounted for first, then cards dealt from ``pool``."""
+    blind_spots = rng.shuffled(
+        [loc.location for loc in view.locations if loc.has_hidden_card and loc.seen_card is None]
+    )
+    locations: list[Card | None] = [
+        loc.seen_card if loc.has_hidden_card else None for loc in view.locations
+    ]
+    for index, location in enumerate(blind_spots):
+        locations[location - 1] = (
+            fugitives_left[index] if index < len(fugitives_left) else pool.pop()
+        )
+    return locations
+
+
+def _files(view: BonnieClydeView, pool: list[Card]) -> list[Card]:
+    """The FBI Files: as shown while searching, else the cards below the top from ``pool``."""
+    if view.files_cards is not None:
+        return list(view.files_cards)
+    below = [pool.pop() for _ in range(view.files_size - 1)] if view.files_size else []
+    return [*below, *([view.files_top] if view.files_top is not None else [])]
 
 
 def _simulate(world: State, me: int, move: Command, rng: Rng) -> float:

@@ -7,7 +7,6 @@ from typing import Annotated
 import msgspec
 
 from domain.bonnie_clyde.cards import TARGET_DEFAULT, TARGET_MAX, TARGET_MIN
-from domain.errors import InvalidOptions
 
 
 class BonnieClydeOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -22,10 +21,3 @@ class BonnieClydeOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True
             "until, after a hand, one seat alone has the highest total at or above it.",
         ),
     ] = TARGET_DEFAULT
-
-
-def validate(options: BonnieClydeOptions) -> None:
-    # The Meta bounds already reject bad targets when options arrive as JSON; this check
-    # covers options built in code, which msgspec does not validate.
-    if not TARGET_MIN <= options.target <= TARGET_MAX:
-        raise InvalidOptions(f"target must be between {TARGET_MIN} and {TARGET_MAX}")

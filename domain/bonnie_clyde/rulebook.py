@@ -169,7 +169,7 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def rules() -> BonnieClydeRules:
+def rulebook() -> BonnieClydeRules:
     deck = [
         DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
         for loc in cards.LOCATIONS

@@ -11,8 +11,6 @@ applied in the same batch of events, with no decision.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
-from typing import Any
 
 from domain.bonnie_clyde.cards import (
     EVIDENCE,
@@ -61,9 +59,10 @@ from domain.bonnie_clyde.events import (
 )
 from domain.bonnie_clyde.evolve import evolve
 from domain.bonnie_clyde.scoring import score_hand, sole_leader_at_target
-from domain.bonnie_clyde.state import Phase, State, phase, step_id
+from domain.bonnie_clyde.state import State, phase, step_id
 from domain.engine import Awaiting
-from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
+from domain.errors import IllegalMove
+from domain.kit import Commands, on
 from domain.rng import Rng
 
 # ---- who acts ---------------------------------------------------------------------------
@@ -157,28 +156,16 @@ def _on_board(car: int, direction: str) -> bool:
 
 
 def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
-    if state.over:
-        raise GameOver("the game is over")
-    if seat != state.turn_seat:
-        raise NotYourTurn(f"it is seat {state.turn_seat}'s turn")
-    handler = _DECIDERS.get(type(command))
-    if handler is None:
-        raise IllegalMove(f"unknown command {type(command).__name__}")
-    current = phase(state)
-    wanted = _PHASE_OF[type(command)]
-    if current != wanted:
-        raise WrongPhase(f"{type(command).__name__} needs the {wanted} step; now: {current}")
-    events: list[Event] = handler(state, seat, command)
-    if isinstance(command, Discard):
-        events += _after_discard(state, seat, rng)
-    return events
+    return COMMANDS.decide(state, seat, command, rng)
 
 
-def _draw_from_case_file(state: State, seat: int, command: DrawFromCaseFile) -> list[Event]:
+def _draw_from_case_file(
+    state: State, seat: int, command: DrawFromCaseFile, rng: Rng
+) -> list[Event]:
     return [CardDrawn(seat=seat, source="case_file", card=state.case_file[-1])]
 
 
-def _draw_from_files(state: State, seat: int, command: DrawFromFiles) -> list[Event]:
+def _draw_from_files(state: State, seat: int, command: DrawFromFiles, rng: Rng) -> list[Event]:
     if not state.files:
         raise IllegalMove("the FBI Files are empty")
     return [CardDrawn(seat=seat, source="files", card=state.files[-1])]
@@ -192,7 +179,7 @@ def _check_ted_hinton(state: State, seat: int) -> None:
         raise IllegalMove("no Ted Hinton in hand")
 
 
-def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo) -> list[Event]:
+def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo, rng: Rng) -> list[Event]:
     _check_ted_hinton(state, seat)
     if not state.case_file:
         raise IllegalMove("the Case File is empty")
@@ -206,20 +193,20 @@ def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo) -> list[Ev
     ]
 
 
-def _ted_search(state: State, seat: int, command: TedHintonSearchFiles) -> list[Event]:
+def _ted_search(state: State, seat: int, command: TedHintonSearchFiles, rng: Rng) -> list[Event]:
     _check_ted_hinton(state, seat)
     if not state.files:
         raise IllegalMove("the FBI Files are empty")
     return [TedHintonPlayed(seat=seat, action="search_files")]
 
 
-def _take_from_files(state: State, seat: int, command: TakeFromFiles) -> list[Event]:
+def _take_from_files(state: State, seat: int, command: TakeFromFiles, rng: Rng) -> list[Event]:
     if command.card not in state.files:
         raise IllegalMove("no such card in the FBI Files")
     return [CardTakenFromFiles(seat=seat, card=command.card), TedHintonFiled(seat=seat)]
 
 
-def _ted_look(state: State, seat: int, command: TedHintonLook) -> list[Event]:
+def _ted_look(state: State, seat: int, command: TedHintonLook, rng: Rng) -> list[Event]:
     _check_ted_hinton(state, seat)
     if not _look_keeps_a_card(state.hands[seat]):
         raise IllegalMove(
@@ -242,7 +229,7 @@ def _card_under(state: State, location: int) -> Card:
     return card
 
 
-def _take_hidden(state: State, seat: int, command: TakeHiddenCard) -> list[Event]:
+def _take_hidden(state: State, seat: int, command: TakeHiddenCard, rng: Rng) -> list[Event]:
     location = state.pending_look
     assert location is not None
     card = _looked_at(state)
@@ -255,7 +242,7 @@ def _take_hidden(state: State, seat: int, command: TakeHiddenCard) -> list[Event
     return [taken, *_after_look(evolve(state, taken), seat)]
 
 
-def _leave_hidden(state: State, seat: int, command: LeaveHiddenCard) -> list[Event]:
+def _leave_hidden(state: State, seat: int, command: LeaveHiddenCard, rng: Rng) -> list[Event]:
     location = state.pending_look
     assert location is not None
     left = HiddenCardLeft(seat=seat, location=location)
@@ -268,7 +255,7 @@ def _after_look(state: State, seat: int) -> list[Event]:
     return _forced_car_move(state, seat)
 
 
-def _meld(state: State, seat: int, command: Meld) -> list[Event]:
+def _meld(state: State, seat: int, command: Meld, rng: Rng) -> list[Event]:
     _check_evidence(state, seat, command.location, command.count, MELD_MINIMUM)
     played = MeldPlayed(
         seat=seat,
@@ -279,7 +266,7 @@ def _meld(state: State, seat: int, command: Meld) -> list[Event]:
     return [played, *_after_play(evolve(state, played), seat, command.location)]
 
 
-def _lay_off(state: State, seat: int, command: LayOff) -> list[Event]:
+def _lay_off(state: State, seat: int, command: LayOff, rng: Rng) -> list[Event]:
     _check_evidence(state, seat, command.location, command.count, LAYOFF_MINIMUM)
     if command.location not in _melded_locations(state):
         raise IllegalMove("a layoff needs a meld of that location in front of some player")
@@ -329,17 +316,17 @@ def _forced_car_move(state: State, seat: int) -> list[Event]:
     return []  # a layoff between the edges: the player chooses (`MoveCar`)
 
 
-def _move_car(state: State, seat: int, command: MoveCar) -> list[Event]:
+def _move_car(state: State, seat: int, command: MoveCar, rng: Rng) -> list[Event]:
     if not _on_board(state.car, command.direction):
         raise IllegalMove("the car may not leave the board")
     step = 1 if command.direction == "up" else -1
     return [CarMoved(seat=seat, from_location=state.car, to_location=state.car + step)]
 
 
-def _discard(state: State, seat: int, command: Discard) -> list[Event]:
+def _discard(state: State, seat: int, command: Discard, rng: Rng) -> list[Event]:
     if command.card not in state.hands[seat]:
         raise IllegalMove("that card is not in hand")
-    return [CardDiscarded(seat=seat, card=command.card)]
+    return [CardDiscarded(seat=seat, card=command.card), *_after_discard(state, seat, rng)]
 
 
 def _after_discard(state: State, seat: int, rng: Rng) -> list[Event]:
@@ -358,32 +345,23 @@ def _after_discard(state: State, seat: int, rng: Rng) -> list[Event]:
     return [scored, deal_hand(state.seats, state.hand_number + 1, dealer, rng)]
 
 
-_DECIDERS: dict[type[Any], Callable[[State, int, Any], list[Event]]] = {
-    DrawFromCaseFile: _draw_from_case_file,
-    DrawFromFiles: _draw_from_files,
-    TedHintonDrawTwo: _ted_draw_two,
-    TedHintonSearchFiles: _ted_search,
-    TedHintonLook: _ted_look,
-    TakeFromFiles: _take_from_files,
-    TakeHiddenCard: _take_hidden,
-    LeaveHiddenCard: _leave_hidden,
-    Meld: _meld,
-    LayOff: _lay_off,
-    MoveCar: _move_car,
-    Discard: _discard,
-}
-
-_PHASE_OF: dict[type[Any], Phase] = {
-    DrawFromCaseFile: "draw",
-    DrawFromFiles: "draw",
-    TedHintonDrawTwo: "play",
-    TedHintonSearchFiles: "play",
-    TedHintonLook: "play",
-    TakeFromFiles: "search_files",
-    TakeHiddenCard: "look",
-    LeaveHiddenCard: "look",
-    Meld: "play",
-    LayOff: "play",
-    MoveCar: "move_car",
-    Discard: "play",
-}
+COMMANDS = Commands[State, Event](
+    "Bonnie and Clyde",
+    {
+        DrawFromCaseFile: on("draw", _draw_from_case_file),
+        DrawFromFiles: on("draw", _draw_from_files),
+        TedHintonDrawTwo: on("play", _ted_draw_two),
+        TedHintonSearchFiles: on("play", _ted_search),
+        TedHintonLook: on("play", _ted_look),
+        TakeFromFiles: on("search_files", _take_from_files),
+        TakeHiddenCard: on("look", _take_hidden),
+        LeaveHiddenCard: on("look", _leave_hidden),
+        Meld: on("play", _meld),
+        LayOff: on("play", _lay_off),
+        MoveCar: on("move_car", _move_car),
+        Discard: on("play", _discard),
+    },
+    over=lambda state: state.over,
+    step=lambda state, seat: phase(state) if seat == state.turn_seat else None,
+    not_awaited_message=lambda state, _seat: f"it is seat {state.turn_seat}'s turn",
+)

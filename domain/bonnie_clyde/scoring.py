@@ -12,6 +12,7 @@ from domain.bonnie_clyde.cards import (
 from domain.bonnie_clyde.events import HandEnding, HandScored
 from domain.bonnie_clyde.state import State
 from domain.engine import Outcome
+from domain.kit import ranking
 
 
 def table_points(state: State, seat: int) -> int:
@@ -59,10 +60,7 @@ def sole_leader_at_target(totals: list[int], target: int) -> int | None:
     return totals.index(best)
 
 
-def outcome(state: State) -> Outcome | None:
-    if not state.over:
+def outcome(state: State | None) -> Outcome | None:
+    if state is None or not state.over:
         return None
-    totals = list(state.totals)
-    places = [1 + sum(other > mine for other in totals) for mine in totals]
-    winners = [seat for seat, place in enumerate(places) if place == 1]
-    return Outcome(scores=totals, winners=winners, places=places)
+    return ranking(state.totals)

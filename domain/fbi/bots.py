@@ -27,7 +27,8 @@ from domain.engine import BotLevel
 from domain.fbi import scoring
 from domain.fbi.cards import AGENTS, CHARACTER_DECK, DOUBLE_AGENT, Agent, Colour, card
 from domain.fbi.commands import FbiCommand, Release, ReleaseNone, SelectAgents
-from domain.fbi.rules import agents_in_play, apply, arrest_target, legal, pending
+from domain.fbi.evolve import agents_in_play
+from domain.fbi.rules import apply, arrest_target, legal, pending
 from domain.fbi.state import FbiState, SeatRelease
 from domain.fbi.views import FbiView
 from domain.rng import Rng

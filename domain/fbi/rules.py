@@ -1,4 +1,4 @@
-"""The rules of FBI: setup, decide, evolve, pending and legal (HOUSE-RULES §1).
+"""The rules of FBI: setup, pending, legal and decide (HOUSE-RULES §1); the fold is `evolve`.
 
 ``decide`` returns the events of a command followed by every automatic event it triggers
 (the end of the turn, the next handcuffs holder and placement, releases skipped for empty
@@ -10,21 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
-
-import msgspec
 
 from domain.engine import Awaiting
-from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
+from domain.errors import IllegalMove
 from domain.fbi import scoring
 from domain.fbi.cards import (
     AGENTS,
     CARDS_PLACED_PER_SEAT,
     CHARACTER_DECK,
     DOUBLE_AGENT,
-    MAX_SEATS,
-    MIN_SEATS,
-    Agent,
     Colour,
     Variant,
     card,
@@ -46,21 +40,21 @@ from domain.fbi.events import (
     PurpleCardsDealt,
     TurnStarted,
 )
+from domain.fbi.evolve import evolve
 from domain.fbi.options import FbiOptions
 from domain.fbi.state import (
     FbiState,
-    SeatRelease,
     current_arrester,
     current_releaser,
 )
+from domain.kit import Commands, on, ranking, settle
 from domain.rng import Rng
 
 # ---- setup ---------------------------------------------------------------------------
 
 
 def setup(options: FbiOptions, seats: int, rng: Rng) -> list[FbiEvent]:
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidOptions(f"FBI takes {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
+    """The opening events: purple cards dealt, the deck shuffled, the first turn begun."""
     # Each seat gets a random +k of +1..+N and the matching -k.
     ks = rng.shuffled(range(1, seats + 1))
     slammers = [list(purple_pair(k)) for k in ks]
@@ -73,125 +67,22 @@ def setup(options: FbiOptions, seats: int, rng: Rng) -> list[FbiEvent]:
     return with_automatic(None, opening)
 
 
-# ---- evolve --------------------------------------------------------------------------
-
-
-def evolve(state: FbiState | None, event: FbiEvent) -> FbiState:
-    if isinstance(event, GameStarted):
-        return FbiState(
-            seats=event.seats,
-            variant=event.variant,
-            slammers=[[] for _ in range(event.seats)],
-            agents=[[] for _ in range(event.seats)],
-            played=[[] for _ in range(event.seats)],
-        )
-    if state is None:
-        raise ValueError("an FBI stream starts with fbi.game_started")
-    replace = msgspec.structs.replace
-    if isinstance(event, PurpleCardsDealt):
-        slammers = [
-            [*own, *(c.id for c in dealt)]
-            for own, dealt in zip(state.slammers, event.slammers, strict=True)
-        ]
-        return replace(state, slammers=slammers)
-    if isinstance(event, DeckShuffled):
-        if event.card_ids is None:
-            raise ValueError("cannot evolve a redacted deck shuffle")
-        return replace(state, deck=list(event.card_ids), phase="between_turns")
-    if isinstance(event, TurnStarted):
-        return replace(
-            state,
-            phase="placing",
-            turn=event.turn,
-            handcuffs=event.handcuffs_holder,
-            releases=[],
-            arrest_order=[],
-            arrest_index=0,
-            agents=[[] for _ in range(state.seats)],
-            played=[[] for _ in range(state.seats)],
-        )
-    if isinstance(event, CardsPlaced):
-        ids = [c.id for c in event.cards]
-        if state.deck[: len(ids)] != ids:
-            raise ValueError("placed cards are not the top of the deck")
-        return replace(
-            state, deck=state.deck[len(ids) :], table=[*state.table, *ids], phase="release"
-        )
-    if isinstance(event, CardReleased):
-        slammers = list(state.slammers)
-        slammers[event.seat] = [i for i in slammers[event.seat] if i != event.card.id]
-        return replace(
-            state,
-            slammers=slammers,
-            released=[*state.released, event.card.id],
-            releases=[*state.releases, SeatRelease(seat=event.seat, card_id=event.card.id)],
-        )
-    if isinstance(event, NothingReleased):
-        return replace(
-            state, releases=[*state.releases, SeatRelease(seat=event.seat, card_id=None)]
-        )
-    if isinstance(event, ArrestOrderDetermined):
-        return replace(state, arrest_order=list(event.order), phase="agents")
-    if isinstance(event, AgentsSelected):
-        if event.first is None or event.second is None:
-            raise ValueError("cannot evolve a redacted agent selection")
-        agents = list(state.agents)
-        agents[event.seat] = agents_in_play(event.first, event.second)
-        phase = "arrest" if all(agents) else state.phase
-        return replace(state, agents=agents, phase=phase)
-    if isinstance(event, CharacterArrested | AgentPassed):
-        agents = list(state.agents)
-        remaining = list(agents[event.seat])
-        remaining.remove(event.agent)
-        agents[event.seat] = remaining
-        played = list(state.played)
-        played[event.seat] = [*played[event.seat], event.agent]
-        index = state.arrest_index + 1
-        phase = "between_turns" if index == 2 * state.seats else state.phase
-        changes: dict[str, Any] = {}
-        if isinstance(event, CharacterArrested):
-            slammers = list(state.slammers)
-            slammers[event.seat] = [*slammers[event.seat], event.card.id]
-            changes = {
-                "slammers": slammers,
-                "table": [i for i in state.table if i != event.card.id],
-            }
-        return replace(
-            state, agents=agents, played=played, arrest_index=index, phase=phase, **changes
-        )
-    if isinstance(event, GameEnded):
-        return replace(state, phase="over", bonuses=list(event.bonuses))
-    raise ValueError(f"not an FBI event: {event!r}")
-
-
-def agents_in_play(first: Agent, second: Agent) -> list[Colour]:
-    """The colours two selected agents arrest with: "2x" + colour is that colour twice."""
-    colours = [a for a in (first, second) if a != DOUBLE_AGENT]
-    return [colours[0], colours[0]] if len(colours) == 1 else colours
-
-
 # ---- automatic events ------------------------------------------------------------------
 
 
 def with_automatic(state: FbiState | None, events: Sequence[FbiEvent]) -> list[FbiEvent]:
     """``events`` followed by the automatic events they trigger, until a seat must act."""
-    return _settle(state, events)[0]
+    return settle(evolve, _automatic, state, events)[0]
 
 
-def _settle(state: FbiState | None, events: Sequence[FbiEvent]) -> tuple[list[FbiEvent], FbiState]:
-    out = list(events)
-    for event in events:
-        state = evolve(state, event)
-    assert state is not None
-    while True:
-        follow = _automatic(state)
-        if follow is None:
-            return out, state
-        state = evolve(state, follow)
-        out.append(follow)
+def _automatic(state: FbiState) -> list[FbiEvent]:
+    """What happens by itself now, if anything: the end of the game, the next turn, the
+    placement, a release skipped for an empty slammer, the arrest order."""
+    event = _next_automatic(state)
+    return [] if event is None else [event]
 
 
-def _automatic(state: FbiState) -> FbiEvent | None:
+def _next_automatic(state: FbiState) -> FbiEvent | None:
     n = state.seats
     if state.phase == "between_turns":
         if state.turn > 0 and not state.deck:
@@ -199,7 +90,7 @@ def _automatic(state: FbiState) -> FbiEvent | None:
             # still on the table are ignored (HOUSE-RULES §1, "End").
             awards = scoring.bonus_awards(state.slammers)
             totals = scoring.scores(state.slammers, awards)
-            return GameEnded(bonuses=awards, scores=totals, winners=scoring.winners(totals))
+            return GameEnded(bonuses=awards, scores=totals, winners=ranking(totals).winners)
         # Turn one: the holder of purple +N; later the handcuffs pass to the next seat.
         first = state.turn == 0
         holder = first_handcuffs_holder(state) if first else (state.handcuffs + 1) % n
@@ -304,44 +195,33 @@ def arrest_target(table: Sequence[int], colour: Colour, variant: Variant) -> int
     return next(i for i in of_colour if card(i).value == best)
 
 
-# ---- decide --------------------------------------------------------------------------
-
-
-def decide(state: FbiState, seat: int, command: FbiCommand) -> list[FbiEvent]:
-    return apply(state, seat, command)[0]
+# ---- decide: one handler per command ---------------------------------------------------
 
 
 def apply(state: FbiState, seat: int, command: FbiCommand) -> tuple[list[FbiEvent], FbiState]:
-    """``decide`` together with the state its events lead to (bots simulate with it)."""
-    if state.phase == "over":
-        raise GameOver("the game is over")
-    if seat not in {p.seat for p in pending(state)}:
-        raise NotYourTurn(f"seat {seat} has nothing to do now")
-    event: FbiEvent
-    if isinstance(command, Release | ReleaseNone):
-        event = _release(state, seat, command)
-    elif isinstance(command, SelectAgents):
-        event = _select_agents(state, seat, command)
-    elif isinstance(command, UseAgent):
-        event = _use_agent(state, seat, command)
-    else:
-        raise IllegalMove(f"not an FBI command: {type(command).__name__}")
-    return _settle(state, [event])
+    """``decide``'s events, with everything automatic they trigger, and the state they lead
+    to (bots simulate with it)."""
+    events = COMMANDS.decide(state, seat, command, _NO_RNG)
+    return settle(evolve, _automatic, state, events)
 
 
-def _release(state: FbiState, seat: int, command: Release | ReleaseNone) -> FbiEvent:
-    if state.phase != "release":
-        raise WrongPhase(f"it is time to {_phase_verb(state)}, not to release")
-    if isinstance(command, ReleaseNone):
-        return NothingReleased(seat=seat)
+def decide(state: FbiState, seat: int, command: FbiCommand, rng: Rng) -> list[FbiEvent]:
+    """FBI draws nothing after setup (the deck order is recorded when it is shuffled), so
+    ``rng`` goes unused."""
+    return apply(state, seat, command)[0]
+
+
+def _release_none(state: FbiState, seat: int, command: ReleaseNone, rng: Rng) -> list[FbiEvent]:
+    return [NothingReleased(seat=seat)]
+
+
+def _release(state: FbiState, seat: int, command: Release, rng: Rng) -> list[FbiEvent]:
     if command.card_id not in state.slammers[seat]:
         raise IllegalMove(f"card {command.card_id} is not in seat {seat}'s slammer")
-    return CardReleased(seat=seat, card=card(command.card_id))
+    return [CardReleased(seat=seat, card=card(command.card_id))]
 
 
-def _select_agents(state: FbiState, seat: int, command: SelectAgents) -> FbiEvent:
-    if state.phase != "agents":
-        raise WrongPhase(f"it is time to {_phase_verb(state)}, not to select agents")
+def _select_agents(state: FbiState, seat: int, command: SelectAgents, rng: Rng) -> list[FbiEvent]:
     first, second = command.first, command.second
     if first == second:
         raise IllegalMove("select two different field agents")
@@ -352,22 +232,42 @@ def _select_agents(state: FbiState, seat: int, command: SelectAgents) -> FbiEven
     # Recorded in the canonical order ("2x" last) whichever order the seat sent.
     if AGENTS.index(first) > AGENTS.index(second):
         first, second = second, first
-    return AgentsSelected(seat=seat, first=first, second=second)
+    return [AgentsSelected(seat=seat, first=first, second=second)]
 
 
-def _use_agent(state: FbiState, seat: int, command: UseAgent) -> FbiEvent:
-    if state.phase != "arrest":
-        raise WrongPhase(f"it is time to {_phase_verb(state)}, not to arrest")
+def _use_agent(state: FbiState, seat: int, command: UseAgent, rng: Rng) -> list[FbiEvent]:
     if command.colour not in state.agents[seat]:
         raise IllegalMove(f"seat {seat} has no {command.colour} agent left this turn")
     target = card_to_arrest(state, command.colour)
     if target is None:
-        return AgentPassed(seat=seat, agent=command.colour)
+        return [AgentPassed(seat=seat, agent=command.colour)]
     # If the table holds the colour, the arrest is compulsory, innocent or not.
-    return CharacterArrested(seat=seat, agent=command.colour, card=card(target))
+    return [CharacterArrested(seat=seat, agent=command.colour, card=card(target))]
 
 
-def _phase_verb(state: FbiState) -> str:
-    return {"release": "release", "agents": "select agents", "arrest": "arrest"}.get(
-        state.phase, "wait"
-    )
+_VERBS = {"release": "release", "agents": "select agents", "arrest": "arrest"}
+
+
+def _awaited_step(state: FbiState, seat: int) -> str | None:
+    """The phase ``seat`` is awaited in, if it is."""
+    return state.phase if seat in {p.seat for p in pending(state)} else None
+
+
+def _wrong_step(seat: int, command: FbiCommand, now: str, wanted: str) -> str:
+    return f"it is time to {_VERBS.get(now, 'wait')}, not to {_VERBS[wanted]}"
+
+
+COMMANDS = Commands[FbiState, FbiEvent](
+    "FBI",
+    {
+        ReleaseNone: on("release", _release_none),
+        Release: on("release", _release),
+        SelectAgents: on("agents", _select_agents),
+        UseAgent: on("arrest", _use_agent),
+    },
+    over=lambda state: state.phase == "over",
+    step=_awaited_step,
+    wrong_step_message=_wrong_step,
+)
+# FBI needs no randomness after setup: the deck order is recorded when it is shuffled.
+_NO_RNG = Rng(b"fbi", "unused")

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from domain.engine import Outcome
 from domain.fbi.cards import BONUS_VALUES, COLOURS, card
 from domain.fbi.events import BonusAward
+from domain.fbi.state import FbiState
+from domain.kit import ranking
 
 
 def colour_sums(slammer: Sequence[int]) -> dict[str, int]:
@@ -64,3 +66,10 @@ def outcome(totals: Sequence[int]) -> Outcome:
     """Highest score wins; equal scores share the win and the place."""
     places = [1 + sum(other > total for other in totals) for total in totals]
     return Outcome(scores=list(totals), winners=winners(totals), places=places)
+
+
+def result(state: FbiState | None) -> Outcome | None:
+    """Highest score wins; equal scores share the win and the place."""
+    if state is None or state.phase != "over":
+        return None
+    return ranking(scores(state.slammers, state.bonuses))

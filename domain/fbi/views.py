@@ -9,14 +9,14 @@ its owner plays it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 
 from domain.engine import PerSeat, Seat, doc
 from domain.fbi import scoring
 from domain.fbi.cards import Card, Colour, Variant, card
-from domain.fbi.events import AgentsSelected, BonusAward, DeckShuffled
+from domain.fbi.events import AgentsSelected, BonusAward, DeckShuffled, FbiEvent
 from domain.fbi.state import FbiState, Phase, arrest_sequence
 
 
@@ -133,7 +133,7 @@ def view(state: FbiState, seat: int | None) -> FbiView:
     )
 
 
-def redact(event: Any, seat: int | None) -> Any:
+def redact(event: FbiEvent, seat: int | None) -> FbiEvent:
     """The deck order is hidden from everyone during play (the final replay shows it).
 
     A seat's selected agents are shown to that seat only: everyone else learns that it

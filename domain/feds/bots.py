@@ -33,6 +33,7 @@ from domain.feds.commands import (
     ArrestCriminals,
     ChooseAgent,
     DrawCriminal,
+    FedsCommand,
     FlipMole,
     MoveCriminal,
     PeekAtMole,
@@ -62,10 +63,10 @@ EXPERT_MIN_WORLDS = 4
 def bot_move(
     level: BotLevel,
     view: FedsView,
-    legal_moves: Sequence[Any],
+    legal_moves: Sequence[FedsCommand],
     rng: Rng,
     budget: Budget = TUNED,
-) -> Any:
+) -> FedsCommand:
     if not legal_moves:
         raise ValueError("no legal move to choose from")
     if level == "random" or len(legal_moves) == 1:
@@ -78,7 +79,7 @@ def bot_move(
 # ---- greedy --------------------------------------------------------------------------------
 
 
-def ranked(view: FedsView, legal_moves: Sequence[Any]) -> list[Any]:
+def ranked(view: FedsView, legal_moves: Sequence[FedsCommand]) -> list[FedsCommand]:
     """``legal_moves`` best first by the greedy estimate (stable among equals)."""
     board = Board(view)
     base = [board.haul(i) for i in range(len(board.stacks))]
@@ -207,8 +208,8 @@ def _flip_worth(view: FedsView, index: int) -> float:
 
 
 def expert_move(
-    view: FedsView, legal_moves: Sequence[Any], rng: Rng, budget: Budget = TUNED
-) -> Any:
+    view: FedsView, legal_moves: Sequence[FedsCommand], rng: Rng, budget: Budget = TUNED
+) -> FedsCommand:
     me = view.seat
     if me is None:
         raise ValueError("a bot plays a seat")
@@ -218,7 +219,7 @@ def expert_move(
         world = determinize(view, rng.fork(f"world{w}"))
         for c, move in enumerate(candidates):
             play = rng.fork(f"play{w}.{c}")
-            state, _ = apply(world, me, move, play)
+            _, state = apply(world, me, move, play)
             totals[c] += _margin(final_scores(_play_out(state, play)), me)
     best = max(range(len(candidates)), key=lambda c: totals[c])
     return candidates[best]
@@ -235,7 +236,7 @@ def _play_out(state: FedsState, rng: Rng) -> FedsState:
             move = _best_arrest(state, seat, moves)
         else:
             move = rng.choice(moves)
-        state, _ = apply(state, seat, move, rng)
+        _, state = apply(state, seat, move, rng)
     return state
 
 

@@ -23,6 +23,8 @@ LOCATION_INDEX: dict[Location, int] = {name: i for i, name in enumerate(LOCATION
 ROUNDS = 7
 #: A field with this many agents or more closes its location at step 3 (below it, re-opens).
 CLOSING_FIELD_SIZE = 7
+GAME_NAME = "feds"
+GAME_TITLE = "The Feds"
 MIN_SEATS = 2
 MAX_SEATS = 4
 #: With this many seats the imaginary Officer and the police car join the game.

@@ -1,14 +1,13 @@
-"""The fold: ``evolve(state, event) -> new state``. Pure; the input state is never changed
-(lists are copied before they change, untouched parts are shared)."""
+"""The fold: ``evolve(state, event) -> new state``, one handler per event type.
+
+Pure; the input state is never changed (lists are copied before they change, untouched
+parts are shared)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from msgspec.structs import replace
 
-from domain.feds.cards import AGENTS, CRIMINALS, LOCATION_INDEX, Criminals
+from domain.feds.cards import AGENTS, CRIMINALS, LOCATION_INDEX, Agent, Criminals
 from domain.feds.events import (
     AgentChosen,
     AgentRedeployed,
@@ -17,7 +16,6 @@ from domain.feds.events import (
     CriminalDrawn,
     CriminalMoved,
     CriminalsArrested,
-    FedsEvent,
     GameEnded,
     GameSetUp,
     LocationBusted,
@@ -44,19 +42,7 @@ from domain.feds.state import (
     Spot,
     UtilityToken,
 )
-
-
-class RedactedEvent(ValueError):
-    """A redacted event (a view of one) cannot be folded into the true state."""
-
-
-def evolve(state: FedsState | None, event: FedsEvent) -> FedsState:
-    if isinstance(event, GameSetUp):
-        return _set_up(event)
-    if state is None:
-        raise ValueError("a game of The Feds starts with feds.game_set_up")
-    handler: Callable[[FedsState, Any], FedsState] = _HANDLERS[type(event)]
-    return handler(state, event)
+from domain.kit import Fold, unredacted
 
 
 def _set_up(event: GameSetUp) -> FedsState:
@@ -66,18 +52,14 @@ def _set_up(event: GameSetUp) -> FedsState:
         face = event.utility_tokens[index]
         token: UtilityToken | None = None
         if face is not None:
-            if face.value is None:
-                raise RedactedEvent("the setup event's face-down utility tokens are redacted")
-            token = UtilityToken(face.value, face.face_up)
+            token = UtilityToken(unredacted(face.value, "face-down utility token"), face.face_up)
         spots.append(
             Spot(criminals=criminals, siren=event.siren_tokens[index], utility_token=token)
         )
         on_board = on_board.plus(criminals)
     officer: Officer | None = None
     if event.officer_deck_size:
-        if event.officer_deck is None:
-            raise RedactedEvent("the setup event's Officer deck is redacted")
-        officer = Officer(deck=list(event.officer_deck))
+        officer = Officer(deck=list(unredacted(event.officer_deck, "Officer deck")))
     n = event.seats
     return FedsState(
         seats=n,
@@ -101,12 +83,11 @@ def _with_spot(state: FedsState, index: int, spot: Spot) -> FedsState:
 
 
 def _agent_chosen(state: FedsState, event: AgentChosen) -> FedsState:
-    if event.agent is None:
-        raise RedactedEvent("feds.agent_chosen without its agent")
+    agent: Agent = unredacted(event.agent, "agent choice")
     hands = list(state.hands)
-    hands[event.seat] = [a for a in hands[event.seat] if a != event.agent]
+    hands[event.seat] = [a for a in hands[event.seat] if a != agent]
     chosen = list(state.chosen)
-    chosen[event.seat] = Choice(event.agent, LOCATION_INDEX[event.location])
+    chosen[event.seat] = Choice(agent, LOCATION_INDEX[event.location])
     phase = "deploy" if all(c is not None for c in chosen) else state.phase
     return replace(state, hands=hands, chosen=chosen, phase=phase)
 
@@ -123,10 +104,9 @@ def _mole_flipped(state: FedsState, event: MoleFlipped) -> FedsState:
 
 
 def _mole_placed(state: FedsState, event: MolePlaced) -> FedsState:
-    if event.agent is None:
-        raise RedactedEvent("feds.mole_placed without its agent")
+    agent: Agent = unredacted(event.agent, "mole placement")
     index = LOCATION_INDEX[event.location]
-    mole = Mole(event.owner, event.agent, face_up=event.face_up)
+    mole = Mole(event.owner, agent, face_up=event.face_up)
     state = _with_spot(state, index, replace(state.locations[index], mole=mole))
     if event.owner is not None:
         chosen = list(state.chosen)
@@ -273,31 +253,29 @@ def _game_ended(state: FedsState, event: GameEnded) -> FedsState:
     return replace(state, phase="over")
 
 
-_HANDLERS: dict[type, Callable[[FedsState, Any], FedsState]] = {
-    AgentChosen: _agent_chosen,
-    MoleFlipped: _mole_flipped,
-    MolePlaced: _mole_placed,
-    PoliceCarMoved: _police_car_moved,
-    PowerUsed: _power_resolved,
-    PowerDeclined: _power_resolved,
-    MolePeeked: _mole_peeked,
-    AgentRedeployed: _agent_redeployed,
-    SirensSwapped: _sirens_swapped,
-    CriminalMoved: _criminal_moved,
-    CriminalDrawn: _criminal_drawn,
-    CriminalsArrested: _criminals_arrested,
-    SirenSounded: _siren_sounded,
-    LocationClosed: _location_closed,
-    LocationReopened: _location_reopened,
-    BadgePassed: _badge_passed,
-    ArrestsBegan: _arrests_began,
-    LocationBusted: _location_busted,
-    UtilityTokenWon: _utility_token_won,
-    GameEnded: _game_ended,
-}
-
-
-def fold(state: FedsState, events: list[Any]) -> FedsState:
-    for event in events:
-        state = evolve(state, event)
-    return state
+evolve = Fold[FedsState](
+    "The Feds",
+    (GameSetUp, _set_up),
+    {
+        AgentChosen: _agent_chosen,
+        MoleFlipped: _mole_flipped,
+        MolePlaced: _mole_placed,
+        PoliceCarMoved: _police_car_moved,
+        PowerUsed: _power_resolved,
+        PowerDeclined: _power_resolved,
+        MolePeeked: _mole_peeked,
+        AgentRedeployed: _agent_redeployed,
+        SirensSwapped: _sirens_swapped,
+        CriminalMoved: _criminal_moved,
+        CriminalDrawn: _criminal_drawn,
+        CriminalsArrested: _criminals_arrested,
+        SirenSounded: _siren_sounded,
+        LocationClosed: _location_closed,
+        LocationReopened: _location_reopened,
+        BadgePassed: _badge_passed,
+        ArrestsBegan: _arrests_began,
+        LocationBusted: _location_busted,
+        UtilityTokenWon: _utility_token_won,
+        GameEnded: _game_ended,
+    },
+)

@@ -36,6 +36,7 @@ from domain.feds.events import (
     ArrestsBegan,
     BadgePassed,
     CriminalsArrested,
+    FedsEvent,
     FlipCause,
     GameEnded,
     LocationBusted,
@@ -50,18 +51,17 @@ from domain.feds.events import (
 from domain.feds.evolve import evolve
 from domain.feds.scoring import outcome
 from domain.feds.state import FedsState, Mole
+from domain.kit import settle
 
 
-def advance(state: FedsState) -> tuple[FedsState, list[Any]]:
-    """Fold automatic events until someone must decide; return the state and the events."""
-    out: list[Any] = []
-    while True:
-        batch = _next_events(state)
-        if not batch:
-            return state, out
-        for event in batch:
-            state = evolve(state, event)
-        out += batch
+def advance(state: FedsState) -> tuple[list[FedsEvent], FedsState]:
+    """Fold automatic events until someone must decide: the events and the state."""
+    return settle(evolve, automatic, state, [])
+
+
+def automatic(state: FedsState) -> list[FedsEvent]:
+    """The next automatic events, if any: none once a seat must decide or the game is over."""
+    return _next_events(state)
 
 
 def power_user(state: FedsState, mole: Mole, cause: FlipCause, flipper: int | None) -> int | None:

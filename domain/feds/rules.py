@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Literal
+from typing import Literal, TypeVar
 
 from domain.engine import Awaiting
-from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
+from domain.errors import IllegalMove, WrongPhase
 from domain.feds.arrests import siren_take
 from domain.feds.cards import (
     AGENTS,
@@ -16,16 +16,17 @@ from domain.feds.cards import (
     LOCATIONS,
     POWER,
     Colour,
+    Power,
     criminals_of,
 )
 from domain.feds.commands import (
-    POWER_COMMANDS,
     ArrestColour,
     ArrestCriminal,
     ArrestCriminals,
     ChooseAgent,
     DeclinePower,
     DrawCriminal,
+    FedsCommand,
     FlipMole,
     MoveCriminal,
     PeekAtMole,
@@ -38,17 +39,20 @@ from domain.feds.events import (
     CriminalDrawn,
     CriminalMoved,
     CriminalsArrested,
+    FedsEvent,
     MolePeeked,
     PowerDeclined,
     PowerUsed,
     SirensSwapped,
 )
-from domain.feds.evolve import fold
-from domain.feds.flow import advance, bust_chooser, bust_done, flip_events
+from domain.feds.evolve import evolve
+from domain.feds.flow import automatic, bust_chooser, bust_done, flip_events
 from domain.feds.state import Activation, FedsState
+from domain.kit import Commands, on, settle
 from domain.rng import Rng
 
 StepKind = Literal["agents", "power", "siren", "bust"]
+PowerUsedOrDeclined = TypeVar("PowerUsedOrDeclined", PowerUsed, PowerDeclined)
 
 
 def step_kind(state: FedsState, seat: int) -> StepKind | None:
@@ -91,7 +95,7 @@ def pending(state: FedsState) -> list[Awaiting]:
 # ---- legal moves -------------------------------------------------------------------------
 
 
-def legal(state: FedsState, seat: int) -> list[Any]:
+def legal(state: FedsState, seat: int) -> list[FedsCommand]:
     kind = step_kind(state, seat)
     if kind == "agents":
         return [
@@ -111,12 +115,12 @@ def legal(state: FedsState, seat: int) -> list[Any]:
     return []
 
 
-def _power_moves(state: FedsState, activation: Activation) -> list[Any]:
+def _power_moves(state: FedsState, activation: Activation) -> list[FedsCommand]:
     power = POWER[activation.agent]
     city = CITY_CARDS[state.city]
     seat = activation.seat
     here = activation.location
-    moves: list[Any] = []
+    moves: list[FedsCommand] = []
     if power == "infiltrate" and city.infiltrate == "flip":
         moves += [
             FlipMole(location=LOCATIONS[index])
@@ -187,16 +191,9 @@ def _siren_picks(state: FedsState) -> list[tuple[Colour, ...]]:
     return list(combinations(criminals.present(), count))
 
 
-# ---- decisions ---------------------------------------------------------------------------
+# ---- decisions: one handler per command --------------------------------------------------
 
-_EXPECTED: dict[StepKind, tuple[type, ...]] = {
-    "agents": (ChooseAgent,),
-    "power": POWER_COMMANDS,
-    "siren": (ArrestCriminals,),
-    "bust": (ArrestColour,),
-}
-
-_WHAT: dict[StepKind, str] = {
+_WHAT: dict[str, str] = {
     "agents": "choose an agent and a location (feds.choose_agent)",
     "power": "use or decline the power of the special agent just flipped",
     "siren": "arrest criminals at the mini-bust (feds.arrest_criminals)",
@@ -204,32 +201,20 @@ _WHAT: dict[StepKind, str] = {
 }
 
 
-def decide(state: FedsState, seat: int, command: Any, rng: Rng) -> list[Any]:
-    return apply(state, seat, command, rng)[1]
+def decide(state: FedsState, seat: int, command: FedsCommand, rng: Rng) -> list[FedsEvent]:
+    return apply(state, seat, command, rng)[0]
 
 
-def apply(state: FedsState, seat: int, command: Any, rng: Rng) -> tuple[FedsState, list[Any]]:
-    """`decide`, also returning the state after its events (bots simulate with it)."""
-    if state.phase == "over":
-        raise GameOver("the game is over")
-    kind = step_kind(state, seat)
-    if kind is None:
-        raise NotYourTurn(f"seat {seat} has nothing to do now")
-    if not isinstance(command, _EXPECTED[kind]):
-        raise WrongPhase(f"seat {seat} must {_WHAT[kind]}")
-    if isinstance(command, ChooseAgent):
-        events = _choose_agent(state, seat, command)
-    elif isinstance(command, ArrestCriminals):
-        events = _siren_arrest(state, seat, command)
-    elif isinstance(command, ArrestColour):
-        events = _bust_arrest(state, seat, command)
-    else:
-        events = _use_power(state, state.activations[-1], command, rng)
-    after, more = advance(fold(state, events))
-    return after, events + more
+def apply(
+    state: FedsState, seat: int, command: FedsCommand, rng: Rng
+) -> tuple[list[FedsEvent], FedsState]:
+    """`decide`'s events, with the automatic ones that follow, and the state they lead to
+    (bots simulate with it)."""
+    events = COMMANDS.decide(state, seat, command, rng)
+    return settle(evolve, automatic, state, events)
 
 
-def _choose_agent(state: FedsState, seat: int, command: ChooseAgent) -> list[Any]:
+def _choose_agent(state: FedsState, seat: int, command: ChooseAgent, rng: Rng) -> list[FedsEvent]:
     if command.agent not in state.hands[seat]:
         raise IllegalMove(f"{command.agent} is not in your hand")
     if state.locations[LOCATION_INDEX[command.location]].closed:
@@ -237,124 +222,147 @@ def _choose_agent(state: FedsState, seat: int, command: ChooseAgent) -> list[Any
     return [AgentChosen(seat=seat, location=command.location, agent=command.agent)]
 
 
-def _use_power(state: FedsState, activation: Activation, command: Any, rng: Rng) -> list[Any]:
+# ---- the powers of a flipped special agent (HOUSE-RULES §2, the city card's column) -------
+
+
+def _active(state: FedsState) -> tuple[Activation, Power]:
+    """The activation being answered and its power."""
+    activation = state.activations[-1]
     power = POWER[activation.agent]
     if power is None:  # pragma: no cover - only special agents activate
         raise IllegalMove("this agent has no power")
-    city = CITY_CARDS[state.city]
-    seat = activation.seat
-    here = activation.location
-    if isinstance(command, DeclinePower):
-        return [
-            PowerDeclined(
-                seat=seat,
-                owner=activation.owner,
-                agent=activation.agent,
-                power=power,
-                location=LOCATIONS[here],
-            )
-        ]
-    used = PowerUsed(
-        seat=seat,
+    return activation, power
+
+
+def _power_used(state: FedsState) -> PowerUsed:
+    return _answered(state, PowerUsed)
+
+
+def _decline_power(state: FedsState, seat: int, command: DeclinePower, rng: Rng) -> list[FedsEvent]:
+    return [_answered(state, PowerDeclined)]
+
+
+def _answered(state: FedsState, kind: type[PowerUsedOrDeclined]) -> PowerUsedOrDeclined:
+    """The event saying the current activation's power was used (or declined)."""
+    activation, power = _active(state)
+    return kind(
+        seat=activation.seat,
         owner=activation.owner,
         agent=activation.agent,
         power=power,
-        location=LOCATIONS[here],
+        location=LOCATIONS[activation.location],
     )
 
-    if isinstance(command, FlipMole):
-        _require(power == "infiltrate" and city.infiltrate == "flip", power, "flip a mole")
-        target = LOCATION_INDEX[command.location]
-        if target == here:
-            raise IllegalMove("Infiltrate flips the mole at another location")
-        if state.locations[target].mole is None:
-            raise IllegalMove(f"there is no mole at the {command.location}")
-        return [used, *flip_events(state, target, "infiltrate", flipper=seat)]
 
-    if isinstance(command, PeekAtMole):
-        _require(power == "infiltrate" and city.infiltrate == "peek", power, "peek at a mole")
-        target = LOCATION_INDEX[command.location]
-        mole = state.locations[target].mole
-        if mole is None or not _peekable(state, seat, target):
-            raise IllegalMove(f"no other player's unseen face-down mole at the {command.location}")
-        return [
-            used,
-            MolePeeked(seat=seat, location=command.location, owner=mole.owner, agent=mole.agent),
-        ]
+def _flip_mole(state: FedsState, seat: int, command: FlipMole, rng: Rng) -> list[FedsEvent]:
+    activation, power = _active(state)
+    city = CITY_CARDS[state.city]
+    _require(power == "infiltrate" and city.infiltrate == "flip", power, "flip a mole")
+    target = LOCATION_INDEX[command.location]
+    if target == activation.location:
+        raise IllegalMove("Infiltrate flips the mole at another location")
+    if state.locations[target].mole is None:
+        raise IllegalMove(f"there is no mole at the {command.location}")
+    return [_power_used(state), *flip_events(state, target, "infiltrate", flipper=seat)]
 
-    if isinstance(command, RedeployAgent):
-        _require(power == "redeploy", power, "redeploy an agent")
-        source = next(
-            (
-                index
-                for index, spot in enumerate(state.locations)
-                for card in spot.field
-                if card.owner == seat and card.agent == command.agent
-            ),
-            None,
-        )
-        if source is None:
-            raise IllegalMove(f"you have no {command.agent} in a field")
-        if LOCATION_INDEX[command.to_location] == source:
-            raise IllegalMove("Redeploy moves the agent to another location")
-        return [
-            used,
-            AgentRedeployed(
-                owner=seat,
-                agent=command.agent,
-                from_location=LOCATIONS[source],
-                to_location=command.to_location,
-            ),
-        ]
 
-    if isinstance(command, SwapSirens):
-        _require(power == "redeploy" and state.sirens, power, "swap siren tokens")
-        first = state.locations[LOCATION_INDEX[command.first]]
-        second = state.locations[LOCATION_INDEX[command.second]]
-        if command.first == command.second or first.siren is None or second.siren is None:
-            raise IllegalMove("swap the siren tokens of two locations that both have one")
-        return [used, SirensSwapped(first=command.first, second=command.second)]
+def _peek_at_mole(state: FedsState, seat: int, command: PeekAtMole, rng: Rng) -> list[FedsEvent]:
+    _, power = _active(state)
+    city = CITY_CARDS[state.city]
+    _require(power == "infiltrate" and city.infiltrate == "peek", power, "peek at a mole")
+    target = LOCATION_INDEX[command.location]
+    mole = state.locations[target].mole
+    if mole is None or not _peekable(state, seat, target):
+        raise IllegalMove(f"no other player's unseen face-down mole at the {command.location}")
+    peeked = MolePeeked(seat=seat, location=command.location, owner=mole.owner, agent=mole.agent)
+    return [_power_used(state), peeked]
 
-    criminals = state.locations[here].criminals
-    if isinstance(command, MoveCriminal):
-        _require(power == "patrol" and city.patrol == "move", power, "move a criminal")
-        _require_criminal(criminals.of(command.colour), command.colour, here)
-        if LOCATION_INDEX[command.to_location] not in _adjacent(here):
-            raise IllegalMove(f"the {command.to_location} is not next to the {LOCATIONS[here]}")
-        return [
-            used,
-            CriminalMoved(
-                colour=command.colour,
-                from_location=LOCATIONS[here],
-                to_location=command.to_location,
-            ),
-        ]
 
-    if isinstance(command, ArrestCriminal):
-        _require(power == "patrol" and city.patrol == "arrest", power, "arrest a criminal")
-        _require_criminal(criminals.of(command.colour), command.colour, here)
-        return [
-            used,
-            CriminalsArrested(
-                owner=seat,
-                location=LOCATIONS[here],
-                criminals=criminals_of([command.colour]),
-                cause="patrol",
-            ),
-        ]
+def _redeploy_agent(
+    state: FedsState, seat: int, command: RedeployAgent, rng: Rng
+) -> list[FedsEvent]:
+    _, power = _active(state)
+    _require(power == "redeploy", power, "redeploy an agent")
+    source = next(
+        (
+            index
+            for index, spot in enumerate(state.locations)
+            for card in spot.field
+            if card.owner == seat and card.agent == command.agent
+        ),
+        None,
+    )
+    if source is None:
+        raise IllegalMove(f"you have no {command.agent} in a field")
+    if LOCATION_INDEX[command.to_location] == source:
+        raise IllegalMove("Redeploy moves the agent to another location")
+    redeployed = AgentRedeployed(
+        owner=seat,
+        agent=command.agent,
+        from_location=LOCATIONS[source],
+        to_location=command.to_location,
+    )
+    return [_power_used(state), redeployed]
 
-    if isinstance(command, DrawCriminal):
-        _require(power == "patrol" and city.patrol == "draw", power, "draw a criminal")
-        bag = state.bag
-        if bag.total() == 0:
-            raise IllegalMove("the bag is empty")
-        # A blind draw: each criminal left in the bag is equally likely.
-        pick = rng.below(bag.total())
-        for colour in COLOURS:
-            if pick < bag.of(colour):
-                return [used, CriminalDrawn(colour=colour, location=LOCATIONS[here])]
-            pick -= bag.of(colour)
-    raise IllegalMove(f"{type(command).__name__} is not a power command")
+
+def _swap_sirens(state: FedsState, seat: int, command: SwapSirens, rng: Rng) -> list[FedsEvent]:
+    _, power = _active(state)
+    _require(power == "redeploy" and state.sirens, power, "swap siren tokens")
+    first = state.locations[LOCATION_INDEX[command.first]]
+    second = state.locations[LOCATION_INDEX[command.second]]
+    if command.first == command.second or first.siren is None or second.siren is None:
+        raise IllegalMove("swap the siren tokens of two locations that both have one")
+    return [_power_used(state), SirensSwapped(first=command.first, second=command.second)]
+
+
+def _move_criminal(state: FedsState, seat: int, command: MoveCriminal, rng: Rng) -> list[FedsEvent]:
+    activation, power = _active(state)
+    here = activation.location
+    _require(
+        power == "patrol" and CITY_CARDS[state.city].patrol == "move", power, "move a criminal"
+    )
+    _require_criminal(state.locations[here].criminals.of(command.colour), command.colour, here)
+    if LOCATION_INDEX[command.to_location] not in _adjacent(here):
+        raise IllegalMove(f"the {command.to_location} is not next to the {LOCATIONS[here]}")
+    moved = CriminalMoved(
+        colour=command.colour, from_location=LOCATIONS[here], to_location=command.to_location
+    )
+    return [_power_used(state), moved]
+
+
+def _arrest_criminal(
+    state: FedsState, seat: int, command: ArrestCriminal, rng: Rng
+) -> list[FedsEvent]:
+    activation, power = _active(state)
+    here = activation.location
+    allowed = power == "patrol" and CITY_CARDS[state.city].patrol == "arrest"
+    _require(allowed, power, "arrest a criminal")
+    _require_criminal(state.locations[here].criminals.of(command.colour), command.colour, here)
+    arrested = CriminalsArrested(
+        owner=seat,
+        location=LOCATIONS[here],
+        criminals=criminals_of([command.colour]),
+        cause="patrol",
+    )
+    return [_power_used(state), arrested]
+
+
+def _draw_criminal(state: FedsState, seat: int, command: DrawCriminal, rng: Rng) -> list[FedsEvent]:
+    activation, power = _active(state)
+    _require(
+        power == "patrol" and CITY_CARDS[state.city].patrol == "draw", power, "draw a criminal"
+    )
+    bag = state.bag
+    if bag.total() == 0:
+        raise IllegalMove("the bag is empty")
+    # A blind draw: each criminal left in the bag is equally likely.
+    pick = rng.below(bag.total())
+    for colour in COLOURS:
+        if pick < bag.of(colour):
+            drawn = CriminalDrawn(colour=colour, location=LOCATIONS[activation.location])
+            return [_power_used(state), drawn]
+        pick -= bag.of(colour)
+    raise IllegalMove("the bag is empty")  # pragma: no cover - the pick is below the total
 
 
 def _require(allowed: bool, power: str, what: str) -> None:
@@ -367,7 +375,9 @@ def _require_criminal(count: int, colour: str, here: int) -> None:
         raise IllegalMove(f"no {colour} criminal at the {LOCATIONS[here]}")
 
 
-def _siren_arrest(state: FedsState, seat: int, command: ArrestCriminals) -> list[Any]:
+def _siren_arrest(
+    state: FedsState, seat: int, command: ArrestCriminals, rng: Rng
+) -> list[FedsEvent]:
     index = state.siren_location
     if index is None:  # pragma: no cover - takers always come with their location
         raise WrongPhase("no mini-bust in progress")
@@ -391,7 +401,7 @@ def _siren_arrest(state: FedsState, seat: int, command: ArrestCriminals) -> list
     ]
 
 
-def _bust_arrest(state: FedsState, seat: int, command: ArrestColour) -> list[Any]:
+def _bust_arrest(state: FedsState, seat: int, command: ArrestColour, rng: Rng) -> list[FedsEvent]:
     index = state.bust_location
     criminals = state.locations[index].criminals
     count = criminals.of(command.colour)
@@ -405,3 +415,24 @@ def _bust_arrest(state: FedsState, seat: int, command: ArrestColour) -> list[Any
             cause="bust",
         )
     ]
+
+
+COMMANDS = Commands[FedsState, FedsEvent](
+    "The Feds",
+    {
+        ChooseAgent: on("agents", _choose_agent),
+        FlipMole: on("power", _flip_mole),
+        PeekAtMole: on("power", _peek_at_mole),
+        RedeployAgent: on("power", _redeploy_agent),
+        SwapSirens: on("power", _swap_sirens),
+        MoveCriminal: on("power", _move_criminal),
+        ArrestCriminal: on("power", _arrest_criminal),
+        DrawCriminal: on("power", _draw_criminal),
+        DeclinePower: on("power", _decline_power),
+        ArrestCriminals: on("siren", _siren_arrest),
+        ArrestColour: on("bust", _bust_arrest),
+    },
+    over=lambda state: state.phase == "over",
+    step=step_kind,
+    wrong_step_message=lambda seat, _command, now, _wanted: f"seat {seat} must {_WHAT[now]}",
+)

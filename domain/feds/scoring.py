@@ -3,12 +3,12 @@ ranking ties broken by the highest utility token, then most criminals, then shar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import combinations_with_replacement
 
 from domain.engine import Outcome
 from domain.feds.cards import SCORE_TABLE, SCORED_COLOURS, Colour, Criminals
 from domain.feds.state import FedsState
+from domain.kit import ranking
 
 
 def colour_points(colour: Colour, count: int) -> int:
@@ -34,21 +34,17 @@ def final_scores(state: FedsState) -> list[int]:
     ]
 
 
-def places(scores: list[int], tie_breaks: Sequence[tuple[int, ...]]) -> list[int]:
-    """1-based places by score then ``tie_breaks`` (higher is better); equal keys share."""
-    keys = [(score, *tie) for score, tie in zip(scores, tie_breaks, strict=True)]
-    return [1 + sum(1 for other in keys if other > key) for key in keys]
-
-
 def outcome(state: FedsState) -> Outcome:
-    scores = final_scores(state)
+    """Ties broken by the highest utility token, then the most criminals, then shared."""
     tie_breaks = [
         (max(state.utility_tokens[seat], default=0), state.jails[seat].total())
         for seat in range(state.seats)
     ]
-    ranked = places(scores, tie_breaks)
-    return Outcome(
-        scores=scores,
-        winners=[seat for seat, place in enumerate(ranked) if place == 1],
-        places=ranked,
-    )
+    return ranking(final_scores(state), tie_breaks)
+
+
+def result(state: FedsState | None) -> Outcome | None:
+    """The `Outcome` once the game is over, else None."""
+    if state is None or state.phase != "over":
+        return None
+    return outcome(state)

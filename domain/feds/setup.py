@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
 from domain.errors import InvalidOptions
 from domain.feds.cards import (
     AGENTS,
@@ -13,8 +9,6 @@ from domain.feds.cards import (
     COLOURS,
     CRIMINALS,
     LOCATIONS,
-    MAX_SEATS,
-    MIN_SEATS,
     SEATS_WITH_OFFICER,
     SIREN_TOKENS,
     UTILITY_TOKENS,
@@ -22,28 +16,16 @@ from domain.feds.cards import (
     Colour,
     criminals_of,
 )
-from domain.feds.events import GameSetUp, UtilityTokenFace
+from domain.feds.events import FedsEvent, GameSetUp, UtilityTokenFace
 from domain.feds.options import FedsOptions
 from domain.rng import Rng
 
 
-def parse_options(options: Any) -> FedsOptions:
-    if isinstance(options, FedsOptions):
-        parsed = options
-    else:
-        try:
-            parsed = msgspec.convert(options, FedsOptions)
-        except msgspec.ValidationError as exc:
-            raise InvalidOptions(f"options: {exc}") from exc
+def setup(parsed: FedsOptions, seats: int, rng: Rng) -> list[FedsEvent]:
+    """The opening event. The match layer checked the seat count and each option; what
+    ties two options together is checked here."""
     if parsed.sirens and CITY_CARDS[parsed.city].sirens:
         raise InvalidOptions(f"the {parsed.city} city card has sirens on already")
-    return parsed
-
-
-def setup(options: Any, seats: int, rng: Rng) -> list[Any]:
-    parsed = parse_options(options)
-    if not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidOptions(f"The Feds takes {MIN_SEATS} to {MAX_SEATS} seats, not {seats}")
     city = CITY_CARDS[parsed.city]
     n_locations = len(LOCATIONS)
 

@@ -9,7 +9,7 @@ public.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 from msgspec.structs import replace
@@ -29,6 +29,7 @@ from domain.feds.cards import (
 from domain.feds.events import (
     OWNER,
     AgentChosen,
+    FedsEvent,
     GameSetUp,
     MolePeeked,
     MolePlaced,
@@ -36,7 +37,7 @@ from domain.feds.events import (
     UtilityTokenFace,
 )
 from domain.feds.scoring import final_scores
-from domain.feds.state import FedsState, Mole, Phase
+from domain.feds.state import FedsState, Mole, Officer, Phase, Spot
 
 
 class MoleView(msgspec.Struct, frozen=True):
@@ -218,25 +219,46 @@ def _mole_view(mole: Mole, seat: int | None) -> MoleView:
 
 
 def view(state: FedsState, seat: int | None) -> FedsView:
-    locations = [
-        LocationView(
-            location=LOCATIONS[index],
-            criminals=spot.criminals,
-            mole=_mole_view(spot.mole, seat) if spot.mole is not None else None,
-            field=[FieldAgentView(a.owner, a.agent, STRENGTH[a.agent]) for a in spot.field],
-            closed=spot.closed,
-            siren=spot.siren,
-            utility_token=(
-                UtilityTokenFace(
-                    spot.utility_token.value if spot.utility_token.face_up else None,
-                    spot.utility_token.face_up,
-                )
-                if spot.utility_token is not None
-                else None
-            ),
-        )
-        for index, spot in enumerate(state.locations)
-    ]
+    """What ``seat`` (None: a spectator) may see: its own hand and step-1 choice, everyone's
+    fields, face-up moles and tokens, and the moles it peeked at."""
+    return FedsView(
+        seat=seat,
+        seats=state.seats,
+        city=state.city,
+        sirens=state.sirens,
+        round=state.round,
+        rounds=ROUNDS,
+        badge=state.badge,
+        phase=state.phase,
+        locations=[_location_view(index, spot, seat) for index, spot in enumerate(state.locations)],
+        players=_player_views(state, seat),
+        officer=_officer_view(state.officer),
+        bag=state.bag,
+        activations=_activation_views(state),
+        siren_arrest=_siren_arrest_view(state),
+        bust=_bust_view(state),
+        moves=state.moves,
+    )
+
+
+def _location_view(index: int, spot: Spot, seat: int | None) -> LocationView:
+    token = spot.utility_token
+    return LocationView(
+        location=LOCATIONS[index],
+        criminals=spot.criminals,
+        mole=_mole_view(spot.mole, seat) if spot.mole is not None else None,
+        field=[FieldAgentView(a.owner, a.agent, STRENGTH[a.agent]) for a in spot.field],
+        closed=spot.closed,
+        siren=spot.siren,
+        utility_token=(
+            UtilityTokenFace(token.value if token.face_up else None, token.face_up)
+            if token is not None
+            else None
+        ),
+    )
+
+
+def _player_views(state: FedsState, seat: int | None) -> list[PlayerView]:
     scores = final_scores(state) if state.phase == "over" else None
     players = []
     for s in range(state.seats):
@@ -254,15 +276,22 @@ def view(state: FedsState, seat: int | None) -> FedsView:
                 score=scores[s] if scores else None,
             )
         )
-    officer = None
-    if state.officer is not None:
-        officer = OfficerView(
-            car=LOCATIONS[state.officer.car],
-            deck_size=len(state.officer.deck),
-            deployed_this_round=state.officer.deployed,
-            jail=state.officer.jail,
-            utility_tokens=list(state.officer.utility_tokens),
-        )
+    return players
+
+
+def _officer_view(officer: Officer | None) -> OfficerView | None:
+    if officer is None:
+        return None
+    return OfficerView(
+        car=LOCATIONS[officer.car],
+        deck_size=len(officer.deck),
+        deployed_this_round=officer.deployed,
+        jail=officer.jail,
+        utility_tokens=list(officer.utility_tokens),
+    )
+
+
+def _activation_views(state: FedsState) -> list[ActivationView]:
     activations = []
     for a in state.activations:
         power = POWER[a.agent]
@@ -270,42 +299,31 @@ def view(state: FedsState, seat: int | None) -> FedsView:
             activations.append(
                 ActivationView(a.seat, a.owner, a.agent, power, LOCATIONS[a.location])
             )
-    siren = None
-    if state.siren_location is not None:
-        siren = SirenArrestView(
-            location=LOCATIONS[state.siren_location],
-            shares=[SirenShare(t.owner, t.criminals) for t in state.siren_takers],
-        )
-    bust = None
-    if state.phase in ("bust", "over") and state.bust_location >= 0:
-        order = list(state.bust_order)
-        done = not order or state.locations[state.bust_location].criminals.total() == 0
-        bust = BustView(
-            location=LOCATIONS[state.bust_location],
-            order=order,
-            next_in_order=None if done else state.bust_turn % len(order),
-        )
-    return FedsView(
-        seat=seat,
-        seats=state.seats,
-        city=state.city,
-        sirens=state.sirens,
-        round=state.round,
-        rounds=ROUNDS,
-        badge=state.badge,
-        phase=state.phase,
-        locations=locations,
-        players=players,
-        officer=officer,
-        bag=state.bag,
-        activations=activations,
-        siren_arrest=siren,
-        bust=bust,
-        moves=state.moves,
+    return activations
+
+
+def _siren_arrest_view(state: FedsState) -> SirenArrestView | None:
+    if state.siren_location is None:
+        return None
+    return SirenArrestView(
+        location=LOCATIONS[state.siren_location],
+        shares=[SirenShare(t.owner, t.criminals) for t in state.siren_takers],
     )
 
 
-def redact(event: Any, seat: int | None) -> Any:
+def _bust_view(state: FedsState) -> BustView | None:
+    if state.phase not in ("bust", "over") or state.bust_location < 0:
+        return None
+    order = list(state.bust_order)
+    done = not order or state.locations[state.bust_location].criminals.total() == 0
+    return BustView(
+        location=LOCATIONS[state.bust_location],
+        order=order,
+        next_in_order=None if done else state.bust_turn % len(order),
+    )
+
+
+def redact(event: FedsEvent, seat: int | None) -> FedsEvent:
     if isinstance(event, GameSetUp):
         # The Officer's deck order and face-down token values are hidden from everyone.
         tokens = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.match import Rules
+from domain.match import MatchEngine
 from tests.conformance import test_bots, test_legal_and_decide, test_no_leak, test_replay
 from tests.conformance.games import Position, configs, playthrough
 from tests.conformance.hidden import HIDDEN
@@ -24,7 +24,7 @@ def main() -> None:
         if name not in names:
             names.append(name)
         play = playthrough(config)
-        rules = Rules(config.game)
+        rules = MatchEngine(config.game)
         counts[name, "configurations"] += 1
         counts[name, "legal/decide positions"] += len(play.sample(test_legal_and_decide.POSITIONS))
         viewers = config.seats + 1
@@ -36,7 +36,9 @@ def main() -> None:
         counts[name, "replay positions"] += len(play.sample(test_replay.POSITIONS)) + 1
         counts[name, "games verified"] += 1
 
-        def moving(position: Position, rules: Rules = rules, seats: int = config.seats) -> bool:
+        def moving(
+            position: Position, rules: MatchEngine = rules, seats: int = config.seats
+        ) -> bool:
             return any(rules.legal(position.match, seat) for seat in range(seats))
 
         counts[name, "bot positions"] += len(play.sample(test_bots.POSITIONS, where=moving))

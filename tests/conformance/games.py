@@ -2,7 +2,7 @@
 
 Every game of `domain.registry` is listed, with the example game of ``tests/example_game``
 beside it; each configuration is one seat count and one set of options. A playthrough is
-driven through the match layer exactly as the service drives it (`Rules.perform` with
+driven through the match layer exactly as the service drives it (`MatchEngine.perform` with
 recorded acts; sealed steps by real commitments and reveals), so the suite sees the same
 positions, events and acts a real game stores.
 """
@@ -18,15 +18,15 @@ from typing import Any
 import msgspec
 
 from domain import registry, sealed
-from domain.engine import Game
+from domain.engine import AnyGame
 from domain.match import (
     Act,
     CommitSeal,
     MakeMove,
     Match,
+    MatchEngine,
     RecordResult,
     RevealSeal,
-    Rules,
     SeatSpec,
 )
 from domain.rng import Rng
@@ -53,13 +53,13 @@ POSITIONS_PER_GAME = 12
 MAX_ACTS = 20_000
 
 
-def all_games() -> list[Game]:
+def all_games() -> list[AnyGame]:
     return [*registry.games(), EXAMPLE]
 
 
 @dataclass(frozen=True)
 class Config:
-    game: Game
+    game: AnyGame
     seats: int
     options: dict[str, Any] = field(hash=False)
     seed: int
@@ -142,10 +142,41 @@ def snapshot(match: Match) -> Match:
     )
 
 
+Secrets = dict[int, tuple[dict[str, Any], str]]
+
+
+def next_act(
+    rules: MatchEngine,
+    match: Match,
+    secrets: Secrets,
+    choose: Callable[[Match, int], Any],
+    rng: Rng,
+) -> Act:
+    """The next act of a game driven as the service drives it: the result once the game is
+    over, else for the first awaited seat a reveal of its kept move, or the command
+    ``choose(match, seat)`` picks as a move or as a commitment (its move and a seeded salt kept in
+    ``secrets`` for the reveal)."""
+    if rules.result(match) is not None:
+        return RecordResult()
+    action = rules.awaiting(match)[0]
+    seat = action.seat
+    if action.action == "reveal":
+        move, salt = secrets.pop(seat)
+        return RevealSeal(seat, move, salt)
+    move = msgspec.to_builtins(choose(match, seat))
+    if action.action == "move":
+        return MakeMove(seat, move)
+    salt = f"{rng.below(2**128):032x}"
+    secrets[seat] = (move, salt)
+    return CommitSeal(
+        seat, sealed.commitment(match.game_id, action.step, seat, move, salt), action.step
+    )
+
+
 @functools.cache
 def playthrough(config: Config) -> Playthrough:
     """One whole game with seeded random legal moves, the result recorded at the end."""
-    rules = Rules(config.game)
+    rules = MatchEngine(config.game)
     seed = config.seed.to_bytes(32, "big")
     rng = Rng(seed, "players")
     seats = [SeatSpec("human")] * config.seats
@@ -153,29 +184,13 @@ def playthrough(config: Config) -> Playthrough:
     match = rules.replay(events)
     acts: list[tuple[int, Act]] = []
     positions = [Position(config, snapshot(match), events, len(events))]
-    secrets: dict[int, tuple[dict[str, Any], str]] = {}
+    secrets: Secrets = {}
     for _ in range(MAX_ACTS):
         if rules.result(match) is not None and match.recorded is not None:
             return Playthrough(config, seed, events, acts, positions)
-        act: Act
-        if rules.result(match) is not None:
-            act = RecordResult()
-        else:
-            action = rules.awaiting(match)[0]
-            seat = action.seat
-            if action.action == "reveal":
-                move, salt = secrets.pop(seat)
-                act = RevealSeal(seat, move, salt)
-            else:
-                command = rng.choice(rules.legal(match, seat))
-                move = msgspec.to_builtins(command)
-                if action.action == "move":
-                    act = MakeMove(seat, move)
-                else:
-                    salt = f"{rng.below(2**128):032x}"
-                    secrets[seat] = (move, salt)
-                    digest = sealed.commitment(match.game_id, action.step, seat, move, salt)
-                    act = CommitSeal(seat, digest, action.step)
+        act = next_act(
+            rules, match, secrets, lambda now, seat: rng.choice(rules.legal(now, seat)), rng
+        )
         produced = rules.perform(match, act, seed)
         acts.append((len(events), act))
         for event in produced:

@@ -28,7 +28,7 @@ from domain.bonnie_clyde.cards import full_deck
 from domain.bonnie_clyde.state import State as BcState
 from domain.fbi import events as fbi_events
 from domain.fbi.cards import AGENTS, card
-from domain.fbi.rules import agents_in_play
+from domain.fbi.evolve import agents_in_play
 from domain.fbi.state import FbiState
 from domain.feds import events as feds_events
 from domain.feds.cards import AGENTS as FEDS_AGENTS

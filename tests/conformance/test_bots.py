@@ -14,7 +14,7 @@ import pytest
 
 from domain.budget import Budget
 from domain.engine import BotLevel
-from domain.match import Rules
+from domain.match import MatchEngine
 from domain.rng import Rng
 from tests.conformance.games import Config, Position, config_ids, configs, playthrough
 
@@ -26,7 +26,7 @@ SMALLEST = Budget(effort=0.001)
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_ids(CONFIGS))
 def test_every_bot_level_returns_a_legal_move_from_the_view_alone(config: Config) -> None:
-    game, rules = config.game, Rules(config.game)
+    game, rules = config.game, MatchEngine(config.game)
     decoder = msgspec.json.Decoder(game.view_type)
     moves = 0
 

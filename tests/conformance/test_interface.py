@@ -12,9 +12,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.engine import Game, HouseRule
+from domain.engine import AnyGame, HouseRule
 from domain.errors import InvalidOptions
-from domain.match import MATCH_EVENT_TYPES, Rules, SeatSpec
+from domain.match import MATCH_EVENT_TYPES, MatchEngine, SeatSpec
 from tests.conformance.games import all_games, configs, playthrough
 
 GAMES = all_games()
@@ -34,7 +34,7 @@ def _tag(struct: type[msgspec.Struct]) -> Any:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
-def test_the_game_publishes_tagged_types_and_a_rules_document(game: Game) -> None:
+def test_the_game_publishes_tagged_types_and_a_rules_document(game: AnyGame) -> None:
     assert game.min_seats <= game.max_seats
     assert _tag(game.view_type) == game.name, "the view is tagged with the game's name"
     for struct in (*game.command_types, *game.event_types):
@@ -44,9 +44,9 @@ def test_the_game_publishes_tagged_types_and_a_rules_document(game: Game) -> Non
         assert struct.__struct_config__.frozen, struct.__name__
         assert isinstance(info.tag, str), struct.__name__
         assert "." in info.tag, f"{info.tag}: tags are prefixed with the game (fbi.release)"
-    rules = game.rules()
-    assert isinstance(rules, game.rules_type)
-    assert msgspec.json.decode(msgspec.json.encode(rules), type=game.rules_type) == rules
+    rules = game.rulebook()
+    assert isinstance(rules, game.rulebook_type)
+    assert msgspec.json.decode(msgspec.json.encode(rules), type=game.rulebook_type) == rules
     house = game.house_rules()
     assert all(isinstance(rule, HouseRule) for rule in house), "house rules are HouseRule"
     assert len({rule.id for rule in house}) == len(house), "house rule ids are unique"
@@ -68,9 +68,9 @@ def test_every_game_s_commands_events_and_views_form_one_tagged_union() -> None:
 
 @pytest.mark.parametrize("game", GAMES, ids=IDS)
 def test_creation_takes_every_seat_count_and_refuses_others_and_unknown_options(
-    game: Game,
+    game: AnyGame,
 ) -> None:
-    rules = Rules(game)
+    rules = MatchEngine(game)
     for seats in range(game.min_seats, game.max_seats + 1):
         match = rules.replay(rules.create("g", {}, [SeatSpec("human")] * seats, SEED))
         assert rules.awaiting(match), f"{game.name}, {seats} seats: nobody is awaited"

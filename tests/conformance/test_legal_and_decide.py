@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from domain.errors import DomainError
-from domain.match import MakeMove, Rules
+from domain.match import MakeMove, MatchEngine
 from domain.rng import Rng
 from tests.conformance.commands import foreign, key, mutations, pool
 from tests.conformance.games import Config, Position, config_ids, configs, playthrough
@@ -91,7 +91,7 @@ def _malformed(legal: list[Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("config", CONFIGS, ids=config_ids(CONFIGS))
 def test_commands_not_in_legal_are_refused_with_a_domain_error(config: Config) -> None:
     game = config.game
-    rules = Rules(game)
+    rules = MatchEngine(game)
     seed = config.seed.to_bytes(32, "big")
     rng = Rng(seed, "candidates")
     refused = 0

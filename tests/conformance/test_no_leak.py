@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from domain.match import Rules
+from domain.match import MatchEngine
 from domain.rng import Rng
 from tests.conformance.games import Config, configs, playthrough
 from tests.conformance.hidden import HIDDEN, Hidden
@@ -46,7 +46,7 @@ def _difference(seen: Any, other: Any) -> str:
 def test_views_and_redacted_events_do_not_depend_on_what_the_viewer_may_not_know(
     config: Config, kind: Hidden
 ) -> None:
-    game, rules = config.game, Rules(config.game)
+    game, rules = config.game, MatchEngine(config.game)
     play = playthrough(config)
     rng = Rng(config.seed.to_bytes(32, "big"), f"hidden {kind.name}")
     viewers: list[int | None] = [None, *range(config.seats)]

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from domain import registry
-from domain.match import Rules, event_union
+from domain.match import MatchEngine, event_union
 from domain.rng import seed_commitment
 from domain.verify import ReplayDocument, ReplayRecord, verify
 from tests.conformance.games import Config, Playthrough, config_ids, configs, playthrough
@@ -26,7 +26,7 @@ POSITIONS = 12
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_ids(CONFIGS))
 def test_events_round_tripped_through_json_rebuild_the_same_state(config: Config) -> None:
-    rules = Rules(config.game)
+    rules = MatchEngine(config.game)
     play = playthrough(config)
     decoder = msgspec.json.Decoder(list[event_union(config.game)])  # type: ignore[misc]
     decoded = decoder.decode(msgspec.json.encode(play.events))
@@ -80,7 +80,7 @@ def test_a_finished_game_verifies(config: Config) -> None:
         msgspec.json.decode(msgspec.json.encode(replay_document(play))), ReplayDocument
     )
     verified = verify(document)
-    outcome = Rules(config.game).result(play.final.match)
+    outcome = MatchEngine(config.game).result(play.final.match)
     assert outcome is not None
     assert (verified.scores, verified.winners) == (outcome.scores, outcome.winners), str(config)
     assert verified.acts == len(play.acts), str(config)

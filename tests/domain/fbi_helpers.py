@@ -100,13 +100,13 @@ def positions_with_hidden_agents(
 ) -> list[tuple[FbiState, FbiState]]:
     """Every arrest-phase position of a seeded random game, each with the agent-selection
     position of its turn (the table the agents were chosen against)."""
-    from domain.match import Match, Rules
+    from domain.match import Match, MatchEngine
     from tests.domain.playthrough import play
 
     found: list[tuple[FbiState, FbiState]] = []
     selecting: dict[int, FbiState] = {}
 
-    def record(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def record(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         state: FbiState = match.state
         if state.phase == "agents":
             selecting[state.turn] = state

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.feds.cards import AGENTS, LOCATION_INDEX, Agent, City, Criminals, Location
-from domain.feds.evolve import fold
+from domain.feds.evolve import evolve
 from domain.feds.flow import advance
 from domain.feds.rules import apply
 from domain.feds.state import (
@@ -109,14 +109,15 @@ def when(
     state: FedsState, seat: int, command: Any, seed: bytes = b"when"
 ) -> tuple[FedsState, list[Any]]:
     """``seat`` sends ``command``: the state after it, and the events it produced."""
-    after, events = apply(state, seat, command, Rng(seed))
-    assert fold(state, events) == after
+    events, after = apply(state, seat, command, Rng(seed))
+    assert evolve.all(state, events) == after
     return after, events
 
 
 def run(state: FedsState) -> tuple[FedsState, list[Any]]:
     """Let the automatic steps run (deploys, the Officer, mini-busts, closing, busts)."""
-    return advance(state)
+    events, after = advance(state)
+    return after, events
 
 
 def of_type(events: list[Any], kind: type) -> list[Any]:

@@ -13,23 +13,23 @@ from typing import Any
 import msgspec
 
 from domain import sealed
-from domain.engine import Game
-from domain.match import Match, Rules, SeatSpec
+from domain.engine import AnyGame
+from domain.match import Match, MatchEngine, SeatSpec
 from domain.rng import Rng
 
 MAX_DECISIONS = 20_000
 
 
 def play(
-    game: Game,
+    game: AnyGame,
     options: dict[str, Any],
     n_seats: int,
     seed: int,
-    chooser: Callable[[Rules, Match, int, list[Any], Rng], Any] | None = None,
+    chooser: Callable[[MatchEngine, Match, int, list[Any], Rng], Any] | None = None,
     on_event: Callable[[Match, Any], None] | None = None,
 ) -> tuple[Match, list[Any]]:
     """Play one game to the end; return the final match and every event, in order."""
-    rules = Rules(game)
+    rules = MatchEngine(game)
     seed_bytes = seed.to_bytes(32, "big")
     rng = Rng(seed_bytes, "players")
     events = rules.create(f"g{seed}", options, [SeatSpec("human")] * n_seats, seed_bytes)

@@ -22,14 +22,14 @@ from domain.bonnie_clyde.commands import (
 )
 from domain.budget import Budget
 from domain.engine import BotLevel
-from domain.match import Match, Rules
+from domain.match import Match, MatchEngine
 from domain.rng import Rng
 from tests.domain.bonnie_clyde_helpers import TED, act, ev, melds, playing, table
 from tests.domain.playthrough import play
 
 
 def _levels_chooser(levels: list[BotLevel]) -> Any:
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         return rules.bot_move(match, seat, levels[seat], rng)
 
     return choose
@@ -53,7 +53,7 @@ def _wins(levels: list[BotLevel], games: int, target: int, seed0: int) -> list[i
 def test_random_and_greedy_bots_only_make_legal_moves(level: BotLevel) -> None:
     for seats in (2, 3, 4):
 
-        def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+        def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
             move = rules.bot_move(match, seat, level, rng)
             assert move in legal
             return move
@@ -65,7 +65,7 @@ def test_random_and_greedy_bots_only_make_legal_moves(level: BotLevel) -> None:
 def test_the_expert_bot_only_makes_legal_moves() -> None:
     calls = 0
 
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         nonlocal calls
         view = GAME.view(match.state, seat)
         if seat == 0:
@@ -86,7 +86,7 @@ def test_the_expert_bot_only_makes_legal_moves() -> None:
 
 
 def test_the_experts_sampled_tables_agree_with_everything_its_view_shows() -> None:
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         view = GAME.view(match.state, seat)
         world = expert.determinize(view, rng.fork("world"))
         assert GAME.view(world, seat) == view

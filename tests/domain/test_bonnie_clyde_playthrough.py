@@ -29,7 +29,7 @@ from domain.bonnie_clyde.events import (
     MeldPlayed,
     TedHintonPlayed,
 )
-from domain.match import Match, Rules, command_union, event_union
+from domain.match import Match, MatchEngine, command_union, event_union
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
@@ -56,7 +56,7 @@ def _chooser(try_every_move: bool) -> Any:
     """Random play, leaning towards the Case File and towards melds and layoffs so that
     hands end and score; optionally tries every legal move against `decide` first."""
 
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         if try_every_move:
             for move in legal:
                 assert COMMANDS.decode(msgspec.json.encode(move)) == move
@@ -139,7 +139,7 @@ def _play_and_check(seats: int, target: int, seed: int, try_every_move: bool) ->
     outcome = GAME.result(match.state)
     assert outcome is not None
     assert GAME.pending(match.state) == []
-    assert Rules(GAME).replay(events).state == match.state
+    assert MatchEngine(GAME).replay(events).state == match.state
     assert outcome.scores == _recompute(events[1:], seats, target)
     assert outcome.winners == [match.state.winner]
     hands = match.state.hand_number

@@ -42,7 +42,7 @@ from domain.bonnie_clyde.events import (
 from domain.bonnie_clyde.scoring import table_points
 from domain.bonnie_clyde.state import PlayedSet, State, phase
 from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
-from domain.match import Rules, SeatSpec
+from domain.match import MatchEngine, SeatSpec
 from domain.rng import Rng
 from tests.domain.bonnie_clyde_helpers import (
     TED,
@@ -117,18 +117,16 @@ def test_a_new_hand_reshuffles_everything_and_returns_the_car_to_kaufman() -> No
 @pytest.mark.parametrize("target", [9, 501, -1])
 def test_a_target_outside_10_to_500_is_refused(target: int) -> None:
     with pytest.raises(InvalidOptions):
-        Rules(GAME).create("g", {"target": target}, [SeatSpec("human")] * 2, b"s" * 32)
-    with pytest.raises(InvalidOptions):
-        GAME.setup(GAME.options_type(target=target), 2, Rng(b"s"))
+        MatchEngine(GAME).create("g", {"target": target}, [SeatSpec("human")] * 2, b"s" * 32)
 
 
 def test_unknown_options_and_wrong_seat_counts_are_refused() -> None:
     with pytest.raises(InvalidOptions):
-        Rules(GAME).create("g", {"goal": 50}, [SeatSpec("human")] * 2, b"s" * 32)
+        MatchEngine(GAME).create("g", {"goal": 50}, [SeatSpec("human")] * 2, b"s" * 32)
     with pytest.raises(InvalidOptions):
-        Rules(GAME).create("g", {}, [SeatSpec("human")] * 5, b"s" * 32)
+        MatchEngine(GAME).create("g", {}, [SeatSpec("human")] * 5, b"s" * 32)
     with pytest.raises(InvalidOptions):
-        GAME.setup(GAME.options_type(), 1, Rng(b"s"))
+        MatchEngine(GAME).create("g", {}, [SeatSpec("human")] * 1, b"s" * 32)
 
 
 # ---- drawing ----------------------------------------------------------------------------
@@ -779,7 +777,7 @@ def test_evolve_never_changes_the_state_it_is_given() -> None:
 
 
 def test_the_rules_publish_the_house_rules_data() -> None:
-    published = GAME.rules()
+    published = GAME.rulebook()
     data = msgspec.to_builtins(published)
     assert [loc["name"] for loc in data["locations"]] == list(LOCATION_NAMES)
     assert sum(entry["count"] for entry in data["deck"]) == 77

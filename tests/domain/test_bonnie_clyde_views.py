@@ -228,12 +228,12 @@ def test_views_and_legal_moves_work_on_states_decoded_from_storage() -> None:
     """Cards decoded from JSON are equal but distinct objects: ordering must not compare
     their empty locations (it did, and views crashed once a game came back from Redis)."""
     from domain.bonnie_clyde import GAME
-    from domain.match import Match, Rules, event_union
+    from domain.match import Match, MatchEngine, event_union
     from tests.domain.playthrough import play
 
     final, events = play(GAME, {"target": 10}, 2, seed=5)
     decoder = msgspec.json.Decoder(event_union(GAME))
-    rules = Rules(GAME)
+    rules = MatchEngine(GAME)
     match: Match | None = None
     for event in events:
         match = rules.fold(match, decoder.decode(msgspec.json.encode(event)))

@@ -20,10 +20,10 @@ import domain.fbi.bots
 import domain.feds.bots
 from domain.bonnie_clyde import GAME as BONNIE_CLYDE
 from domain.budget import Budget, Pacer
-from domain.engine import Game
+from domain.engine import AnyGame
 from domain.fbi import GAME as FBI
 from domain.feds import GAME as FEDS
-from domain.match import Match, Rules
+from domain.match import Match, MatchEngine
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
@@ -85,7 +85,7 @@ def test_nonsense_budgets_are_refused(bad: dict[str, float]) -> None:
 
 @dataclass
 class Expert:
-    game: Game
+    game: AnyGame
     options: dict[str, Any]
     seats: int
     module: Any  # where the per-sample function lives
@@ -129,7 +129,7 @@ class Found(Exception):
 def first_search(expert: Expert, searches: Callable[[Match, int, list[Any]], bool]) -> Any:
     """The first decision of a seeded random game where ``searches`` holds."""
 
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         if searches(match, seat, legal):
             raise Found(match, seat, legal)
         return rng.choice(legal)
@@ -146,7 +146,7 @@ def test_the_expert_samples_as_much_as_its_budget_allows(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expert = EXPERTS[name]
-    rules = Rules(expert.game)
+    rules = MatchEngine(expert.game)
     calls = 0
     inner = getattr(expert.module, expert.per_sample)
 

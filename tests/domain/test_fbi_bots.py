@@ -13,7 +13,7 @@ from domain.fbi import GAME
 from domain.fbi.bots import agent_options, sample_agents
 from domain.fbi.commands import Release, ReleaseNone, SelectAgents, UseAgent
 from domain.fbi.state import FbiState
-from domain.match import Match, Rules, SeatSpec
+from domain.match import Match, MatchEngine, SeatSpec
 from domain.rng import Rng
 from tests.domain.fbi_helpers import (
     Deal,
@@ -26,7 +26,7 @@ from tests.domain.playthrough import play
 
 
 def bots(levels: list[BotLevel]) -> Any:
-    def chooser(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def chooser(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         move = GAME.bot_move(levels[seat], GAME.view(match.state, seat), legal, rng)
         assert move in legal
         return move
@@ -38,7 +38,7 @@ def sample_positions(seats: int, seed: int) -> list[FbiState]:
     """A few positions of each phase where a random game awaited a decision."""
     positions: dict[str, list[FbiState]] = {}
 
-    def record(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def record(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         positions.setdefault(match.state.phase, []).append(match.state)
         return rng.choice(legal)
 
@@ -82,7 +82,7 @@ def test_a_bot_cannot_peek_at_the_deck_order(level: BotLevel) -> None:
 def test_a_bots_choice_does_not_depend_on_the_agents_other_seats_still_hold(
     level: BotLevel,
 ) -> None:
-    rules = Rules(GAME)
+    rules = MatchEngine(GAME)
     budget = Budget(effort=0.25)  # fewer samples: the same question, answered sooner
     pick = Rng(b"other agents")
     changed = 0

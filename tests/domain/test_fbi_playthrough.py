@@ -13,7 +13,7 @@ from domain.fbi import GAME
 from domain.fbi.cards import ALL_CARDS, CHARACTER_DECK, PURPLE_CARDS
 from domain.fbi.events import CardReleased, CharacterArrested, GameEnded, PurpleCardsDealt
 from domain.fbi.state import FbiState
-from domain.match import Match, Rules, command_union, event_union
+from domain.match import Match, MatchEngine, command_union, event_union
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
@@ -80,7 +80,9 @@ class Checker:
         elif isinstance(event, CharacterArrested):
             self.slammers[event.seat].append(event.card.id)
 
-    def choose(self, rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(
+        self, rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng
+    ) -> Any:
         step = next(p.step for p in GAME.pending(match.state) if p.seat == seat)
         assert STEP_ID.fullmatch(step)
         if not self.steps or self.steps[-1] != step:
@@ -102,7 +104,7 @@ class Checker:
 @pytest.mark.parametrize("variant", ["base", "stacked"])
 @pytest.mark.parametrize("seats", [2, 3, 4, 5])
 def test_random_games_keep_every_invariant(seats: int, variant: str) -> None:
-    rules = Rules(GAME)
+    rules = MatchEngine(GAME)
     for game in range(GAMES_PER_SETUP):
         checker = Checker(seats, check_all_legal=game % FULL_LEGAL_CHECK_EVERY == 0)
         seed = seats * 100_000 + (variant == "stacked") * 10_000 + game

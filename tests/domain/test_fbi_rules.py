@@ -31,7 +31,7 @@ from domain.fbi.events import (
 from domain.fbi.options import FbiOptions
 from domain.fbi.rules import card_to_arrest, with_automatic
 from domain.fbi.state import FbiState, arrest_sequence
-from domain.match import Rules, SealForfeited, SeatSpec
+from domain.match import MatchEngine, SealForfeited, SeatSpec
 from domain.rng import Rng
 from tests.domain.fbi_helpers import Deal, act, build, cards, decide
 
@@ -639,11 +639,11 @@ def test_no_command_is_accepted_once_the_game_is_over() -> None:
 )
 def test_invalid_options_and_seat_counts_are_refused(options: dict[str, Any], seats: int) -> None:
     with pytest.raises(InvalidOptions):
-        Rules(GAME).create("g1", options, [SeatSpec("human")] * seats, b"s" * 32)
+        MatchEngine(GAME).create("g1", options, [SeatSpec("human")] * seats, b"s" * 32)
 
 
 def test_rules_publish_the_house_rules_data() -> None:
-    published = msgspec.to_builtins(GAME.rules())
+    published = msgspec.to_builtins(GAME.rulebook())
     assert len(published["character_deck"]) == 59
     assert published["options"] == {"variant": "base"}
     assert {b["colour"]: b["value"] for b in published["bonus_cards"]} == {
@@ -662,7 +662,7 @@ def test_rules_publish_the_house_rules_data() -> None:
 
 
 def test_an_illegal_sealed_agent_choice_is_forfeited_for_a_legal_one() -> None:
-    rules = Rules(GAME)
+    rules = MatchEngine(GAME)
     seed = b"f" * 32
     match = rules.replay(rules.create("g1", {}, [SeatSpec("human")] * 3, seed))
     while match.state.phase == "release":

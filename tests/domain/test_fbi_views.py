@@ -13,7 +13,7 @@ from domain.fbi.commands import SelectAgents, UseAgent
 from domain.fbi.events import AgentsSelected, CharacterArrested, DeckShuffled
 from domain.fbi.state import FbiState
 from domain.fbi.views import FbiView
-from domain.match import Match, Rules, SealRevealed
+from domain.match import Match, MatchEngine, SealRevealed
 from domain.rng import Rng
 from tests.domain.fbi_helpers import (
     Deal,
@@ -33,7 +33,7 @@ def states_of_a_game(seats: int = 3, seed: int = 7) -> tuple[list[FbiState], lis
     """Every state where the game awaited a decision, and the whole event stream."""
     states: list[FbiState] = []
 
-    def record(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def record(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         states.append(match.state)
         return rng.choice(legal)
 
@@ -141,7 +141,7 @@ def test_a_seats_agent_selection_is_redacted_for_everyone_else() -> None:
 
 def test_no_redacted_event_of_the_match_tells_another_seat_which_agents_a_seat_chose() -> None:
     _, events = states_of_a_game(seats=3)
-    rules = Rules(GAME)
+    rules = MatchEngine(GAME)
     for viewer in [None, 0, 1, 2]:
         own = 0
         for event in events:
@@ -220,7 +220,7 @@ def test_redact_leaves_the_open_events_unchanged(seat: int | None) -> None:
 
 def test_the_final_view_shows_bonuses_and_final_scores() -> None:
     _, events = states_of_a_game()
-    final = Rules(GAME).replay(events).state
+    final = MatchEngine(GAME).replay(events).state
     seen = GAME.view(final, 0)
     outcome = GAME.result(final)
     assert outcome is not None

@@ -10,13 +10,13 @@ from domain.engine import BotLevel
 from domain.feds import GAME
 from domain.feds.commands import ArrestColour, ChooseAgent
 from domain.feds.determinize import determinize
-from domain.match import Match, Rules
+from domain.match import Match, MatchEngine
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
 
 def _bot_chooser(levels: dict[int, BotLevel]) -> Any:
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         level = levels.get(seat, "random")
         move = GAME.bot_move(level, GAME.view(match.state, seat), legal, rng)
         assert move in legal
@@ -57,7 +57,7 @@ def test_greedy_clearly_beats_random() -> None:
 def test_the_expert_returns_legal_moves_at_each_kind_of_decision() -> None:
     seen: set[type] = set()
 
-    def choose(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+    def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         kind = type(legal[0])
         if seat == 0 and kind not in seen and len(legal) > 1:
             seen.add(kind)

@@ -25,7 +25,7 @@ from domain.feds.events import (
     UtilityTokenWon,
 )
 from domain.feds.state import FedsState
-from domain.match import Match, Rules, command_union, event_union
+from domain.match import Match, MatchEngine, command_union, event_union
 from domain.rng import Rng
 from tests.domain.playthrough import play
 
@@ -88,7 +88,9 @@ def _on_event(match: Match, event: Any) -> None:
     assert DECODE_EVENT(ENCODE(event)) == event
 
 
-def _exhaustive_chooser(rules: Rules, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
+def _exhaustive_chooser(
+    rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng
+) -> Any:
     for move in legal:
         assert DECODE_COMMAND(ENCODE(move)) == move
         rules.game.decide(match.state, seat, move, Rng(b"try"))  # must not raise
@@ -125,7 +127,7 @@ def test_random_games_conserve_cards_end_replay_and_score_as_recomputed(
     seats: int, city: str, sirens: bool
 ) -> None:
     options = {"city": city, "sirens": sirens}
-    rules = Rules(GAME)
+    rules = MatchEngine(GAME)
     for n in range(GAMES_PER_CONFIG):
         seed = 7919 * n + 31 * seats + len(city) + sirens
         chooser = _exhaustive_chooser if n % EXHAUSTIVE_EVERY == 0 else None

@@ -29,6 +29,7 @@ from domain.feds.events import (
     PowerDeclined,
     PowerUsed,
 )
+from domain.feds.options import FedsOptions
 from domain.feds.rules import legal, pending
 from domain.feds.state import Activation, FedsState
 from domain.rng import Rng
@@ -218,7 +219,7 @@ def test_chicago_patrol_moves_one_criminal_to_an_adjacent_location() -> None:
 
 
 def test_chicago_places_one_face_up_utility_token_per_location() -> None:
-    (event,) = GAME.setup({"city": "chicago"}, 4, Rng(b"x"))
+    (event,) = GAME.setup(FedsOptions(city="chicago"), 4, Rng(b"x"))
     assert all(t is not None and t.face_up for t in event.utility_tokens)
 
 
@@ -284,7 +285,7 @@ def test_detroit_patrol_arrests_one_criminal_of_your_choice_from_its_location() 
 
 
 def test_detroit_has_no_utility_tokens() -> None:
-    (event,) = GAME.setup({"city": "detroit"}, 3, Rng(b"x"))
+    (event,) = GAME.setup(FedsOptions(city="detroit"), 3, Rng(b"x"))
     assert event.utility_tokens == [None, None, None, None]
 
 
@@ -349,7 +350,7 @@ def test_new_orleans_patrol_cannot_draw_from_an_empty_bag() -> None:
 
 
 def test_new_orleans_sets_six_criminals_per_location_and_two_face_down_tokens() -> None:
-    (event,) = GAME.setup({"city": "new-orleans"}, 3, Rng(b"x"))
+    (event,) = GAME.setup(FedsOptions(city="new-orleans"), 3, Rng(b"x"))
     assert [c.total() for c in event.criminals] == [6, 6, 6, 6]
     assert event.sirens
     assert sorted(t is not None and t.face_up for t in event.utility_tokens) == [

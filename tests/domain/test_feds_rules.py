@@ -23,10 +23,11 @@ from domain.feds.events import (
     MolePlaced,
     UtilityTokenWon,
 )
+from domain.feds.options import FedsOptions
 from domain.feds.rules import legal, pending
 from domain.feds.scoring import jail_points, outcome
 from domain.feds.state import Activation
-from domain.match import Rules, SeatSpec
+from domain.match import MatchEngine, SeatSpec
 from domain.rng import Rng
 from tests.domain.feds_helpers import (
     BLUE,
@@ -47,7 +48,7 @@ from tests.domain.feds_helpers import (
 
 
 def test_setup_draws_eight_criminals_per_location_and_records_the_badge_holder() -> None:
-    (event,) = GAME.setup({}, 3, Rng(b"seed", "setup"))
+    (event,) = GAME.setup(FedsOptions(), 3, Rng(b"seed", "setup"))
     assert isinstance(event, GameSetUp)
     assert [c.total() for c in event.criminals] == [8, 8, 8, 8]
     total = Criminals()
@@ -62,12 +63,12 @@ def test_setup_draws_eight_criminals_per_location_and_records_the_badge_holder()
 
 
 def test_the_badge_starting_seat_comes_from_the_rng() -> None:
-    badges = {GAME.setup({}, 4, Rng(bytes([i]), "setup"))[0].badge for i in range(40)}
+    badges = {GAME.setup(FedsOptions(), 4, Rng(bytes([i]), "setup"))[0].badge for i in range(40)}
     assert badges == {0, 1, 2, 3}
 
 
 def test_two_players_get_a_shuffled_officer_deck_and_the_car_on_the_club() -> None:
-    (event,) = GAME.setup({"city": "detroit"}, 2, Rng(b"seed", "setup"))
+    (event,) = GAME.setup(FedsOptions(city="detroit"), 2, Rng(b"seed", "setup"))
     assert event.officer_deck is not None
     assert sorted(event.officer_deck) == sorted(
         ["infiltrate", "redeploy", "patrol", "plain-3", "plain-4", "plain-5", "plain-6"]
@@ -89,7 +90,7 @@ def test_two_players_get_a_shuffled_officer_deck_and_the_car_on_the_club() -> No
 )
 def test_bad_options_or_seat_counts_are_refused(options: dict[str, object], seats: int) -> None:
     with pytest.raises(InvalidOptions):
-        Rules(GAME).create("g", options, [SeatSpec("human")] * seats, b"s" * 32)
+        MatchEngine(GAME).create("g", options, [SeatSpec("human")] * seats, b"s" * 32)
 
 
 # ---- step 1 and step 2 -------------------------------------------------------------------
@@ -352,7 +353,7 @@ def test_a_finished_game_refuses_every_command() -> None:
 
 
 def test_the_rules_data_is_published_and_json_encodable() -> None:
-    data = msgspec.json.decode(msgspec.json.encode(GAME.rules()))
+    data = msgspec.json.decode(msgspec.json.encode(GAME.rulebook()))
     assert data["score_table"]["orange"][:3] == [4, 9, 14]
     assert [c["agent"] for c in data["agent_cards"]][:3] == ["infiltrate", "redeploy", "patrol"]
     assert data["options"] == {"city": "chicago", "sirens": False}

@@ -13,6 +13,7 @@ from domain.feds.events import (
     SirenShare,
     SirenSounded,
 )
+from domain.feds.options import FedsOptions
 from domain.feds.rules import legal, pending
 from domain.feds.state import FedsState, FieldAgent
 from domain.rng import Rng
@@ -175,7 +176,7 @@ def test_a_new_orleans_mini_bust_with_a_tie_at_the_top_arrests_nobody() -> None:
 def test_sirens_are_set_one_per_location_at_random() -> None:
     from domain.feds import GAME
 
-    (event,) = GAME.setup({"sirens": True}, 3, Rng(b"x"))
+    (event,) = GAME.setup(FedsOptions(sirens=True), 3, Rng(b"x"))
     assert sorted(s for s in event.siren_tokens if s is not None) == [3, 4, 5, 6]
 
 

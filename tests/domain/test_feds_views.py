@@ -17,9 +17,10 @@ from domain.feds.events import (
     MolePlaced,
     UtilityTokenFace,
 )
+from domain.feds.options import FedsOptions
 from domain.feds.state import Choice, FedsState, Mole, UtilityToken
 from domain.feds.views import FedsView
-from domain.match import Match, Rules, event_union
+from domain.match import Match, MatchEngine, event_union
 from domain.rng import Rng
 from tests.domain.feds_helpers import BLUE, GREEN, RED, crims, given, mole, spot
 from tests.domain.playthrough import play
@@ -143,7 +144,7 @@ def test_face_down_utility_tokens_are_hidden_from_everyone_until_won() -> None:
 
 
 def test_the_setup_event_hides_the_officer_deck_and_face_down_tokens_from_everyone() -> None:
-    (event,) = GAME.setup({"city": "new-orleans"}, 2, Rng(b"x"))
+    (event,) = GAME.setup(FedsOptions(city="new-orleans"), 2, Rng(b"x"))
     assert isinstance(event, GameSetUp)
     assert event.officer_deck is not None
     for seat in (0, 1, None):
@@ -176,7 +177,7 @@ def test_redacted_streams_carry_no_hidden_card_and_stay_valid_json() -> None:
     _, events = _states({"city": "detroit"}, 3, 11)
     for seat in (0, 1, 2, None):
         for event in events:
-            seen = Rules(GAME).redact(event, seat)
+            seen = MatchEngine(GAME).redact(event, seat)
             assert DECODE_EVENT(msgspec.json.encode(seen)) == seen
             if isinstance(seen, AgentChosen | MolePeeked) and seen.seat != seat:
                 assert seen.agent is None

@@ -15,8 +15,8 @@ from domain.match import (
     GameAbandoned,
     MakeMove,
     Match,
+    MatchEngine,
     RevealSeal,
-    Rules,
     SealForfeited,
     SeatSpec,
     TimeOut,
@@ -26,14 +26,14 @@ from domain.match import (
 SEED = bytes(range(32))
 
 
-def _fbi() -> tuple[Rules, Match]:
+def _fbi() -> tuple[MatchEngine, Match]:
     game = registry.get("fbi")
     assert game is not None
-    rules = Rules(game)
+    rules = MatchEngine(game)
     return rules, rules.replay(rules.create("g1", {}, [SeatSpec("human")] * 3, SEED))
 
 
-def _apply(rules: Rules, match: Match, act: Any) -> list[Any]:
+def _apply(rules: MatchEngine, match: Match, act: Any) -> list[Any]:
     """Perform ``act`` and move ``match`` (the test's one table) to the folded result."""
     events = rules.perform(match, act, SEED)
     folded = match
@@ -62,7 +62,7 @@ def test_fold_returns_a_new_match_and_never_changes_its_input() -> None:
     assert msgspec.json.encode(match) == before
 
 
-def _to_sealed_step(rules: Rules, match: Match) -> str:
+def _to_sealed_step(rules: MatchEngine, match: Match) -> str:
     """Play public moves (first legal) until a sealed step; return its step id."""
     for _ in range(100):
         actions = rules.awaiting(match)
@@ -74,7 +74,7 @@ def _to_sealed_step(rules: Rules, match: Match) -> str:
     raise AssertionError("no sealed step")
 
 
-def _commit(rules: Rules, match: Match, seat: int, step: str) -> tuple[dict[str, Any], str]:
+def _commit(rules: MatchEngine, match: Match, seat: int, step: str) -> tuple[dict[str, Any], str]:
     move = msgspec.to_builtins(rules.legal(match, seat)[0])
     salt = "cd" * 16
     _apply(rules, match, CommitSeal(seat, sealed.commitment("g1", step, seat, move, salt), step))

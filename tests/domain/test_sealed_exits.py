@@ -20,10 +20,10 @@ from domain.match import (
     GameAborted,
     MakeMove,
     Match,
+    MatchEngine,
     RecordResult,
     Resign,
     RevealSeal,
-    Rules,
     SealCommitted,
     SealForfeited,
     SeatResigned,
@@ -43,7 +43,7 @@ class Recorder:
     def __init__(self, humans: int = 3) -> None:
         game = registry.get("fbi")
         assert game is not None
-        self.rules = Rules(game)
+        self.rules = MatchEngine(game)
         self.events: list[Any] = self.rules.create(GAME_ID, {}, [SeatSpec("human")] * humans, SEED)
         self.match: Match = self.rules.replay(self.events)
         self.acts: dict[int, Act] = {}

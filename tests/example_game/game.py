@@ -18,14 +18,15 @@ size) and, until every seat has revealed, the stakes (the match layer's commitâ€
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec.structs import replace
 
 from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
-from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
+from domain.engine import Awaiting, BotLevel, Game, HouseRule, Outcome
+from domain.errors import IllegalMove
+from domain.kit import Assembled, Commands, Fold, on, ranking, settle, unredacted
 from domain.rng import Rng
 
 CARDS = tuple(sorted(list(range(1, 10)) * 2))
@@ -100,6 +101,10 @@ class CardsDrawn(msgspec.Struct, frozen=True, tag="tipoff.cards_drawn", tag_fiel
     cards: list[int] | None = None
 
 
+TipoffCommand = Stake | Draw
+TipoffEvent = Dealt | CardStaked | RoundWon | CardsDrawn
+
+
 class TipoffState(msgspec.Struct, frozen=True):
     seats: int
     hands: list[list[int]]
@@ -136,159 +141,39 @@ class TipoffRules(msgspec.Struct, frozen=True, tag="tipoff", tag_field="game"):
     max_draw: int
 
 
-# ---- the game ------------------------------------------------------------------------
+# ---- the rules: one handler per event, one per command (the kit's tables) ---------------
 
 
-class Tipoff:
-    name = "tipoff"
-    title = "Tip-off"
-    min_seats = 2
-    max_seats = 4
-    options_type: type[msgspec.Struct] = TipoffOptions
-    command_types: tuple[type[msgspec.Struct], ...] = (Stake, Draw)
-    event_types: tuple[type[msgspec.Struct], ...] = (Dealt, CardStaked, RoundWon, CardsDrawn)
-    view_type: type[msgspec.Struct] = TipoffView
-    state_type: type[msgspec.Struct] = TipoffState
-    rules_type: type[msgspec.Struct] = TipoffRules
-
-    def rules(self) -> TipoffRules:
-        return TipoffRules(self.title, __doc__ or "", 2, 4, list(CARDS), MAX_DRAW)
-
-    def house_rules(self) -> list[HouseRule]:
-        return list(HOUSE_RULES)
-
-    def setup(self, options: Any, seats: int, rng: Rng) -> list[Any]:
-        if not self.min_seats <= seats <= self.max_seats:
-            raise InvalidOptions(f"Tip-off takes 2 to 4 seats, not {seats}")
-        size = options.hand_size
-        if not 2 <= size <= 4:  # options built in code skip msgspec's bounds
-            raise InvalidOptions("hand_size must be 2 to 4")
-        deck = rng.shuffled(CARDS)
-        hands = [sorted(deck[s * size : (s + 1) * size]) for s in range(seats)]
-        rest = deck[seats * size :]
-        return [Dealt(seats, list(hands), len(rest), rest)]
-
-    def evolve(self, state: Any | None, event: Any) -> TipoffState:
-        if isinstance(event, Dealt):
-            if event.deck is None or None in event.hands:
-                raise ValueError("cannot evolve a redacted deal")
-            hands = [list(h or []) for h in event.hands]
-            n = event.seats
-            return TipoffState(n, hands, list(event.deck), [0] * n, [None] * n)
-        assert isinstance(state, TipoffState)
-        if isinstance(event, CardStaked):
-            hands, stakes = list(state.hands), list(state.stakes)
-            hand = list(hands[event.seat])
-            hand.remove(event.card)
-            hands[event.seat], stakes[event.seat] = hand, event.card
-            return replace(state, hands=hands, stakes=stakes)
-        if isinstance(event, RoundWon):
-            points = list(state.points)
-            if event.winner is not None:
-                points[event.winner] += event.points
-            out = sorted([*state.out, *(c for c in state.stakes if c is not None)])
-            done = replace(state, points=points, out=out, stakes=[None] * state.seats)
-            if event.winner is not None and state.deck:
-                return replace(done, phase="draw", winner=event.winner)
-            return _next_round(done)
-        if isinstance(event, CardsDrawn):
-            hands = list(state.hands)
-            hands[event.seat] = sorted([*hands[event.seat], *state.deck[: event.count]])
-            return _next_round(replace(state, hands=hands, deck=state.deck[event.count :]))
-        raise ValueError(f"not a Tip-off event: {event!r}")
-
-    def pending(self, state: Any) -> list[Awaiting]:
-        if state.phase == "stake":
-            step = f"r{state.round}.stake"
-            return [
-                Awaiting(seat, step, sealed=True)
-                for seat in range(state.seats)
-                if state.stakes[seat] is None
-            ]
-        if state.phase == "draw":
-            return [Awaiting(state.winner, f"r{state.round}.draw")]
-        return []
-
-    def legal(self, state: Any, seat: int) -> list[Any]:
-        if seat not in {p.seat for p in self.pending(state)}:
-            return []
-        if state.phase == "stake":
-            return [Stake(card) for card in sorted(set(state.hands[seat]))]
-        return [Draw(count) for count in range(min(MAX_DRAW, len(state.deck)) + 1)]
-
-    def decide(self, state: Any, seat: int, command: Any, rng: Rng) -> list[Any]:
-        if state.phase == "over":
-            raise GameOver("the game is over")
-        if seat not in {p.seat for p in self.pending(state)}:
-            raise NotYourTurn(f"seat {seat} has nothing to do now")
-        if isinstance(command, Stake):
-            if state.phase != "stake":
-                raise WrongPhase("it is time to draw, not to stake")
-            if command.card not in state.hands[seat]:
-                raise IllegalMove(f"card {command.card} is not in seat {seat}'s hand")
-            staked = CardStaked(seat, command.card)
-            stakes = [command.card if s == seat else c for s, c in enumerate(state.stakes)]
-            if None in stakes:
-                return [staked]
-            return [staked, _round_won(state.round, [c for c in stakes if c is not None])]
-        if isinstance(command, Draw):
-            if state.phase != "draw":
-                raise WrongPhase("it is time to stake, not to draw")
-            if not 0 <= command.count <= min(MAX_DRAW, len(state.deck)):
-                raise IllegalMove(f"draw 0 to {min(MAX_DRAW, len(state.deck))} cards")
-            return [CardsDrawn(seat, command.count, state.deck[: command.count])]
-        raise IllegalMove(f"not a Tip-off command: {type(command).__name__}")
-
-    def view(self, state: Any, seat: int | None) -> TipoffView:
-        return TipoffView(
-            seat=seat,
-            seats=state.seats,
-            round=state.round,
-            phase=state.phase,
-            hand=list(state.hands[seat]) if seat is not None else None,
-            hand_sizes=[len(hand) for hand in state.hands],
-            deck_size=len(state.deck),
-            points=list(state.points),
-            out=list(state.out),
-            winner=state.winner,
-        )
-
-    def redact(self, event: Any, seat: int | None) -> Any:
-        if isinstance(event, Dealt):
-            hands = [hand if s == seat else None for s, hand in enumerate(event.hands)]
-            return replace(event, hands=hands, deck=None)
-        if isinstance(event, CardsDrawn) and event.seat != seat:
-            return replace(event, cards=None)
-        return event
-
-    def result(self, state: Any) -> Outcome | None:
-        if state is None or state.phase != "over":
-            return None
-        best = max(state.points)
-        places = [1 + sum(other > mine for other in state.points) for mine in state.points]
-        winners = [s for s, p in enumerate(state.points) if p == best]
-        return Outcome(scores=list(state.points), winners=winners, places=places)
-
-    def bot_move(
-        self, level: BotLevel, view: Any, legal: Sequence[Any], rng: Rng, budget: Budget = TUNED
-    ) -> Any:
-        """random: any legal move. greedy: the highest stake, the biggest draw. expert: the
-        lowest card that beats every card it has not seen, else its lowest card."""
-        if level == "random":
-            return rng.choice(legal)
-        if isinstance(legal[0], Draw) or level == "greedy":
-            return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
-        unseen = list(CARDS)
-        for card in [*(view.hand or []), *view.out]:
-            unseen.remove(card)
-        beating = [m for m in legal if m.card > max(unseen, default=0)]
-        return min(beating or legal, key=lambda m: m.card)
+def _dealt(event: Dealt) -> TipoffState:
+    hands = [list(unredacted(hand, "deal")) for hand in event.hands]
+    deck = list(unredacted(event.deck, "deal"))
+    n = event.seats
+    return TipoffState(n, hands, deck, [0] * n, [None] * n)
 
 
-def _round_won(round_: int, stakes: list[int]) -> RoundWon:
-    best = max(stakes)
-    winner = stakes.index(best) if stakes.count(best) == 1 else None
-    return RoundWon(round_, winner, sum(stakes) if winner is not None else 0)
+def _card_staked(state: TipoffState, event: CardStaked) -> TipoffState:
+    hands, stakes = list(state.hands), list(state.stakes)
+    hand = list(hands[event.seat])
+    hand.remove(event.card)
+    hands[event.seat], stakes[event.seat] = hand, event.card
+    return replace(state, hands=hands, stakes=stakes)
+
+
+def _round_won(state: TipoffState, event: RoundWon) -> TipoffState:
+    points = list(state.points)
+    if event.winner is not None:
+        points[event.winner] += event.points
+    out = sorted([*state.out, *(c for c in state.stakes if c is not None)])
+    done = replace(state, points=points, out=out, stakes=[None] * state.seats)
+    if event.winner is not None and state.deck:
+        return replace(done, phase="draw", winner=event.winner)
+    return _next_round(done)
+
+
+def _cards_drawn(state: TipoffState, event: CardsDrawn) -> TipoffState:
+    hands = list(state.hands)
+    hands[event.seat] = sorted([*hands[event.seat], *state.deck[: event.count]])
+    return _next_round(replace(state, hands=hands, deck=state.deck[event.count :]))
 
 
 def _next_round(state: TipoffState) -> TipoffState:
@@ -296,4 +181,162 @@ def _next_round(state: TipoffState) -> TipoffState:
     return replace(state, phase="over" if over else "stake", round=state.round + 1, winner=None)
 
 
-GAME = Tipoff()
+EVOLVE = Fold[TipoffState](
+    "Tip-off",
+    (Dealt, _dealt),
+    {CardStaked: _card_staked, RoundWon: _round_won, CardsDrawn: _cards_drawn},
+)
+
+
+def _stake(state: TipoffState, seat: int, command: Stake, rng: Rng) -> list[TipoffEvent]:
+    if command.card not in state.hands[seat]:
+        raise IllegalMove(f"card {command.card} is not in seat {seat}'s hand")
+    return [CardStaked(seat, command.card)]
+
+
+def _draw(state: TipoffState, seat: int, command: Draw, rng: Rng) -> list[TipoffEvent]:
+    if not 0 <= command.count <= min(MAX_DRAW, len(state.deck)):
+        raise IllegalMove(f"draw 0 to {min(MAX_DRAW, len(state.deck))} cards")
+    return [CardsDrawn(seat, command.count, state.deck[: command.count])]
+
+
+def _step(state: TipoffState, seat: int) -> str | None:
+    """The phase ``seat`` is awaited in, if it is."""
+    if not 0 <= seat < state.seats:
+        return None
+    awaited = seat == state.winner if state.phase == "draw" else state.stakes[seat] is None
+    return state.phase if awaited else None
+
+
+COMMANDS = Commands[TipoffState, TipoffEvent](
+    "Tip-off",
+    {Stake: on("stake", _stake), Draw: on("draw", _draw)},
+    over=lambda state: state.phase == "over",
+    step=_step,
+    wrong_step_message=lambda _seat, _command, now, wanted: f"it is time to {now}, not to {wanted}",
+)
+
+
+def _automatic(state: TipoffState) -> list[TipoffEvent]:
+    """Once every stake is in, the round is won (or tied) by itself."""
+    stakes = state.stakes
+    if state.phase != "stake" or None in stakes:
+        return []
+    staked = [c for c in stakes if c is not None]
+    best = max(staked)
+    winner = staked.index(best) if staked.count(best) == 1 else None
+    return [RoundWon(state.round, winner, sum(staked) if winner is not None else 0)]
+
+
+def setup(options: TipoffOptions, seats: int, rng: Rng) -> list[TipoffEvent]:
+    """Deal: every randomness is drawn here and recorded in the event (the deck order)."""
+    size = options.hand_size
+    deck = rng.shuffled(CARDS)
+    hands = [sorted(deck[s * size : (s + 1) * size]) for s in range(seats)]
+    rest = deck[seats * size :]
+    return [Dealt(seats, list(hands), len(rest), rest)]
+
+
+def pending(state: TipoffState) -> list[Awaiting]:
+    if state.phase == "stake":
+        step = f"r{state.round}.stake"
+        return [
+            Awaiting(seat, step, sealed=True)
+            for seat in range(state.seats)
+            if state.stakes[seat] is None
+        ]
+    if state.phase == "draw" and state.winner is not None:
+        return [Awaiting(state.winner, f"r{state.round}.draw")]
+    return []
+
+
+def legal(state: TipoffState, seat: int) -> list[TipoffCommand]:
+    step = _step(state, seat) if state.phase != "over" else None
+    if step == "stake":
+        return [Stake(card) for card in sorted(set(state.hands[seat]))]
+    if step == "draw":
+        return [Draw(count) for count in range(min(MAX_DRAW, len(state.deck)) + 1)]
+    return []
+
+
+def decide(state: TipoffState, seat: int, command: TipoffCommand, rng: Rng) -> list[TipoffEvent]:
+    events = COMMANDS.decide(state, seat, command, rng)
+    return settle(EVOLVE, _automatic, state, events)[0]
+
+
+# ---- what a seat may see, the result, the bots ---------------------------------------------
+
+
+def view(state: TipoffState, seat: int | None) -> TipoffView:
+    return TipoffView(
+        seat=seat,
+        seats=state.seats,
+        round=state.round,
+        phase=state.phase,
+        hand=list(state.hands[seat]) if seat is not None else None,
+        hand_sizes=[len(hand) for hand in state.hands],
+        deck_size=len(state.deck),
+        points=list(state.points),
+        out=list(state.out),
+        winner=state.winner,
+    )
+
+
+def redact(event: TipoffEvent, seat: int | None) -> TipoffEvent:
+    if isinstance(event, Dealt):
+        hands = [hand if s == seat else None for s, hand in enumerate(event.hands)]
+        return replace(event, hands=hands, deck=None)
+    if isinstance(event, CardsDrawn) and event.seat != seat:
+        return replace(event, cards=None)
+    return event
+
+
+def result(state: TipoffState | None) -> Outcome | None:
+    if state is None or state.phase != "over":
+        return None
+    return ranking(state.points)
+
+
+def bot_move(
+    level: BotLevel,
+    view: TipoffView,
+    legal: Sequence[TipoffCommand],
+    rng: Rng,
+    budget: Budget = TUNED,
+) -> TipoffCommand:
+    """random: any legal move. greedy: the highest stake, the biggest draw. expert: the
+    lowest card that beats every card it has not seen, else its lowest card."""
+    if level == "random":
+        return rng.choice(legal)
+    if isinstance(legal[0], Draw) or level == "greedy":
+        return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
+    unseen = list(CARDS)
+    for card in [*(view.hand or []), *view.out]:
+        unseen.remove(card)
+    stakes = [m for m in legal if isinstance(m, Stake)]
+    beating = [m for m in stakes if m.card > max(unseen, default=0)]
+    return min(beating or stakes, key=lambda m: m.card)
+
+
+# ---- the game: the uniform interface, assembled from the parts above ----------------------
+
+GAME: Game[TipoffState, TipoffCommand, TipoffEvent, TipoffView] = Assembled(
+    name="tipoff",
+    title="Tip-off",
+    seats=(2, 4),
+    options_type=TipoffOptions,
+    command_types=COMMANDS.command_types,
+    event_types=EVOLVE.event_types,
+    view_type=TipoffView,
+    rulebook=TipoffRules("Tip-off", __doc__ or "", 2, 4, list(CARDS), MAX_DRAW),
+    house_rules=HOUSE_RULES,
+    setup=setup,
+    evolve=EVOLVE,
+    pending=pending,
+    legal=legal,
+    decide=decide,
+    view=view,
+    redact=redact,
+    result=result,
+    bot_move=bot_move,
+)

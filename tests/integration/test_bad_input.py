@@ -97,7 +97,7 @@ def _has_integer_fields(game: Any) -> bool:
 def _to_a_move(client: Any, game: str, with_integer: bool) -> tuple[str, str, dict[str, Any]]:
     """Play first legal moves until the awaited seat may post a public move (with an
     integer field, when asked)."""
-    rules = registry.rules_for(game)
+    rules = registry.engine_for(game)
     assert rules is not None
     created = create(client, game, [{"type": "human"}] * rules.game.min_seats)
     game_id = created["id"]

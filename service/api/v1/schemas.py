@@ -8,15 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from domain import registry
-from domain.engine import BotLevel, HouseRule, Outcome
+from domain.engine import BotLevel, HouseRule, Outcome, tagged_union
 from domain.match import MATCH_EVENT_TYPES, AwaitingAction, SeatType
-
-
-def _union(types: list[type[msgspec.Struct]]) -> Any:
-    union: Any = types[0]
-    for t in types[1:]:
-        union = union | t
-    return union
 
 
 def _strict(command: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -43,9 +36,9 @@ def rules_data_type(game: Any) -> type[msgspec.Struct]:
     """The game's rules Struct, tagged by ``rules_of`` so the games' rules form a union."""
     if game.name not in _RULES_DATA:
         tagged: Any = msgspec.defstruct(
-            game.rules_type.__name__ + "Data",
+            game.rulebook_type.__name__ + "Data",
             [],
-            bases=(game.rules_type,),
+            bases=(game.rulebook_type,),
             tag=game.name,
             tag_field="rules_of",
             module=__name__,
@@ -55,7 +48,7 @@ def rules_data_type(game: Any) -> type[msgspec.Struct]:
 
 
 def rules_data(game: Any) -> Any:
-    fields = msgspec.to_builtins(game.rules())
+    fields = msgspec.to_builtins(game.rulebook())
     return msgspec.convert({**fields, "rules_of": game.name}, rules_data_type(game))
 
 
@@ -67,10 +60,10 @@ if TYPE_CHECKING:
     GameName = str
 else:
     _games = registry.games()
-    Move = _union([_strict(t) for g in _games for t in g.command_types])
-    Event = _union(list(MATCH_EVENT_TYPES) + [t for g in _games for t in g.event_types])
-    StateView = _union([g.view_type for g in _games])
-    RulesData = _union([rules_data_type(g) for g in _games])
+    Move = tagged_union([_strict(t) for g in _games for t in g.command_types])
+    Event = tagged_union(list(MATCH_EVENT_TYPES) + [t for g in _games for t in g.event_types])
+    StateView = tagged_union([g.view_type for g in _games])
+    RulesData = tagged_union([rules_data_type(g) for g in _games])
     GameName = Literal[tuple(g.name for g in _games)]
 
 Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$", description="64 hex digits")]
@@ -134,7 +127,7 @@ def _create_type(game: Any) -> type[CreateGameBase]:
 if TYPE_CHECKING:
     CreateGame = CreateGameBase
 else:
-    CreateGame = _union([_create_type(g) for g in _games])
+    CreateGame = tagged_union([_create_type(g) for g in _games])
 
 
 class SeatGrant(msgspec.Struct, frozen=True):

@@ -215,7 +215,7 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def rulesheet(name: str, title: str) -> FedsRules:
+def rulebook(name: str, title: str) -> FedsRules:
     return FedsRules(
         name=name,
         title=title,
