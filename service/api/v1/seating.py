@@ -9,9 +9,15 @@ from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter
 
-from service import invites
-from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller
-from service.api.v1.lobby_schemas import ClaimedSeat, ClaimRequest, FillRequest, InviteInfo
+from service import invites, tickets
+from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller, _viewer
+from service.api.v1.lobby_schemas import (
+    ClaimedSeat,
+    ClaimRequest,
+    FillRequest,
+    InviteInfo,
+    StreamTicket,
+)
 from service.api.v1.presenter import event_records, seat_infos, status_of
 from service.api.v1.schemas import MoveAccepted
 from service.auth import Caller
@@ -129,3 +135,22 @@ class SeatingController(Controller):
         return MoveAccepted(
             version=applied.version, events=event_records(applied.loaded, applied.events, Caller())
         )
+
+    @post(
+        "/{game_id:str}/stream-tickets",
+        operation_id="createStreamTicket",
+        summary="A single-use ticket to open the game's live feed",
+        description="With a seat token: a ticket for that seat's feed; with an API key or "
+        "nothing: a spectator's (not for a private game). Pass it as "
+        "`GET /v1/games/{id}/stream?ticket=...` (a browser's EventSource cannot send "
+        "Authorization). It works once, for about 60 s.",
+        status_code=201,
+    )
+    async def stream_ticket(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> StreamTicket:
+        ctx = _ctx(state)
+        caller = await _viewer(ctx, await ctx.games.snapshot(game_id), authorization)
+        grant = tickets.Grant("game", game_id, caller.seat, caller.api_key_id)
+        ticket, expires = await tickets.issue(ctx.store.redis, grant)
+        return StreamTicket(ticket=ticket, expires_at_ms=expires)
