@@ -112,6 +112,28 @@ def test_invite_game_played_from_the_view_feed(server_url: str) -> None:
         # What each seat saw is redacted for it: the other's token never appears.
         assert guest not in json.dumps(logs[0])
         assert host not in json.dumps(logs[1])
+        # After the end the view feed stays open until a rematch: it sends the view with
+        # `rematch`, then closes by itself.
+        ticket = client.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(guest)).json()
+        url = f"/v1/games/{game_id}/stream?feed=view&ticket={ticket['ticket']}"
+        made: list[Any] = []
+        with client.stream("GET", url) as response:
+            seen = []
+            for kind, body in _sse(response):
+                seen.append((kind, body))
+                if kind == "view" and not made:
+                    assert body["rematch"] is None
+                    made.append(
+                        client.post(f"/v1/games/{game_id}/rematch", headers=auth(host)).json()
+                    )
+        assert seen[-1][0] == "view"
+        assert seen[-1][1]["rematch"] == {"game_id": made[0]["game_id"]}
+        mine = client.post(f"/v1/games/{game_id}/rematch", headers=auth(guest)).json()
+        assert mine["game_id"] == made[0]["game_id"]
+        assert (made[0]["seat"], mine["seat"]) == (1, 0)
+        new_view = client.get(f"/v1/games/{mine['game_id']}", headers=auth(mine["token"])).json()
+        assert new_view["seats"][0]["name"] == "Bo"
+        assert new_view["seats"][1]["name"] == "Ann"
 
 
 def test_tickets_are_single_use_and_tokens_stay_out_of_urls(server_url: str) -> None:
