@@ -549,9 +549,11 @@ def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
 _ENUM_TEXT = {
     "BotLevel": "A bot's level: random (uniform over legal moves), greedy (a one-move "
     "heuristic), expert (a search over what its seat can know).",
-    "SeatType": "Who plays a seat: human (a client) or bot (the server).",
-    "GameStatus": "A game's status: active, finished (with a result), abandoned (nobody "
-    "acted for STAKEOUT_ABANDON_SECONDS) or aborted (by its creator).",
+    "SeatType": "Who plays a seat: human (a client), bot (the server) or open (nobody "
+    "yet: claimed with its invite).",
+    "GameStatus": "A game's status: waiting (a seat is open), active, finished (with a "
+    "result), abandoned (nobody acted for STAKEOUT_ABANDON_SECONDS) or aborted (by its "
+    "creator).",
     "GameName": "A game this server runs.",
     "EventKind": "A webhook (and account feed) notification kind.",
     "FbiColour": "An FBI character colour.",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from litestar import Controller, get
 from litestar.datastructures import State
@@ -38,10 +38,11 @@ class LobbyController(Controller):
             GameName | None, QueryParameter(required=False, description="Only this game")
         ] = None,
         lobby_state: Annotated[
-            Literal["waiting", "playing"] | None,
+            str | None,
             QueryParameter(
                 name="state",
                 required=False,
+                pattern="^(waiting|playing)$",
                 description="waiting: with an open seat; playing: under way",
             ),
         ] = None,
