@@ -13,8 +13,11 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
+from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.games import GameEndingsController, GamesController
+from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
@@ -65,6 +68,10 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             GamesController,
             GameEndingsController,
+            InvitesController,
+            LobbyController,
+            AccountFeedController,
+            SeatingController,
             WebhooksController,
             StatsController,
             RulesController,

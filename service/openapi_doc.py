@@ -48,6 +48,12 @@ TAGS = [
     Tag(name="webhooks", description="Signed notifications to a backend, with delivery logs."),
     Tag(name="rules", description="The games this server runs, with their rules data."),
     Tag(name="health", description="Liveness and readiness probes."),
+    Tag(
+        name="lobby",
+        description="Open seats and invites, leaving, filling with bots, rematches, stream "
+        "tickets and the public lobby.",
+    ),
+    Tag(name="feeds", description="One live feed of all an API key's games."),
 ]
 
 
@@ -95,6 +101,15 @@ _PROBLEMS: dict[str, list[int]] = {
     "listGames": [400],
     "healthz": [400],
     "readyz": [400, 503],
+    "getInvite": [400, 404],
+    "claimInvite": [400, 404, 409, 413, 415, 503],
+    "leaveSeat": [400, 401, 403, 404, 409, 503],
+    "fillSeats": [400, 401, 403, 404, 409, 413, 415, 503],
+    "rematchGame": [400, 401, 403, 404, 409, 503],
+    "createStreamTicket": [400, 401, 403, 404],
+    "getLobby": [400],
+    "streamAccountFeed": [400, 401, 406],
+    "createFeedTicket": [400, 401],
 }
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
@@ -114,6 +129,15 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "postReveal": [{"seatToken": []}],
     "resignSeat": [{"seatToken": []}],
     "abortGame": [{"apiKey": []}],
+    "getInvite": [{}],
+    "claimInvite": [{}],
+    "leaveSeat": [{"seatToken": []}],
+    "fillSeats": [{"apiKey": []}],
+    "rematchGame": [{"seatToken": []}, {"apiKey": []}],
+    "createStreamTicket": [{"seatToken": []}, {"apiKey": []}, {}],
+    "getLobby": [{}],
+    "streamAccountFeed": [{"apiKey": []}, {}],
+    "createFeedTicket": [{"apiKey": []}],
 }
 
 _LINK_TARGETS = {
@@ -123,6 +147,13 @@ _LINK_TARGETS = {
     "PostReveal": "postReveal",
     "PostMove": "postMove",
     "GetReplay": "getReplay",
+}
+# After a claim: the claimer plays (its token is the claim's answer), or leaves.
+_CLAIM_LINK_TARGETS = {
+    "GetGame": "getGame",
+    "PostMove": "postMove",
+    "PostCommitment": "postCommitment",
+    "LeaveSeat": "leaveSeat",
 }
 
 
@@ -168,7 +199,8 @@ def _problem_schema() -> dict[str, Any]:
 
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
-    names = {"HumanSeat", "BotSeat", "Commit", "Reveal", "RegisterWebhook"}
+    names = {"HumanSeat", "BotSeat", "OpenSeat", "Commit", "Reveal", "RegisterWebhook"}
+    names |= {"ClaimRequest", "FillRequest"}
     names |= {
         f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
     }
@@ -360,6 +392,30 @@ def _notification_schemas() -> dict[str, dict[str, Any]]:
             "type": "integer",
             "description": "When it happened (epoch milliseconds, server clock).",
         },
+        "seats": {
+            "type": ["array", "null"],
+            "description": "Who sits where (never a token).",
+            "items": {
+                "type": "object",
+                "description": "A seat: its number, kind, name and external id.",
+                "properties": {
+                    "seat": {"type": "integer", "description": "The seat (0-based)."},
+                    "type": {"type": "string", "description": "human, bot or open."},
+                    "name": {
+                        "type": ["string", "null"],
+                        "description": "The seat's display name, or null.",
+                    },
+                    "external_id": {
+                        "type": ["string", "null"],
+                        "description": "The client backend's id of the seat's player, or null.",
+                    },
+                },
+            },
+        },
+        "rematch_game_id": {
+            "type": ["string", "null"],
+            "description": "rematch.created: the new game's id; null for other kinds.",
+        },
     }
     seats = {"type": "array", "items": {"type": "integer"}}
     kinds: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -402,6 +458,23 @@ def _notification_schemas() -> dict[str, dict[str, Any]]:
                     "description": "The winning seats; null when abandoned or aborted.",
                 },
             },
+        ),
+        "GameStartedNotification": (
+            "game.started",
+            "The game started: no seat is open any more (at creation for a game without "
+            "open seats).",
+            {},
+        ),
+        "GameAbortedNotification": (
+            "game.aborted",
+            "The game's creator aborted it (webhooks registered for game.finished also get "
+            "that notification with status aborted).",
+            {},
+        ),
+        "RematchCreatedNotification": (
+            "rematch.created",
+            "The next game of this table was created (rematch_game_id).",
+            {},
         ),
         "ResultRecordedNotification": (
             "result.recorded",
@@ -488,11 +561,13 @@ def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
 _ENUM_TEXT = {
     "BotLevel": "A bot's level: random (uniform over legal moves), greedy (a one-move "
     "heuristic), expert (a search over what its seat can know).",
-    "SeatType": "Who plays a seat: human (a client) or bot (the server).",
-    "GameStatus": "A game's status: active, finished (with a result), abandoned (nobody "
-    "acted for STAKEOUT_ABANDON_SECONDS) or aborted (by its creator).",
+    "SeatType": "Who plays a seat: human (a client), bot (the server) or open (nobody "
+    "yet: claimed with its invite).",
+    "GameStatus": "A game's status: waiting (a seat is open), active, finished (with a "
+    "result), abandoned (nobody acted for STAKEOUT_ABANDON_SECONDS) or aborted (by its "
+    "creator).",
     "GameName": "A game this server runs.",
-    "EventKind": "A webhook notification kind.",
+    "EventKind": "A webhook (and account feed) notification kind.",
     "FbiColour": "An FBI character colour.",
     "FbiCardColour": "An FBI card colour (purple: the slammer cards).",
     "FbiAgent": "An FBI field agent: a colour, or 2x (doubles the other selected agent).",
@@ -657,6 +732,31 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                         "description": f"{target} on the new game",
                     }
                     for name, target in _LINK_TARGETS.items()
+                }
+                # create -> claim (the second seat's invite, when it is an open seat).
+                created["links"]["ClaimInvite"] = {
+                    "operationId": "claimInvite",
+                    "parameters": {"code": "$response.body#/seats/1/invite/code"},
+                    "description": "claimInvite with the second seat's invite (an open seat)",
+                }
+            if op_id in ("streamEvents", "streamAccountFeed") and "200" in responses:
+                content = responses["200"].setdefault("content", {})
+                content["application/x-ndjson"] = {
+                    "schema": {
+                        "type": "string",
+                        "description": "JSON lines (with `Accept: application/x-ndjson`): one "
+                        "message per line, each an object with `kind` and `version`",
+                    }
+                }
+            if op_id == "claimInvite":
+                claimed = responses.get("201", {})
+                claimed["links"] = {
+                    name: {
+                        "operationId": target,
+                        "parameters": {"game_id": "$response.body#/game_id"},
+                        "description": f"{target} on the claimed seat's game",
+                    }
+                    for name, target in _CLAIM_LINK_TARGETS.items()
                 }
     _add_discriminators(doc, schemas)
     _name_enums(doc)

@@ -21,12 +21,14 @@ LABELS = sorted(
     for method in item
     # The live feed stays open until its game ends, which would block schemathesis's
     # reader; tests/e2e/test_live_and_replay.py covers it with a real streaming client.
-    if not path.startswith("/schema") and not path.endswith("/stream")
+    # The account feed never ends by itself (tests/e2e/test_account_feed.py covers it).
+    if not path.startswith("/schema") and not path.endswith("/stream") and path != "/v1/feed"
 )
 SETTINGS = settings(
     max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 TOKENS: dict[str, str] = {}
+CLAIMS: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +86,10 @@ def test_stateful_create_then_play(api_schema: Any) -> None:
                 humans = [s["token"] for s in body["seats"] if s["token"]]
                 if humans:
                     TOKENS[body["id"]] = humans[0]
+            if case.operation.label == "POST /v1/invites/{code}" and response.status_code == 201:
+                body = response.json()  # the claimer plays its seat from here
+                TOKENS[body["game_id"]] = body["token"]
+                CLAIMS.append(body["game_id"])
 
     Machine.run(
         settings=settings(

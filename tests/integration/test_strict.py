@@ -69,7 +69,7 @@ def test_every_body_needs_a_json_content_type(client: Any) -> None:
         ("/v1/games", {"game": "fbi", "seats": HUMANS2, "colour": "red"}),
         (
             "/v1/games",
-            {"game": "fbi", "seats": [{"type": "human", "name": "x"}, {"type": "human"}]},
+            {"game": "fbi", "seats": [{"type": "human", "nick": "x"}, {"type": "human"}]},
         ),
         ("/v1/webhooks", {"url": "https://example.org/h", "events": ["game.finished"], "x": 1}),
     ],
