@@ -27,6 +27,7 @@ from service.requests import StrictRequest
 from service.scheduling import QUEUES
 from service.settings import Settings
 from service.strictness import check_request, problem_for_not_found
+from service.web_pages import web_router
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -69,6 +70,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             StatsController,
             RulesController,
             HealthController,
+            web_router(),  # the web client at /web/ (service/web/)
             *([] if settings.metrics_port else [metrics]),
         ],
         lifespan=[lifespan],

@@ -1,0 +1,115 @@
+// The live view feed of one game: a single-use stream ticket, then an EventSource on
+// `/v1/games/{id}/stream?feed=view`. The server sends the caller's whole view first, then,
+// after each batch of events, an `events` message and the new `view`. When the connection
+// drops, a new ticket is taken and the feed resumes after the last version seen
+// (`after_version`, as `Last-Event-ID` does for the event feed). No polling.
+
+import { api } from "./api.js";
+
+const ENDED = new Set(["finished", "aborted", "abandoned"]);
+
+export class ViewFeed {
+  /**
+   * @param {string} gameId
+   * @param {string|null} token  seat token, or null for a spectator
+   * @param {{onView: Function, onEvents?: Function, onState?: Function}} handlers
+   *   onState(state): "connecting" | "live" | "reconnecting" | "ended"
+   */
+  constructor(gameId, token, handlers) {
+    this.gameId = gameId;
+    this.token = token;
+    this.handlers = handlers;
+    this.version = 0;
+    this.status = "";
+    this.source = null;
+    this.retry = 500;
+    this.stopped = false;
+    this.drops = 0;
+  }
+
+  start() {
+    this.connect();
+  }
+
+  stop() {
+    this.stopped = true;
+    if (this.source) this.source.close();
+  }
+
+  state(name) {
+    if (this.handlers.onState) this.handlers.onState(name);
+  }
+
+  async connect() {
+    if (this.stopped) return;
+    this.state(this.drops ? "reconnecting" : "connecting");
+    let ticket;
+    try {
+      ticket = await api(`/v1/games/${this.gameId}/stream-tickets`, {
+        method: "POST",
+        auth: this.token,
+      });
+    } catch (problem) {
+      if (problem.status === 404 && problem.type.endsWith(":not-found")) return this.eventsOnly();
+      if (problem.status >= 400 && problem.status < 500 && problem.status !== 429) {
+        this.state("refused");
+        if (this.handlers.onError) this.handlers.onError(problem);
+        return;
+      }
+      return this.later();
+    }
+    const query = new URLSearchParams({ ticket: ticket.ticket, feed: "view" });
+    if (this.version) query.set("after_version", String(this.version));
+    const source = new EventSource(`/v1/games/${this.gameId}/stream?${query}`);
+    this.source = source;
+    source.addEventListener("view", (message) => this.view(JSON.parse(message.data)));
+    source.addEventListener("events", (message) => {
+      const batch = JSON.parse(message.data);
+      if (this.handlers.onEvents) this.handlers.onEvents(batch.events || batch);
+    });
+    source.addEventListener("open", () => {
+      this.retry = 500;
+      this.state("live");
+    });
+    source.addEventListener("error", () => {
+      source.close();
+      if (this.source !== source || this.stopped) return;
+      if (ENDED.has(this.status)) {
+        this.state("ended");
+        return;
+      }
+      this.drops += 1;
+      this.later();
+    });
+  }
+
+  /** A server without stream tickets: the view's long-poll (the answer waits for a change). */
+  async eventsOnly() {
+    this.state("live");
+    while (!this.stopped && !ENDED.has(this.status)) {
+      try {
+        const query = `?after_version=${this.version}&wait=25`;
+        this.view(await api(`/v1/games/${this.gameId}${query}`, { auth: this.token }));
+        this.state("live");
+      } catch {
+        this.state("reconnecting");
+        await new Promise((done) => setTimeout(done, 1000));
+      }
+    }
+    if (!this.stopped) this.state("ended");
+  }
+
+  later() {
+    if (this.stopped) return;
+    this.state("reconnecting");
+    setTimeout(() => this.connect(), this.retry);
+    this.retry = Math.min(this.retry * 2, 8000);
+  }
+
+  view(view) {
+    if (view.version < this.version) return;
+    this.version = view.version;
+    this.status = view.status;
+    this.handlers.onView(view);
+  }
+}

@@ -1,0 +1,86 @@
+"""Browser tests: Debian's Chromium driven by Playwright against the real app.
+
+The app runs as in production: an embedded Valkey, an API process and an RQ worker that
+plays the bots (`tests/browser/stack.py`), one stack per test process. Chromium is the
+system's (`/usr/bin/chromium`, installed by `make browser` / `.ci/run`); Playwright never
+downloads a browser. Without it these tests fail, they do not skip.
+
+Screenshots go to `.artifacts/screenshots/` (git-ignored), named by test and width.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from tests.browser.stack import Stack, running_stack
+
+CHROMIUM = Path(os.environ.get("STAKEOUT_CHROMIUM", "/usr/bin/chromium"))
+SCREENSHOTS = Path(__file__).resolve().parents[2] / ".artifacts" / "screenshots"
+PHONE = {"width": 360, "height": 780}
+LAPTOP = {"width": 1280, "height": 860}
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    with running_stack(tmp_path_factory.mktemp("web-stack")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests need Debian's chromium package "
+            "(`make browser` installs it)"
+        )
+    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+    yield launched
+    launched.close()
+
+
+@pytest.fixture
+def context(browser: Browser, stack: Stack) -> Iterator[BrowserContext]:
+    """A fresh browser profile (its own localStorage) holding the API key."""
+    ctx = browser.new_context(base_url=stack.base, viewport=LAPTOP)
+    ctx.set_default_timeout(20_000)
+    ctx.add_init_script(
+        f"localStorage.getItem('stakeout.apiKey') || "
+        f"localStorage.setItem('stakeout.apiKey', JSON.stringify({stack.api_key!r}))"
+    )
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Iterator[Page]:
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    assert not errors, f"the page threw: {errors}"
+
+
+def screenshot(page: Page, name: str) -> list[Path]:
+    """The page at 360 px and at 1280 px wide, full height, into SCREENSHOTS."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    before = page.viewport_size or LAPTOP
+    paths = []
+    for size in (PHONE, LAPTOP):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(150)  # a relayout
+        path = SCREENSHOTS / f"{name}-{size['width']}.png"
+        page.screenshot(path=str(path), full_page=True)
+        paths.append(path)
+    page.set_viewport_size(before)
+    return paths
