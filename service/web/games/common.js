@@ -184,3 +184,15 @@ export function genericEvent(event) {
   const name = type.includes(".") ? type.split(".").slice(1).join(".") : type;
   return name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase()) + ".";
 }
+
+/** "your"/"Your" for the viewing seat, else "Seat N's"; owner null is the Officer (The Feds). */
+export function possessive(seat, view, capital = false) {
+  if (view && view.you === seat && seat !== null && seat !== undefined) return capital ? "Your" : "your";
+  if (seat === null || seat === undefined) return capital ? "The Officer's" : "the Officer's";
+  return `${seatName(seat, view)}'s`;
+}
+
+/** "a" or "an" before a word. */
+export function article(word) {
+  return /^[aeiou]/i.test(String(word)) ? `an ${word}` : `a ${word}`;
+}
