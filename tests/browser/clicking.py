@@ -69,8 +69,14 @@ def play_to_the_end(
         if status in ENDED:
             return clicks
         moves = page.locator("#table [data-move]:enabled")
+        try:
+            moves.first.wait_for(timeout=10_000)
+        except Exception as exc:
+            table = page.locator("#table").inner_html()[:3000]
+            raise AssertionError(
+                f"asked to act ({state(page)}) but nothing to click; the table:\n{table}"
+            ) from exc
         count = moves.count()
-        assert count, "this seat is asked to act but the table offers nothing to click"
         moves.nth(rng.randrange(count)).click()
         if on_turn is not None:
             on_turn(clicks + 1)
