@@ -88,3 +88,32 @@ def play_to_the_end(
         error = page.locator("#error")
         assert error.is_hidden(), error.inner_text()
     raise AssertionError("the game did not end")
+
+
+def play_together(pages: list[Page], rng: random.Random, max_clicks: int = 3000) -> int:
+    """Several people at one table, each in a browser of their own: whoever is asked
+    clicks a random legal move, until every page shows the game over; the clicks."""
+    clicks = 0
+    while clicks < max_clicks:
+        states = [state(p) for p in pages]
+        if all(status in ENDED for status, _, _ in states):
+            return clicks
+        acted = False
+        for p, (status, asked, version) in zip(pages, states, strict=True):
+            if status in ENDED or asked not in ("move", "commit"):
+                continue
+            moves = p.locator("#table [data-move]:enabled")
+            if not moves.count():
+                continue  # being redrawn: next round
+            moves.nth(rng.randrange(moves.count())).click()
+            clicks += 1
+            acted = True
+            p.wait_for_function(
+                f"""() => Number(document.body.dataset.version) > {version}
+                    || !document.getElementById("error").hidden"""
+            )
+            error = p.locator("#error")
+            assert error.is_hidden(), error.inner_text()
+        if not acted:
+            pages[0].wait_for_timeout(100)
+    raise AssertionError("the game did not end")
