@@ -12,7 +12,11 @@ ENDED = ("finished", "aborted", "abandoned")
 
 
 def create_in_lobby(
-    page: Page, game: str, seats: list[str], options: dict[str, str] | None = None
+    page: Page,
+    game: str,
+    seats: list[str],
+    options: dict[str, str] | None = None,
+    turn_seconds: int | None = None,
 ) -> str:
     """Fill the lobby's form (seat kinds as the form names them: human, open, random,
     greedy, expert) and create the game; returns its id."""
@@ -26,6 +30,8 @@ def create_in_lobby(
         page.get_by_label(f"Seat {index}", exact=True).select_option(kind)
     for key, value in (options or {}).items():
         page.locator(f'[data-option="{key}"]').fill(value)
+    if turn_seconds is not None:
+        page.get_by_label("Seconds per turn").fill(str(turn_seconds))
     page.get_by_role("button", name="Create the game").click()
     expect(page.get_by_role("heading", name="Game created")).to_be_visible()
     link = page.locator("#created a").last  # "Watch": table.html#<id>/watch
@@ -77,7 +83,12 @@ def play_to_the_end(
                 f"asked to act ({state(page)}) but nothing to click; the table:\n{table}"
             ) from exc
         count = moves.count()
-        moves.nth(rng.randrange(count)).click()
+        chosen = moves.nth(rng.randrange(count))
+        if clicks == 0:  # the first one with the keyboard: every move is reachable so
+            chosen.focus()
+            page.keyboard.press("Enter")
+        else:
+            chosen.click()
         if on_turn is not None:
             on_turn(clicks + 1)
         # The act answers with the new view; the page shows it (or says why it was refused).
