@@ -21,6 +21,7 @@ def test_two_people_play_a_game_started_from_an_invite(page: Page, guest_page: P
     guest_page.goto(link)
     expect(guest_page.locator("#invite")).to_contain_text("The Feds")
     guest_page.get_by_label("Your name at the table").fill("Bea")
+    screenshot(guest_page, "join")
     guest_page.get_by_role("button", name="Take the seat").click()
     expect(guest_page).to_have_url(f"{link.split('/web/')[0]}/web/table.html#{game_id}/1")
     expect(guest_page.locator("body")).to_have_attribute("data-status", "active")
