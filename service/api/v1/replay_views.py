@@ -55,7 +55,7 @@ class ReplayViewsController(Controller):
     ) -> GameView:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
-        _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
+        await _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
         if loaded.rules.result(loaded.match) is None and not (
             loaded.match.aborted or loaded.match.abandoned
         ):
