@@ -54,7 +54,8 @@ export function svg(tag, attrs, ...children) {
 export function seatName(seat, view) {
   if (seat === null || seat === undefined) return "nobody";
   if (view && view.you === seat) return "You";
-  return `Seat ${seat}`;
+  const info = view && Array.isArray(view.seats) ? view.seats[seat] : null;
+  return (info && info.name) || `Seat ${seat}`;
 }
 
 /** "Seat 2 (bot, greedy)" or "You" for a seat's panel heading. */
@@ -91,6 +92,7 @@ export class Moves {
     this.legal = this.playing && Array.isArray(ctx.view && ctx.view.legal) ? ctx.view.legal : [];
     this.byKey = new Map(this.legal.map((move) => [canonical(move), move]));
     this.drawn = new Set();
+    this.sealedChoice = sealedChoice(ctx.view);
   }
 
   /** Legal items matching a predicate, in the server's order. */
@@ -116,6 +118,12 @@ export class Moves {
       { type: "button", class: `gt-move ${className}`.trim(), "data-move": key, "aria-label": label, title: label },
       content === undefined ? label : content,
     );
+    if (this.sealedChoice === key) {
+      // The shell keeps a committed sealed choice until its reveal; show which one it is.
+      button.classList.add("gt-committed");
+      button.setAttribute("aria-pressed", "true");
+      button.setAttribute("aria-label", `${label} (your sealed choice)`);
+    }
     button.addEventListener("click", async () => {
       const all = this.root.querySelectorAll("button.gt-move");
       all.forEach((b) => (b.disabled = true));
@@ -140,6 +148,22 @@ export class Moves {
       h("h3", {}, "Other moves"),
       h("div", { class: "gt-row" }, rest.map((move) => this.button(move, describe(move)))),
     );
+  }
+}
+
+/**
+ * The canonical move this browser committed for the seat's current sealed step, if the shell
+ * kept one (localStorage "stakeout.sealed.<game>.<seat>.<step>" = {move, salt}); else null.
+ */
+function sealedChoice(view) {
+  try {
+    if (!view || typeof view.you !== "number" || !Array.isArray(view.awaiting)) return null;
+    const mine = view.awaiting.find((a) => a.seat === view.you && a.action === "commit");
+    if (!mine) return null;
+    const kept = JSON.parse(localStorage.getItem(`stakeout.sealed.${view.id}.${view.you}.${mine.step}`) || "null");
+    return kept && kept.move ? canonical(kept.move) : null;
+  } catch {
+    return null;
   }
 }
 

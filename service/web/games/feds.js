@@ -380,7 +380,7 @@ export function renderTable(root, ctx) {
         state.locations.map((spot) => locationRow(state, view, spot, moves, (loc) => (perLocation.has(loc) ? h("div", { class: "gt-row feds-loc-actions" }, perLocation.get(loc)) : null))),
       ),
       section("Players", "feds-players", h("div", { class: "gt-seats" }, players.map((p) => playerPanel(state, view, p)), officerPanel(state, view))),
-      h("p", { class: "gt-note" }, `In the bag: ${criminalsWords(state.bag)}.`),
+      h("p", { class: "gt-note gt-foot" }, `In the bag: ${criminalsWords(state.bag)}.`),
     ),
   );
 }
