@@ -15,6 +15,7 @@ from litestar.config.cors import CORSConfig
 
 from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             GamesController,
             GameEndingsController,
+            ReplayViewsController,
             WebhooksController,
             StatsController,
             RulesController,

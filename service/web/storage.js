@@ -43,6 +43,14 @@ export const seats = {
 export const sealed = {
   key: (gameId, seat, step) => `sealed.${gameId}.${seat}.${step}`,
   get: (gameId, seat, step) => read(sealed.key(gameId, seat, step)),
-  set: (gameId, seat, step, secret) => write(sealed.key(gameId, seat, step), secret),
-  drop: (gameId, seat, step) => write(sealed.key(gameId, seat, step), null),
+  set(gameId, seat, step, secret) {
+    write(sealed.key(gameId, seat, step), secret);
+    write(`sealed.${gameId}.${seat}`, step);
+  },
+  drop(gameId, seat, step) {
+    write(sealed.key(gameId, seat, step), null);
+    if (sealed.current(gameId, seat) === step) write(`sealed.${gameId}.${seat}`, null);
+  },
+  /** The step whose secret this browser holds, not yet revealed (or null). */
+  current: (gameId, seat) => read(`sealed.${gameId}.${seat}`),
 };

@@ -22,6 +22,7 @@ let renderer = null;
 let busy = false;
 let revealing = null;
 const log = [];
+let logged = 0; // the last version whose event is in the log
 
 const ui = {
   title: $("#title"),
@@ -67,7 +68,7 @@ function statusLine() {
     return h("p", { class: "status ended", "data-result": "" }, `${ended}. `, h("strong", {}, winners.length ? `Won by ${winners.join(" and ")}.` : "No winner."), " Scores: ", view.result.scores.map((s, i) => `${seatName(i)} ${s}`).join(", "));
   }
   if (view.status === "waiting") return h("p", { class: "status" }, "Waiting for players: the game starts when every open seat is taken.");
-  const me = mine();
+  const me = mine() || (view.legal.length && storage.sealed.current(gameId, view.you) ? { action: "commit", step: storage.sealed.current(gameId, view.you) } : null);
   const others = view.awaiting.filter((a) => a.seat !== view.you).map((a) => seatName(a.seat));
   const parts = [];
   if (me) {
@@ -88,7 +89,7 @@ function statusLine() {
   }
   if (others.length) parts.push(` Waiting for ${others.join(", ")}.`);
   const deadline = (me || view.awaiting[0] || {}).deadline;
-  if (deadline) parts.push(" ", h("span", { class: "deadline", "data-deadline": deadline }, `⏱ ${countdown(deadline)}`));
+  if (deadline) parts.push(" ", h("span", { class: "deadline", "data-deadline": deadline }, `time left ${countdown(deadline)}`));
   return h("p", { class: "status" }, parts.length ? parts : "…");
 }
 
@@ -104,7 +105,7 @@ function seatList() {
         { class: `seat${awaited.has(info.seat) ? " awaited" : ""}${info.seat === view.you ? " you" : ""}`, "data-seat": info.seat },
         h("span", { class: "seat-name" }, seatLabel(info, view.you)),
         waitingOn ? h("span", { class: "pill" }, { move: "to move", commit: "choosing", reveal: "revealing" }[waitingOn.action] || waitingOn.action) : null,
-        view.result ? h("span", { class: "seat-score" }, `${view.result.scores[info.seat]} pts${view.result.winners.includes(info.seat) ? " 🏆" : ""}`) : null,
+        view.result ? h("span", { class: "seat-score" }, `${view.result.scores[info.seat]} pts${view.result.winners.includes(info.seat) ? " · winner" : ""}`) : null,
       );
     }),
   );
@@ -128,7 +129,9 @@ function draw() {
   fill(ui.links, links);
   document.body.dataset.status = view.status;
   document.body.dataset.version = view.version;
-  document.body.dataset.awaitingMe = mine() ? mine().action : "";
+  // For the browser tests (and styles): what this seat is asked for now.
+  const me = mine();
+  document.body.dataset.awaitingMe = me ? me.action : view.legal.length ? "committed" : "";
 }
 
 async function apply(next) {
@@ -139,12 +142,30 @@ async function apply(next) {
   }
   draw();
   revealIfOpen();
+  catchUpLog();
+}
+
+/** Events the feed did not bring (the first view, a resumed feed): read them once. */
+async function catchUpLog() {
+  if (!view || logged >= view.version || catchUpLog.running) return;
+  catchUpLog.running = true;
+  try {
+    const after = Math.max(logged, view.version - 30);
+    const page = await api(`/v1/games/${gameId}/events?after=${after}&limit=30`, { auth });
+    onEvents(page.events);
+  } catch {
+    /* the log is a courtesy: the table is drawn from the view */
+  } finally {
+    catchUpLog.running = false;
+  }
 }
 
 /** The renderer's act(move): a move, or a commitment when the step is sealed. */
 async function act(move) {
-  const me = mine();
   if (busy) return;
+  // Committed already, still before the reveals: choosing again replaces the commitment.
+  const recommit = storage.sealed.current(gameId, view.you);
+  const me = mine() || (view.legal.length && recommit ? { action: "commit", step: recommit } : null);
   if (!me) {
     showError("it is not your turn.");
     return;
@@ -205,6 +226,9 @@ async function revealIfOpen() {
 
 function onEvents(records) {
   if (!renderer) return;
+  records = records.filter((record) => record.version > logged);
+  if (!records.length) return;
+  logged = records[records.length - 1].version;
   for (const record of records) log.push(h("li", { "data-version": record.version }, describe(renderer, record, view)));
   while (log.length > 40) log.shift();
   fill(ui.log, [...log].reverse());
@@ -216,7 +240,7 @@ function onState(state) {
 }
 
 setInterval(() => {
-  for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `⏱ ${countdown(Number(node.dataset.deadline))}`;
+  for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `time left ${countdown(Number(node.dataset.deadline))}`;
 }, 1000);
 
 async function main() {

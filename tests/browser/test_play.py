@@ -1,0 +1,36 @@
+"""One person plays a whole game of each kind against bots, only by clicking the table."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.clicking import create_in_lobby, play_to_the_end
+from tests.browser.conftest import screenshot
+
+# The smallest tables and shortest games the rules allow, bots at the random level.
+GAMES = {
+    "fbi": (["human", "random"], {}),
+    "feds": (["human", "random"], {}),
+    "bonnie_clyde": (["human", "random"], {"target": "10"}),
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_person_plays_a_whole_game_against_bots_by_clicking(page: Page, game: str) -> None:
+    seats, options = GAMES[game]
+    game_id = create_in_lobby(page, game, seats, options)
+    page.get_by_role("link", name="Play seat 0").click()
+    expect(page.locator("#table [data-move]").first).to_be_visible()
+
+    def shoot(clicks: int) -> None:
+        if clicks == 3:
+            screenshot(page, f"{game}-table")
+
+    clicks = play_to_the_end(page, random.Random(17), on_turn=shoot)
+    assert clicks >= 3
+    expect(page.locator("[data-result]")).to_contain_text("Scores")
+    screenshot(page, f"{game}-finished")
+    assert page.url.endswith(f"#{game_id}/0")
