@@ -172,22 +172,32 @@ export function section(title, className, ...children) {
   return h("section", { class: `gt-section ${className || ""}`.trim(), "aria-label": title }, h("h3", {}, title), ...children);
 }
 
-/** Words for the events every game shares (the match layer's), or null. */
-export function describeMatchEvent(event, view) {
+/**
+ * Words for the events every game shares (the match layer's), or null. `describeMove` puts a
+ * revealed sealed move in the game's words (the replay and the seat's own log carry it).
+ */
+export function describeMatchEvent(event, view, describeMove) {
   const who = (seat) => seatName(seat, view);
   switch (event.type) {
     case "game.created":
       return `The game was created for ${(event.seats || []).length} seats; the seed's commitment was published.`;
     case "seal.committed":
       return `${who(event.seat)} sealed a secret choice.`;
-    case "seal.revealed":
-      return `${who(event.seat)} revealed a sealed choice.`;
+    case "seal.revealed": {
+      let words = null;
+      try {
+        words = event.move && describeMove ? describeMove(event.move) : null;
+      } catch {
+        words = null;
+      }
+      return words ? `${who(event.seat)} revealed a sealed choice: ${words}.` : `${who(event.seat)} revealed a sealed choice.`;
+    }
     case "seal.forfeited":
-      return `${who(event.seat)} did not reveal in time; a bot's choice stands in.`;
+      return `${who(event.seat)} forfeited a sealed choice${event.reason ? ` (${event.reason})` : ""}; a bot's choice stands in.`;
     case "turn.timed_out":
       return `${who(event.seat)} ran out of time; a bot moved for it.`;
     case "seat.resigned":
-      return `${who(event.seat)} resigned; a bot plays the seat from now on.`;
+      return `${who(event.seat)} resigned; a ${event.level || "random"} bot plays the seat from now on.`;
     case "game.result_recorded": {
       const winners = event.winners || [];
       return `Result recorded: ${winners.length ? seatsWords(winners, view) + (winners.length > 1 ? " share the win" : " won") : "no winner"}` +
@@ -196,7 +206,7 @@ export function describeMatchEvent(event, view) {
     case "game.aborted":
       return "The game was aborted by its creator (no result).";
     case "game.abandoned":
-      return "The game was abandoned: nobody acted for too long (no result).";
+      return `The game was abandoned: nobody acted for ${event.idle_seconds ? Math.round(event.idle_seconds / 86400) + " days" : "too long"} (no result).`;
     default:
       return null;
   }

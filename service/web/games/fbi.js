@@ -284,6 +284,14 @@ export function renderTable(root, ctx) {
   );
 }
 
+/** A move in words (used for revealed sealed moves). */
+function moveWords(move) {
+  if (move.type === "fbi.select_agents") return `${agentWords(move.first)} and ${agentWords(move.second)}`;
+  if (move.type === "fbi.use_agent") return `play the ${move.colour} agent`;
+  if (move.type === "fbi.release_none") return "release nothing";
+  return null;
+}
+
 export function describeEvent(record, view) {
   const event = (record && record.event) || {};
   const who = (seat) => seatName(seat, view);
@@ -316,6 +324,6 @@ export function describeEvent(record, view) {
       return `The deck ran out. Bonus cards: ${bonuses.length ? bonuses.join(", ") : "none awarded"}. Scores ${(event.scores || []).join(", ")}; ${listWords((event.winners || []).map(who))} won.`;
     }
     default:
-      return describeMatchEvent(event, view) || genericEvent(event);
+      return describeMatchEvent(event, view, moveWords) || genericEvent(event);
   }
 }
