@@ -158,7 +158,10 @@ export class Moves {
 function sealedChoice(view) {
   try {
     if (!view || typeof view.you !== "number" || !Array.isArray(view.awaiting)) return null;
-    const mine = view.awaiting.find((a) => a.seat === view.you && a.action === "commit");
+    // Once this seat has committed, only the others are awaited; the step is the same for all.
+    const mine =
+      view.awaiting.find((a) => a.seat === view.you && a.action === "commit") ||
+      view.awaiting.find((a) => a.action === "commit");
     if (!mine) return null;
     const kept = JSON.parse(localStorage.getItem(`stakeout.sealed.${view.id}.${view.you}.${mine.step}`) || "null");
     return kept && kept.move ? canonical(kept.move) : null;
