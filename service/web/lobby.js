@@ -166,12 +166,13 @@ function gameRow(summary, withPlay) {
   if (withPlay) for (const seat of held) links.push(h("a", { href: pageUrl("table.html", `${summary.id}/${seat}`) }, `play seat ${seat}`));
   links.push(h("a", { href: pageUrl("table.html", `${summary.id}/watch`) }, "watch"));
   if (["finished", "aborted"].includes(summary.status)) links.push(h("a", { href: pageUrl("replay.html", summary.id) }, "replay"));
+  if (withPlay && summary.status === "waiting") links.push(h("button", { type: "button", onclick: () => fillWithBots(summary.id) }, "fill open seats with bots"));
   return h(
     "tr",
     { "data-game": summary.id },
     h("td", {}, title),
     h("td", {}, summary.status),
-    h("td", {}, summary.status === "active" ? awaiting : result),
+    h("td", {}, summary.status === "active" ? awaiting : summary.status === "waiting" ? `open: ${summary.seats.filter((s) => s.open).map((s) => `seat ${s.seat}`).join(", ")}` : result),
     h("td", {}, links.flatMap((link, i) => (i ? [" · ", link] : [link]))),
   );
 }
@@ -184,6 +185,15 @@ function gameTable(games, withPlay) {
     h("thead", {}, h("tr", {}, ["Game", "Status", "Turn or result", ""].map((t) => h("th", {}, t)))),
     h("tbody", {}, games.map((g) => gameRow(g, withPlay))),
   );
+}
+
+async function fillWithBots(gameId) {
+  try {
+    await api(`/v1/games/${gameId}/fill`, { method: "POST", auth: storage.apiKey.get(), body: { level: "random" } });
+    listMine();
+  } catch (error) {
+    showError(error);
+  }
 }
 
 async function listMine() {

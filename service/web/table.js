@@ -126,6 +126,13 @@ function draw() {
   const links = [h("a", { href: "./" }, "Lobby")];
   if (mode === "play") links.push(h("a", { href: pageUrl("table.html", `${gameId}/watch`) }, "Watch as a spectator"));
   if (["finished", "aborted"].includes(view.status)) links.push(h("a", { href: pageUrl("replay.html", gameId), "data-replay": "" }, "Replay and verify"));
+  if (view.rematch && view.rematch.game_id) {
+    const next = view.rematch.game_id;
+    links.push(h("a", { href: pageUrl("table.html", storage.seats.pick(next, null) ? next : `${next}/watch`) }, "To the rematch"));
+  } else if (view.status === "finished" && mode === "play") {
+    links.push(h("button", { type: "button", onclick: rematch }, "Rematch"));
+  }
+  if (view.status === "waiting" && mode === "play") links.push(h("button", { type: "button", onclick: leave }, "Leave this seat"));
   fill(ui.links, links);
   document.body.dataset.status = view.status;
   document.body.dataset.version = view.version;
@@ -195,6 +202,28 @@ async function act(move) {
   } finally {
     busy = false;
     if (view) draw();
+  }
+}
+
+/** The next game with the same seats (rotated): every seat's first call makes it, the
+ * others' join it. */
+async function rematch() {
+  try {
+    const next = await api(`/v1/games/${gameId}/rematch`, { method: "POST", auth });
+    if (next.token) storage.seats.add(next.game_id, next.seat, next.token);
+    location.assign(pageUrl("table.html", next.token ? `${next.game_id}/${next.seat}` : `${next.game_id}/watch`));
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
+  }
+}
+
+/** Before the game starts: give the seat back (its invite works again). */
+async function leave() {
+  try {
+    await api(`/v1/games/${gameId}/leave`, { method: "POST", auth });
+    location.assign("./");
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
   }
 }
 

@@ -15,14 +15,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    Page,
+    Playwright,
+    ViewportSize,
+    sync_playwright,
+)
 
 from tests.browser.stack import Stack, running_stack
 
 CHROMIUM = Path(os.environ.get("STAKEOUT_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / ".artifacts" / "screenshots"
-PHONE = {"width": 360, "height": 780}
-LAPTOP = {"width": 1280, "height": 860}
+PHONE: ViewportSize = {"width": 360, "height": 780}
+LAPTOP: ViewportSize = {"width": 1280, "height": 860}
 
 
 @pytest.fixture(scope="session")

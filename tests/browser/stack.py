@@ -7,24 +7,57 @@ the address and the API key and serves until Ctrl+C.
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+import httpx
 
 from service.embedded import EmbeddedRedis
 from tests.helpers import API_KEY
-from tests.processes import Processes, service_env
+from tests.processes import Processes, free_port, service_env
 
 
-@dataclass(frozen=True)
 class Stack:
-    base: str
-    api_key: str
-    processes: Processes
+    """The running app; `drop_api`/`restart_api` take the API away and bring it back on
+    the same address (the worker and Valkey keep running, so bots play on meanwhile)."""
+
+    def __init__(self, redis_url: str, processes: Processes) -> None:
+        self.redis_url = redis_url
+        self.api_key = API_KEY
+        self.processes = processes
+        self.env = service_env(redis_url, STAKEOUT_SWEEP_SECONDS="2")
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.api: subprocess.Popen[bytes] | None = None
+
+    def start_api(self) -> None:
+        args = [sys.executable, "-m", "service.cli", "serve"]
+        self.api = self.processes.spawn("api", args, {**self.env, "PORT": str(self.port)})
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.api.poll() is not None:
+                raise RuntimeError(f"the API exited:\n{self.processes.tail(self.api)}")
+            try:
+                if httpx.get(self.base + "/readyz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"the API did not become ready:\n{self.processes.tail(self.api)}")
+
+    def drop_api(self) -> None:
+        """Kill the API process: every open connection drops at once."""
+        assert self.api is not None
+        self.processes.stop(self.api, sig=signal.SIGKILL)
+
+    def restart_api(self) -> None:
+        self.start_api()
 
 
 @contextmanager
@@ -34,16 +67,17 @@ def running_stack(folder: Path) -> Iterator[Stack]:
     url = redis.start()
     processes = Processes(folder)
     try:
-        env = service_env(url, STAKEOUT_SWEEP_SECONDS="2")
-        api = processes.api(env)
-        processes.worker(env)
-        yield Stack(api.base, API_KEY, processes)
+        stack = Stack(url, processes)
+        stack.start_api()
+        processes.worker(stack.env)
+        yield stack
     finally:
         processes.close()
         redis.stop()
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with tempfile.TemporaryDirectory() as folder, running_stack(Path(folder)) as stack:
         print(f"{stack.base}/web/  API key: {stack.api_key}", flush=True)
         try:

@@ -22,7 +22,7 @@ GAMES = {
 def test_a_person_plays_a_whole_game_against_bots_by_clicking(page: Page, game: str) -> None:
     seats, options = GAMES[game]
     game_id = create_in_lobby(page, game, seats, options)
-    page.get_by_role("link", name="Play seat 0").click()
+    page.locator("#created").get_by_role("link", name="Play seat 0").click()
     expect(page.locator("#table [data-move]").first).to_be_visible()
 
     def shoot(clicks: int) -> None:
