@@ -62,11 +62,17 @@ export class ViewFeed {
     if (this.version) query.set("after_version", String(this.version));
     const source = new EventSource(`/v1/games/${this.gameId}/stream?${query}`);
     this.source = source;
-    source.addEventListener("view", (message) => this.view(JSON.parse(message.data)));
-    source.addEventListener("events", (message) => {
-      const batch = JSON.parse(message.data);
-      if (this.handlers.onEvents) this.handlers.onEvents(batch.events || batch);
-    });
+    // Each message is {kind: "view", view} or {kind: "events", events}, named by its kind
+    // (an unnamed message is read by its kind too).
+    const receive = (message) => {
+      const data = JSON.parse(message.data);
+      if (data.kind === "events" || message.type === "events") {
+        if (this.handlers.onEvents) this.handlers.onEvents(data.events || []);
+      } else if (data.kind === "view" || message.type === "view") {
+        this.view(data.view || data);
+      }
+    };
+    for (const name of ["view", "events", "message"]) source.addEventListener(name, receive);
     source.addEventListener("open", () => {
       this.retry = 500;
       this.state("live");

@@ -175,6 +175,7 @@ async function act(move) {
   const me = mine() || (view.legal.length && recommit ? { action: "commit", step: recommit } : null);
   if (!me) {
     showError("it is not your turn.");
+    draw();
     return;
   }
   busy = true;

@@ -12,7 +12,11 @@ ENDED = ("finished", "aborted", "abandoned")
 
 
 def create_in_lobby(
-    page: Page, game: str, seats: list[str], options: dict[str, str] | None = None
+    page: Page,
+    game: str,
+    seats: list[str],
+    options: dict[str, str] | None = None,
+    turn_seconds: int | None = None,
 ) -> str:
     """Fill the lobby's form (seat kinds as the form names them: human, open, random,
     greedy, expert) and create the game; returns its id."""
@@ -26,6 +30,8 @@ def create_in_lobby(
         page.get_by_label(f"Seat {index}", exact=True).select_option(kind)
     for key, value in (options or {}).items():
         page.locator(f'[data-option="{key}"]').fill(value)
+    if turn_seconds is not None:
+        page.get_by_label("Seconds per turn").fill(str(turn_seconds))
     page.get_by_role("button", name="Create the game").click()
     expect(page.get_by_role("heading", name="Game created")).to_be_visible()
     link = page.locator("#created a").last  # "Watch": table.html#<id>/watch
@@ -69,9 +75,20 @@ def play_to_the_end(
         if status in ENDED:
             return clicks
         moves = page.locator("#table [data-move]:enabled")
+        try:
+            moves.first.wait_for(timeout=10_000)
+        except Exception as exc:
+            table = page.locator("#table").inner_html()[:3000]
+            raise AssertionError(
+                f"asked to act ({state(page)}) but nothing to click; the table:\n{table}"
+            ) from exc
         count = moves.count()
-        assert count, "this seat is asked to act but the table offers nothing to click"
-        moves.nth(rng.randrange(count)).click()
+        chosen = moves.nth(rng.randrange(count))
+        if clicks == 0:  # the first one with the keyboard: every move is reachable so
+            chosen.focus()
+            page.keyboard.press("Enter")
+        else:
+            chosen.click()
         if on_turn is not None:
             on_turn(clicks + 1)
         # The act answers with the new view; the page shows it (or says why it was refused).
@@ -81,4 +98,33 @@ def play_to_the_end(
         )
         error = page.locator("#error")
         assert error.is_hidden(), error.inner_text()
+    raise AssertionError("the game did not end")
+
+
+def play_together(pages: list[Page], rng: random.Random, max_clicks: int = 3000) -> int:
+    """Several people at one table, each in a browser of their own: whoever is asked
+    clicks a random legal move, until every page shows the game over; the clicks."""
+    clicks = 0
+    while clicks < max_clicks:
+        states = [state(p) for p in pages]
+        if all(status in ENDED for status, _, _ in states):
+            return clicks
+        acted = False
+        for p, (status, asked, version) in zip(pages, states, strict=True):
+            if status in ENDED or asked not in ("move", "commit"):
+                continue
+            moves = p.locator("#table [data-move]:enabled")
+            if not moves.count():
+                continue  # being redrawn: next round
+            moves.nth(rng.randrange(moves.count())).click()
+            clicks += 1
+            acted = True
+            p.wait_for_function(
+                f"""() => Number(document.body.dataset.version) > {version}
+                    || !document.getElementById("error").hidden"""
+            )
+            error = p.locator("#error")
+            assert error.is_hidden(), error.inner_text()
+        if not acted:
+            pages[0].wait_for_timeout(100)
     raise AssertionError("the game did not end")

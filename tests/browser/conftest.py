@@ -70,11 +70,30 @@ def context(browser: Browser, stack: Stack) -> Iterator[BrowserContext]:
 
 
 @pytest.fixture
-def page(context: BrowserContext) -> Iterator[Page]:
-    opened = context.new_page()
-    errors: list[str] = []
+def guest(browser: Browser, stack: Stack) -> Iterator[BrowserContext]:
+    """Another person's browser: its own profile, no API key (an invite is all it has)."""
+    ctx = browser.new_context(base_url=stack.base, viewport=PHONE)
+    ctx.set_default_timeout(20_000)
+    yield ctx
+    ctx.close()
+
+
+def _watched(opened: Page, errors: list[str]) -> Page:
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
+    return opened
+
+
+@pytest.fixture
+def page(context: BrowserContext) -> Iterator[Page]:
+    errors: list[str] = []
+    yield _watched(context.new_page(), errors)
+    assert not errors, f"the page threw: {errors}"
+
+
+@pytest.fixture
+def guest_page(guest: BrowserContext) -> Iterator[Page]:
+    errors: list[str] = []
+    yield _watched(guest.new_page(), errors)
     assert not errors, f"the page threw: {errors}"
 
 

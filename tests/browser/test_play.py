@@ -11,19 +11,21 @@ from tests.browser.clicking import create_in_lobby, play_to_the_end
 from tests.browser.conftest import screenshot
 
 # The smallest tables and shortest games the rules allow, bots at the random level.
-GAMES = {
-    "fbi": (["human", "random"], {}),
-    "feds": (["human", "random"], {}),
-    "bonnie_clyde": (["human", "random"], {"target": "10"}),
+GAMES: dict[str, tuple[list[str], dict[str, str], int | None]] = {
+    "fbi": (["human", "random"], {}, 600),  # with a turn deadline: the countdown shows
+    "feds": (["human", "random"], {}, None),
+    "bonnie_clyde": (["human", "random"], {"target": "10"}, None),
 }
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_person_plays_a_whole_game_against_bots_by_clicking(page: Page, game: str) -> None:
-    seats, options = GAMES[game]
-    game_id = create_in_lobby(page, game, seats, options)
+    seats, options, turn_seconds = GAMES[game]
+    game_id = create_in_lobby(page, game, seats, options, turn_seconds)
     page.locator("#created").get_by_role("link", name="Play seat 0").click()
     expect(page.locator("#table [data-move]").first).to_be_visible()
+    if turn_seconds:
+        expect(page.locator("#status .deadline")).to_contain_text("time left 9:")
 
     def shoot(clicks: int) -> None:
         if clicks == 3:
