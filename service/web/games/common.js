@@ -54,7 +54,8 @@ export function svg(tag, attrs, ...children) {
 export function seatName(seat, view) {
   if (seat === null || seat === undefined) return "nobody";
   if (view && view.you === seat) return "You";
-  return `Seat ${seat}`;
+  const info = view && Array.isArray(view.seats) ? view.seats[seat] : null;
+  return (info && info.name) || `Seat ${seat}`;
 }
 
 /** "Seat 2 (bot, greedy)" or "You" for a seat's panel heading. */
@@ -91,6 +92,7 @@ export class Moves {
     this.legal = this.playing && Array.isArray(ctx.view && ctx.view.legal) ? ctx.view.legal : [];
     this.byKey = new Map(this.legal.map((move) => [canonical(move), move]));
     this.drawn = new Set();
+    this.sealedChoice = sealedChoice(ctx.view);
   }
 
   /** Legal items matching a predicate, in the server's order. */
@@ -116,6 +118,12 @@ export class Moves {
       { type: "button", class: `gt-move ${className}`.trim(), "data-move": key, "aria-label": label, title: label },
       content === undefined ? label : content,
     );
+    if (this.sealedChoice === key) {
+      // The shell keeps a committed sealed choice until its reveal; show which one it is.
+      button.classList.add("gt-committed");
+      button.setAttribute("aria-pressed", "true");
+      button.setAttribute("aria-label", `${label} (your sealed choice)`);
+    }
     button.addEventListener("click", async () => {
       const all = this.root.querySelectorAll("button.gt-move");
       all.forEach((b) => (b.disabled = true));
@@ -143,27 +151,56 @@ export class Moves {
   }
 }
 
+/**
+ * The canonical move this browser committed for the seat's current sealed step, if the shell
+ * kept one (localStorage "stakeout.sealed.<game>.<seat>.<step>" = {move, salt}); else null.
+ */
+function sealedChoice(view) {
+  try {
+    if (!view || typeof view.you !== "number" || !Array.isArray(view.awaiting)) return null;
+    // Once this seat has committed, only the others are awaited; the step is the same for all.
+    const mine =
+      view.awaiting.find((a) => a.seat === view.you && a.action === "commit") ||
+      view.awaiting.find((a) => a.action === "commit");
+    if (!mine) return null;
+    const kept = JSON.parse(localStorage.getItem(`stakeout.sealed.${view.id}.${view.you}.${mine.step}`) || "null");
+    return kept && kept.move ? canonical(kept.move) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A titled section. */
 export function section(title, className, ...children) {
   return h("section", { class: `gt-section ${className || ""}`.trim(), "aria-label": title }, h("h3", {}, title), ...children);
 }
 
-/** Words for the events every game shares (the match layer's), or null. */
-export function describeMatchEvent(event, view) {
+/**
+ * Words for the events every game shares (the match layer's), or null. `describeMove` puts a
+ * revealed sealed move in the game's words (the replay and the seat's own log carry it).
+ */
+export function describeMatchEvent(event, view, describeMove) {
   const who = (seat) => seatName(seat, view);
   switch (event.type) {
     case "game.created":
       return `The game was created for ${(event.seats || []).length} seats; the seed's commitment was published.`;
     case "seal.committed":
       return `${who(event.seat)} sealed a secret choice.`;
-    case "seal.revealed":
-      return `${who(event.seat)} revealed a sealed choice.`;
+    case "seal.revealed": {
+      let words = null;
+      try {
+        words = event.move && describeMove ? describeMove(event.move) : null;
+      } catch {
+        words = null;
+      }
+      return words ? `${who(event.seat)} revealed a sealed choice: ${words}.` : `${who(event.seat)} revealed a sealed choice.`;
+    }
     case "seal.forfeited":
-      return `${who(event.seat)} did not reveal in time; a bot's choice stands in.`;
+      return `${who(event.seat)} forfeited a sealed choice${event.reason ? ` (${event.reason})` : ""}; a bot's choice stands in.`;
     case "turn.timed_out":
       return `${who(event.seat)} ran out of time; a bot moved for it.`;
     case "seat.resigned":
-      return `${who(event.seat)} resigned; a bot plays the seat from now on.`;
+      return `${who(event.seat)} resigned; a ${event.level || "random"} bot plays the seat from now on.`;
     case "game.result_recorded": {
       const winners = event.winners || [];
       return `Result recorded: ${winners.length ? seatsWords(winners, view) + (winners.length > 1 ? " share the win" : " won") : "no winner"}` +
@@ -172,7 +209,7 @@ export function describeMatchEvent(event, view) {
     case "game.aborted":
       return "The game was aborted by its creator (no result).";
     case "game.abandoned":
-      return "The game was abandoned: nobody acted for too long (no result).";
+      return `The game was abandoned: nobody acted for ${event.idle_seconds ? Math.round(event.idle_seconds / 86400) + " days" : "too long"} (no result).`;
     default:
       return null;
   }

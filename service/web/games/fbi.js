@@ -81,7 +81,7 @@ function statusLine(state, view) {
 function tableSection(state) {
   const columns = COLOURS.map((colour) => {
     const cards = state.table.filter((c) => c.colour === colour);
-    const target = arrestTarget(state.table, colour, state.variant);
+    const target = state.phase === "over" ? null : arrestTarget(state.table, colour, state.variant);
     return h(
       "div",
       { class: `fbi-pile p-${colour}`, role: "group", "aria-label": `${colour}: ${cards.length ? cards.map((c) => signed(c.value)).join(" ") : "none"}` },
@@ -94,7 +94,7 @@ function tableSection(state) {
     );
   });
   const note = state.variant === "stacked" ? "An agent arrests the top card of its pile (outlined)." : "An agent arrests the highest card of its colour (outlined).";
-  return section("Characters on the table", "fbi-table", h("div", { class: "fbi-piles" }, columns), h("p", { class: "gt-note" }, note));
+  return section("Characters on the table", "fbi-table", h("div", { class: "fbi-piles" }, columns), state.phase === "over" ? null : h("p", { class: "gt-note" }, note));
 }
 
 function turnSection(state, view) {
@@ -251,7 +251,7 @@ function finalSection(state, view) {
     h(
       "ul",
       { class: "gt-row" },
-      state.bonuses.map((b) => h("li", { class: "fbi-bonuscard" }, h("span", { class: `fbi-dot c-${b.colour}` }), `${b.colour} ${signed(b.value)}: ${b.seat === null ? "nobody" : seatName(b.seat, view)}`)),
+      state.bonuses.map((b) => h("li", { class: "fbi-bonuscard" }, h("span", { class: `fbi-dot c-${b.colour}` }), `${b.colour[0].toUpperCase()}${b.colour.slice(1)} ${signed(b.value)}: ${b.seat === null ? "nobody" : seatName(b.seat, view)}`)),
     ),
   );
 }
@@ -279,9 +279,17 @@ export function renderTable(root, ctx) {
       turnSection(state, view),
       section("Players", "fbi-seats", h("div", { class: "gt-seats" }, order.map((s) => seatPanel(state, view, s)))),
       finalSection(state, view),
-      state.released.length ? h("p", { class: "gt-note" }, `${state.released.length} card${state.released.length === 1 ? "" : "s"} released out of the game so far.`) : null,
+      state.released.length ? h("p", { class: "gt-note gt-foot" }, `${state.released.length} card${state.released.length === 1 ? "" : "s"} released out of the game so far.`) : null,
     ),
   );
+}
+
+/** A move in words (used for revealed sealed moves). */
+function moveWords(move) {
+  if (move.type === "fbi.select_agents") return `${agentWords(move.first)} and ${agentWords(move.second)}`;
+  if (move.type === "fbi.use_agent") return `play the ${move.colour} agent`;
+  if (move.type === "fbi.release_none") return "release nothing";
+  return null;
 }
 
 export function describeEvent(record, view) {
@@ -316,6 +324,6 @@ export function describeEvent(record, view) {
       return `The deck ran out. Bonus cards: ${bonuses.length ? bonuses.join(", ") : "none awarded"}. Scores ${(event.scores || []).join(", ")}; ${listWords((event.winners || []).map(who))} won.`;
     }
     default:
-      return describeMatchEvent(event, view) || genericEvent(event);
+      return describeMatchEvent(event, view, moveWords) || genericEvent(event);
   }
 }

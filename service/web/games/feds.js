@@ -308,7 +308,12 @@ function actions(state, view, moves) {
         "div",
         { class: "gt-row" },
         mini.map((m) =>
-          moves.button(m, m.colours.length ? `Arrest one ${listWords(m.colours)} criminal` : "Arrest nothing", m.colours.length ? m.colours.map((c) => criminal(c, 1, true)) : "nothing", "feds-mini"),
+          moves.button(
+            m,
+            m.colours.length ? `Arrest one ${listWords(m.colours)} criminal` : "Arrest nothing",
+            m.colours.length ? m.colours.map((c) => [criminal(c, 1, true), h("span", {}, c)]) : "nothing",
+            "feds-mini",
+          ),
         ),
       ),
     );
@@ -380,7 +385,7 @@ export function renderTable(root, ctx) {
         state.locations.map((spot) => locationRow(state, view, spot, moves, (loc) => (perLocation.has(loc) ? h("div", { class: "gt-row feds-loc-actions" }, perLocation.get(loc)) : null))),
       ),
       section("Players", "feds-players", h("div", { class: "gt-seats" }, players.map((p) => playerPanel(state, view, p)), officerPanel(state, view))),
-      h("p", { class: "gt-note" }, `In the bag: ${criminalsWords(state.bag)}.`),
+      h("p", { class: "gt-note gt-foot" }, `In the bag: ${criminalsWords(state.bag)}.`),
     ),
   );
 }
@@ -446,6 +451,6 @@ export function describeEvent(record, view) {
       return `The game ended. Scores ${(e.scores || []).join(", ")}; ${listWords(first.map(who))} ${first.length > 1 ? "share first place" : "won"}.`;
     }
     default:
-      return describeMatchEvent(e, view) || genericEvent(e);
+      return describeMatchEvent(e, view, (move) => (move.type === "feds.choose_agent" ? `${agentName(move.agent)} to ${place(move.location)}` : null)) || genericEvent(e);
   }
 }
