@@ -52,7 +52,7 @@ export class ViewFeed {
     } catch (problem) {
       // No stream tickets on this server, or none for this caller (a spectator of a game
       // that is not public): the view's long-poll serves anyone who may read the view.
-      if ([401, 403, 404, 405].includes(problem.status)) return this.eventsOnly();
+      if ([401, 403, 404, 405].includes(problem.status)) return this.longPoll();
       return this.later();
     }
     const query = new URLSearchParams({ ticket: ticket.ticket, feed: "view" });
@@ -86,8 +86,8 @@ export class ViewFeed {
     });
   }
 
-  /** A server without stream tickets: the view's long-poll (the answer waits for a change). */
-  async eventsOnly() {
+  /** Without a ticket: the view's long-poll (each answer waits for a change, up to 25 s). */
+  async longPoll() {
     this.state("live");
     while (!this.stopped && !ENDED.has(this.status)) {
       try {
