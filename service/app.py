@@ -14,6 +14,7 @@ from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
 from service.api.v1.games import GameEndingsController, GamesController
+from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.seating import InvitesController, SeatingController
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             GameEndingsController,
             ReplayViewsController,
             InvitesController,
+            LobbyController,
             SeatingController,
             WebhooksController,
             StatsController,

@@ -680,6 +680,15 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                     "parameters": {"code": "$response.body#/seats/1/invite/code"},
                     "description": "claimInvite with the second seat's invite (an open seat)",
                 }
+            if op_id in ("streamEvents", "streamAccountFeed") and "200" in responses:
+                content = responses["200"].setdefault("content", {})
+                content["application/x-ndjson"] = {
+                    "schema": {
+                        "type": "string",
+                        "description": "JSON lines (with `Accept: application/x-ndjson`): one "
+                        "message per line, each an object with `kind` and `version`",
+                    }
+                }
             if op_id == "claimInvite":
                 claimed = responses.get("201", {})
                 claimed["links"] = {

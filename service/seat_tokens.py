@@ -57,3 +57,8 @@ def rematch_token(old_token: str, new_game_id: str) -> str:
         old_token.encode(), f"stakeout-rematch|{new_game_id}".encode(), hashlib.sha256
     ).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+async def grant_seat(redis: AnyRedis, game_id: str, seat: int, digest: str) -> None:
+    """Record ``digest`` as ``seat``'s token hash (idempotent: a rematch's derived token)."""
+    await redis.hset(seat_tokens_key(game_id), mapping={f"s{seat}": digest, f"h{digest}": seat})

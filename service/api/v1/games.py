@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
-from litestar.response import Response, ServerSentEvent
+from litestar.response import Response, ServerSentEvent, Stream
 
 from domain.errors import InvalidOptions
 from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
@@ -44,7 +44,9 @@ from service.live_sse import live_messages
 from service.quota import GameQuota
 from service.replays import replay_document
 from service.seat_tokens import caller_of
+from service.stream_access import TokenInUrl, ticket_caller
 from service.strictness import etag, not_modified, not_modified_response
+from service.view_feed import as_ndjson, as_sse, sse_as_ndjson, view_messages
 
 GameId = Annotated[
     str,
@@ -594,13 +596,21 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
-        summary="Live feed of the caller's events (Server-Sent Events)",
+        summary="Live feed of a game: its events, or the caller's view (SSE or NDJSON)",
         description=(
-            "Each SSE message is one event record (`id` = version, `event` = event type, "
-            "`data` = the EventRecord JSON), redacted for the caller. Resume with "
-            "`Last-Event-ID` (or `after`). A `: ping` comment every 15 s keeps the "
-            "connection alive. The stream closes once the game is over and its result "
-            "recorded, or once it is abandoned (`game.abandoned`) or aborted (`game.aborted`)."
+            "Authenticate with `Authorization` or with `?ticket=` (a single-use stream "
+            "ticket from POST /v1/games/{id}/stream-tickets, for a browser's EventSource); "
+            "`?token=` is refused (400 `token-in-url`): a token never goes into a URL. "
+            "`feed=events` (default): each SSE message is one event record (`id` = version, "
+            "`event` = event type, `data` = the EventRecord JSON), redacted for the caller. "
+            "`feed=view`: the first message is `view` (the caller's whole GameView), then "
+            "after each batch of events an `events` message (`data`: {events: [EventRecord]})"
+            " and a `view` message; after the game ends it stays open until a rematch is "
+            "made (the view's `rematch`) or 10 minutes pass. With `Accept: "
+            "application/x-ndjson` the same messages come as JSON lines, each with `kind` "
+            "(event, events, view, ping) and `version`. Resume with `Last-Event-ID` (or "
+            "`after`). A ping every 15 s keeps the connection alive. The event feed closes "
+            "once the game is over and its result recorded, or once it is abandoned or aborted."
         ),
         media_type="text/event-stream",
     )
@@ -609,6 +619,14 @@ class GamesController(Controller):
         state: State,
         game_id: GameId,
         authorization: Authorization = None,
+        accept: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Accept",
+                required=False,
+                description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
+            ),
+        ] = None,
         last_event_id: Annotated[
             str | None,
             HeaderParameter(
@@ -619,16 +637,58 @@ class GamesController(Controller):
             ),
         ] = None,
         after: Annotated[
-            int, QueryParameter(ge=0, le=10**9, description="Start after this version")
-        ] = 0,
-    ) -> ServerSentEvent:
+            int | None,
+            QueryParameter(ge=0, le=10**9, required=False, description="Start after this version"),
+        ] = None,
+        feed: Annotated[
+            Literal["events", "view"],
+            QueryParameter(
+                description="events: the event records; view: the caller's view after each batch"
+            ),
+        ] = "events",
+        ticket: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=128,
+                description="A single-use stream ticket (POST /v1/games/{id}/stream-tickets) "
+                "instead of Authorization",
+            ),
+        ] = None,
+        token: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=512,
+                description="Refused (400 token-in-url): get a stream ticket instead",
+            ),
+        ] = None,
+    ) -> Stream:
         ctx = _ctx(state)
+        if token is not None:
+            raise TokenInUrl(
+                "a seat token or API key never goes into a URL: POST "
+                "/v1/games/{id}/stream-tickets with it and pass ?ticket= instead"
+            )
         loaded = await ctx.games.load(game_id)
-        caller = await _viewer(ctx, loaded, authorization)
+        if ticket is not None:
+            caller = await ticket_caller(ctx, ticket, game_id)
+        else:
+            caller = await _viewer(ctx, loaded, authorization)
         start = int(last_event_id) if last_event_id is not None else after
-        return ServerSentEvent(
-            live_messages(ctx, loaded, caller, start), headers={"Cache-Control": "no-store"}
-        )
+        ndjson = accept is not None and "application/x-ndjson" in accept.lower()
+        headers = {"Cache-Control": "no-store"}
+        if feed == "view":
+            messages = view_messages(ctx, loaded, caller, start)
+            if ndjson:
+                return Stream(
+                    as_ndjson(messages), media_type="application/x-ndjson", headers=headers
+                )
+            return ServerSentEvent(as_sse(messages), headers=headers)
+        events = live_messages(ctx, loaded, caller, start or 0)
+        if ndjson:
+            return Stream(sse_as_ndjson(events), media_type="application/x-ndjson", headers=headers)
+        return ServerSentEvent(events, headers=headers)
 
 
 class GameEndingsController(Controller):

@@ -9,13 +9,21 @@ from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, PathParameter
 
-from service import invites
-from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller
-from service.api.v1.lobby_schemas import ClaimedSeat, ClaimRequest, FillRequest, InviteInfo
+from service import invites, rematch, tickets
+from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller, _viewer
+from service.api.v1.lobby_schemas import (
+    ClaimedSeat,
+    ClaimRequest,
+    FillRequest,
+    InviteInfo,
+    RematchCreatedResponse,
+    StreamTicket,
+)
 from service.api.v1.presenter import event_records, seat_infos, status_of
 from service.api.v1.schemas import MoveAccepted
-from service.auth import Caller
-from service.errors import Forbidden, ServiceError
+from service.auth import Caller, bearer
+from service.errors import Forbidden, ServiceError, Unauthorized
+from service.seat_tokens import caller_of
 
 InviteCode = Annotated[
     str,
@@ -129,3 +137,50 @@ class SeatingController(Controller):
         return MoveAccepted(
             version=applied.version, events=event_records(applied.loaded, applied.events, Caller())
         )
+
+    @post(
+        "/{game_id:str}/stream-tickets",
+        operation_id="createStreamTicket",
+        summary="A single-use ticket to open the game's live feed",
+        description="With a seat token: a ticket for that seat's feed; with an API key or "
+        "nothing: a spectator's (not for a private game). Pass it as "
+        "`GET /v1/games/{id}/stream?ticket=...` (a browser's EventSource cannot send "
+        "Authorization). It works once, for about 60 s.",
+        status_code=201,
+    )
+    async def stream_ticket(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> StreamTicket:
+        ctx = _ctx(state)
+        caller = await _viewer(ctx, await ctx.games.snapshot(game_id), authorization)
+        grant = tickets.Grant("game", game_id, caller.seat, caller.api_key_id)
+        ticket, expires = await tickets.issue(ctx.store.redis, grant)
+        return StreamTicket(ticket=ticket, expires_at_ms=expires)
+
+    @post(
+        "/{game_id:str}/rematch",
+        operation_id="rematchGame",
+        summary="The next game of this table, once this one has ended",
+        description="A seat token or the API key that created the game, after the game ended "
+        "(finished, aborted or abandoned after its start). The first call creates the next "
+        "game: same game, options and kinds of seat, the seats rotated by one (old seat i "
+        "sits at new seat i+1, the last at seat 0); every later call answers the same game. "
+        "A seat token's caller also gets its new seat and that seat's token (the same on "
+        "every call); the API key gets the game id. The old game's view shows "
+        "`rematch` and its log a `rematch.created` event. 409 `game-not-finished` before the "
+        "end.",
+        status_code=201,
+    )
+    async def rematch_game(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> RematchCreatedResponse:
+        ctx = _ctx(state)
+        if authorization is None:
+            raise Unauthorized("a rematch needs a seat token or the game's API key")
+        loaded = await ctx.games.snapshot(game_id)
+        caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
+        if caller.seat is None and caller.api_key_id != loaded.meta.owner:
+            raise Forbidden("only the game's seats and its creator may ask for a rematch")
+        token = bearer(authorization) if caller.seat is not None else None
+        made = await rematch.rematch(ctx, game_id, caller.seat, token)
+        return RematchCreatedResponse(game_id=made.game_id, seat=made.seat, token=made.token)
