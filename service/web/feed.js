@@ -110,7 +110,7 @@ export class ViewFeed {
     if (this.stopped) return;
     this.state("reconnecting");
     setTimeout(() => this.connect(), this.retry);
-    this.retry = Math.min(this.retry * 2, 8000);
+    this.retry = Math.min(this.retry * 2, 4000);
   }
 
   view(view) {

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Request, expect
 
 from tests.browser.conftest import screenshot
 from tests.browser.stack import Stack
@@ -54,8 +54,21 @@ def _page_version(page: Page) -> int:
     return int(page.locator("body").get_attribute("data-version") or 0)
 
 
+def _feeds(page: Page) -> list[str]:
+    """The URLs of the live requests the page makes (view feeds and any long-poll)."""
+    urls: list[str] = []
+
+    def seen(request: Request) -> None:
+        if "/stream?" in request.url or "wait=" in request.url:
+            urls.append(request.url)
+
+    page.on("request", seen)
+    return urls
+
+
 def test_a_spectator_follows_a_public_game_live(page: Page, stack: Stack) -> None:
     seat = _remote_game(stack)
+    feeds = _feeds(page)
     page.goto(f"/web/table.html#{seat.game_id}/watch")
     expect(page.locator("#feed-state")).to_have_attribute("data-state", "live")
     rng = random.Random(3)
@@ -69,6 +82,10 @@ def test_a_spectator_follows_a_public_game_live(page: Page, stack: Stack) -> Non
     assert page.locator("#table [data-move]").count() == 0  # a spectator has no moves
     expect(page.locator("#log-list li").first).not_to_be_empty()
     screenshot(page, "fbi-spectator")
+    # One view feed opened with a ticket, held all along: no polling.
+    assert len(feeds) == 1, feeds
+    assert "ticket=" in feeds[0]
+    assert "feed=view" in feeds[0]
 
 
 def _two_person_game(stack: Stack) -> list[HumanSeat]:
@@ -100,6 +117,7 @@ def _act_once(base: str, seats: list[HumanSeat], rng: random.Random) -> int:
 def test_a_dropped_feed_resumes_with_what_happened_meanwhile(page: Page, stack: Stack) -> None:
     seats = _two_person_game(stack)
     game_id = seats[0].game_id
+    feeds = _feeds(page)
     page.goto(f"/web/table.html#{game_id}/watch")
     expect(page.locator("#feed-state")).to_have_attribute("data-state", "live")
     rng = random.Random(4)
@@ -126,3 +144,6 @@ def test_a_dropped_feed_resumes_with_what_happened_meanwhile(page: Page, stack: 
     expect(page.locator("#feed-state")).to_have_attribute("data-state", "live")
     version = _act_once(stack.base, seats, rng)
     page.wait_for_function(f"() => Number(document.body.dataset.version) >= {version}")
+    # It resumed with a new ticket after the version it had, on the view feed (no polling).
+    assert all("ticket=" in url and "feed=view" in url for url in feeds), feeds
+    assert any("after_version=" in url for url in feeds[1:]), feeds
