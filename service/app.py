@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
+from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             ReplayViewsController,
             InvitesController,
             LobbyController,
+            AccountFeedController,
             SeatingController,
             WebhooksController,
             StatsController,

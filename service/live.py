@@ -134,6 +134,11 @@ class LiveFeed:
         self._lock = asyncio.Lock()
 
     @property
+    def blocking_client(self) -> AnyRedis:
+        """The client for blocking reads (its timeout allows a ``BLOCK_MS`` block)."""
+        return self._redis
+
+    @property
     def watched_games(self) -> int:
         return len(self._watches)
 

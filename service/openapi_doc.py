@@ -47,6 +47,12 @@ TAGS = [
     Tag(name="webhooks", description="Signed notifications to a backend, with delivery logs."),
     Tag(name="rules", description="The games this server runs, with their rules data."),
     Tag(name="health", description="Liveness and readiness probes."),
+    Tag(
+        name="lobby",
+        description="Open seats and invites, leaving, filling with bots, rematches, stream "
+        "tickets and the public lobby.",
+    ),
+    Tag(name="feeds", description="One live feed of all an API key's games."),
 ]
 
 
@@ -381,6 +387,30 @@ def _notification_schemas() -> dict[str, dict[str, Any]]:
             "type": "integer",
             "description": "When it happened (epoch milliseconds, server clock).",
         },
+        "seats": {
+            "type": ["array", "null"],
+            "description": "Who sits where (never a token).",
+            "items": {
+                "type": "object",
+                "description": "A seat: its number, kind, name and external id.",
+                "properties": {
+                    "seat": {"type": "integer", "description": "The seat (0-based)."},
+                    "type": {"type": "string", "description": "human, bot or open."},
+                    "name": {
+                        "type": ["string", "null"],
+                        "description": "The seat's display name, or null.",
+                    },
+                    "external_id": {
+                        "type": ["string", "null"],
+                        "description": "The client backend's id of the seat's player, or null.",
+                    },
+                },
+            },
+        },
+        "rematch_game_id": {
+            "type": ["string", "null"],
+            "description": "rematch.created: the new game's id; null for other kinds.",
+        },
     }
     seats = {"type": "array", "items": {"type": "integer"}}
     kinds: dict[str, tuple[str, str, dict[str, Any]]] = {
@@ -423,6 +453,23 @@ def _notification_schemas() -> dict[str, dict[str, Any]]:
                     "description": "The winning seats; null when abandoned or aborted.",
                 },
             },
+        ),
+        "GameStartedNotification": (
+            "game.started",
+            "The game started: no seat is open any more (at creation for a game without "
+            "open seats).",
+            {},
+        ),
+        "GameAbortedNotification": (
+            "game.aborted",
+            "The game's creator aborted it (webhooks registered for game.finished also get "
+            "that notification with status aborted).",
+            {},
+        ),
+        "RematchCreatedNotification": (
+            "rematch.created",
+            "The next game of this table was created (rematch_game_id).",
+            {},
         ),
         "ResultRecordedNotification": (
             "result.recorded",
@@ -508,7 +555,7 @@ _ENUM_TEXT = {
     "GameStatus": "A game's status: active, finished (with a result), abandoned (nobody "
     "acted for STAKEOUT_ABANDON_SECONDS) or aborted (by its creator).",
     "GameName": "A game this server runs.",
-    "EventKind": "A webhook notification kind.",
+    "EventKind": "A webhook (and account feed) notification kind.",
     "FbiColour": "An FBI character colour.",
     "FbiCardColour": "An FBI card colour (purple: the slammer cards).",
     "FbiAgent": "An FBI field agent: a colour, or 2x (doubles the other selected agent).",

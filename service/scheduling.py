@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import time
@@ -33,6 +34,7 @@ from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
 from service import abandon, deadlines, webhooks
+from service.account_feed import AccountFeed, for_feed, lifecycle, seats_of
 from service.games import Change, GameNotFound, GameService, Loaded
 from service.observability import FOLLOW_UP_FAILURES
 from service.store import EventStore
@@ -107,6 +109,7 @@ class RqScheduler:
         self._redis: Redis | None = None
         self.store = store
         self.webhooks = WebhookStore(store.redis)
+        self.feed = AccountFeed(store.redis)
         self.webhook_backoff = webhook_backoff
         self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
 
@@ -164,11 +167,14 @@ class RqScheduler:
                 made += 1
         return made
 
-    async def _deliveries(
-        self, loaded: Loaded, at_ms: int, fresh: list[deadlines.Deadline], hooks: list[Webhook]
-    ) -> list[JobRequest]:
-        if not hooks:
-            return []
+    def _notes(
+        self,
+        loaded: Loaded,
+        at_ms: int,
+        fresh: list[deadlines.Deadline],
+        events: Collection[Any],
+    ) -> list[webhooks.Notification]:
+        """What this change notifies (webhooks and the account feed), seats named."""
         match, rules = loaded.match, loaded.rules
         result = rules.result(match)
         finished = (result.scores, result.winners) if result and match.recorded is None else None
@@ -182,6 +188,13 @@ class RqScheduler:
             (recorded.scores, recorded.winners) if recorded is not None else None,
             ended="abandoned" if match.abandoned else "aborted" if match.aborted else None,
         )
+        notes = [*lifecycle(loaded, list(events), at_ms), *notes]
+        seats = seats_of(loaded)
+        return [msgspec.structs.replace(n, seats=seats) for n in notes]
+
+    def _deliveries(
+        self, notes: list[webhooks.Notification], hooks: list[Webhook]
+    ) -> list[JobRequest]:
         return [
             JobRequest(
                 WEBHOOK_QUEUE,
@@ -200,17 +213,29 @@ class RqScheduler:
             self._redis.close()
             self._redis = None
 
-    async def follow_up(self, loaded: Loaded, acted_seats: Collection[int], at_ms: int) -> None:
-        """The jobs, turn records and webhook deliveries a game's new state calls for."""
+    async def follow_up(
+        self,
+        loaded: Loaded,
+        acted_seats: Collection[int],
+        at_ms: int,
+        events: Collection[Any] = (),
+    ) -> None:
+        """The jobs, turn records, webhook deliveries and account-feed entries a game's new
+        state calls for (``events``: those just appended)."""
         requests = jobs_for(loaded)
         hooks = await self.hooks_of(loaded.meta.owner)
-        # Awaited turns are recorded for deadlines and for webhooks' seat.awaited; a game
-        # with neither needs no record (a webhook registered later announces the turns
-        # awaited then, as new).
-        if loaded.meta.turn_seconds is not None or hooks:
+        feed_on = await self.feed.active(loaded.meta.owner)
+        # Awaited turns are recorded for deadlines, webhooks' and the account feed's
+        # seat.awaited; a game with none of these needs no record (a webhook registered
+        # later announces the turns awaited then, as new).
+        if loaded.meta.turn_seconds is not None or hooks or feed_on:
             fresh = await deadlines.refresh(self.store.redis, loaded, at_ms, acted_seats)
             requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
-            requests += await self._deliveries(loaded, at_ms, fresh, hooks)
+            if hooks or feed_on:
+                notes = self._notes(loaded, at_ms, fresh, events)
+                requests += self._deliveries(notes, hooks)
+                if feed_on:
+                    await self.feed.record(loaded.meta.owner, for_feed(notes))
         if loaded.match.recorded is not None or loaded.match.aborted:
             await self.store.retire_game(loaded.game_id)
         # The sweep's activity index: when the game last moved (service/abandon.py).
@@ -222,7 +247,7 @@ class RqScheduler:
         """Inline follow-up (the workers: a job's follow-ups are done before it returns)."""
         acted = () if change.acted_seat is None else (change.acted_seat,)
         try:
-            await self.follow_up(loaded, acted, change.at_ms)
+            await self.follow_up(loaded, acted, change.at_ms, change.events)
         except Exception:  # the act is stored: the sweep redoes what failed here
             FOLLOW_UP_FAILURES.inc()
             log.warning(
@@ -238,6 +263,7 @@ class _Pending:
     loaded: Loaded
     acted: set[int]
     at_ms: int
+    events: list[Any] = dataclasses.field(default_factory=list)
     attempts: int = 0
     not_before: float = 0.0
 
@@ -258,7 +284,9 @@ class FollowUps:
 
     RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
-    def __init__(self, run: Callable[[Loaded, Collection[int], int], Awaitable[None]]) -> None:
+    def __init__(
+        self, run: Callable[[Loaded, Collection[int], int, Collection[Any]], Awaitable[None]]
+    ) -> None:
         self._run = run
         self._pending: dict[str, _Pending] = {}
         self._wake = asyncio.Event()
@@ -268,13 +296,15 @@ class FollowUps:
     async def submit(self, loaded: Loaded, change: Change) -> None:
         game_id = loaded.game_id
         acted = {change.acted_seat} if change.acted_seat is not None else set()
+        events = list(change.events)
         known = self._pending.get(game_id)
         if known is not None:
             acted |= known.acted
+            events = [*known.events, *events]
             if known.loaded.match.version > loaded.match.version:
                 loaded = known.loaded
         self._pending[game_id] = _Pending(
-            loaded, acted, max(change.at_ms, known.at_ms if known else 0)
+            loaded, acted, max(change.at_ms, known.at_ms if known else 0), events
         )
         self._wake.set()
         if self._task is None or self._task.done():
@@ -294,7 +324,7 @@ class FollowUps:
                 work = self._pending.pop(game_id)
                 self._busy += 1
                 try:
-                    await self._run(work.loaded, work.acted, work.at_ms)
+                    await self._run(work.loaded, work.acted, work.at_ms, work.events)
                 except Exception:
                     FOLLOW_UP_FAILURES.inc()
                     delay = self.RETRY_SECONDS[min(work.attempts, len(self.RETRY_SECONDS) - 1)]

@@ -34,8 +34,22 @@ import msgspec
 from service import egress
 from service.store import AnyRedis
 
-EventKind = Literal["seat.awaited", "game.finished", "result.recorded"]
-EVENT_KINDS: tuple[EventKind, ...] = ("seat.awaited", "game.finished", "result.recorded")
+EventKind = Literal[
+    "seat.awaited",
+    "game.finished",
+    "result.recorded",
+    "game.started",
+    "game.aborted",
+    "rematch.created",
+]
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "seat.awaited",
+    "game.finished",
+    "result.recorded",
+    "game.started",
+    "game.aborted",
+    "rematch.created",
+)
 SIGNATURE_HEADER = "Stakeout-Signature"
 MAX_WEBHOOKS_PER_KEY = 20
 KEPT_ATTEMPTS = 500
@@ -50,6 +64,15 @@ class Webhook(msgspec.Struct, frozen=True):
     game_id: str | None
     secret: str
     created_ms: int
+
+
+class NotifiedSeat(msgspec.Struct, frozen=True):
+    """A seat as notifications show it: who plays it, never its token."""
+
+    seat: int
+    type: str
+    name: str | None = None
+    external_id: str | None = None
 
 
 class Notification(msgspec.Struct, frozen=True):
@@ -69,6 +92,9 @@ class Notification(msgspec.Struct, frozen=True):
     # game.finished: "finished" (played to the end), "abandoned" (nobody acted for long) or
     # "aborted" (ended by its creator).
     status: Literal["finished", "abandoned", "aborted"] | None = None
+    # Who sits where (name and external id, never a token); rematch.created: the new game.
+    seats: list[NotifiedSeat] | None = None
+    rematch_game_id: str | None = None
 
 
 class Attempt(msgspec.Struct, frozen=True):

@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 from jsonschema import Draft202012Validator
 
-from service.webhooks import EVENT_KINDS, notifications
+from service.webhooks import EVENT_KINDS, Notification, NotifiedSeat, notifications
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
 SCHEMAS = CONTRACT["components"]["schemas"]
@@ -34,6 +34,16 @@ def test_what_the_workers_send_fits_the_contract() -> None:
         *notifications("a" * 24, 90, 2000, [], ([3, 5], [1]), ([3, 5], [1])),
         *notifications("a" * 24, 12, 3000, [], None, None, ended="aborted"),
         *notifications("b" * 24, 40, 4000, [], None, None, ended="abandoned"),
+        Notification(
+            "c-started",
+            "game.started",
+            "c" * 24,
+            3,
+            10,
+            seats=[NotifiedSeat(0, "human", "Ann", "u1")],
+        ),
+        Notification("c-aborted", "game.aborted", "c" * 24, 9, 20),
+        Notification("c-rematch", "rematch.created", "c" * 24, 10, 30, rematch_game_id="d" * 24),
     ]
     assert {n.kind for n in sent} == set(EVENT_KINDS)
     for note in sent:

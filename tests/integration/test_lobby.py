@@ -74,3 +74,18 @@ def test_public_and_private_together_are_refused(client: TestClient[Any]) -> Non
     )
     assert response.status_code == 422
     assert response.json()["type"] == "urn:stakeout:problem:invalid-options"
+
+
+def test_my_games_filter_by_a_seats_external_id(client: TestClient[Any]) -> None:
+    mine = _create(
+        client, "bonnie_clyde", [{"type": "human", "external_id": "user-7"}, {"type": "open"}]
+    )
+    claimed = _create(client, "bonnie_clyde", [{"type": "human"}, {"type": "open"}])
+    code = claimed["seats"][1]["invite"]["code"]
+    assert client.post(f"/v1/invites/{code}", json={"external_id": "user-7"}).status_code == 201
+    _create(client, "bonnie_clyde", [{"type": "human", "external_id": "user-8"}] * 2)
+    response = client.get("/v1/games", params={"external_id": "user-7"}, headers=auth(API_KEY))
+    assert response.status_code == 200, response.text
+    assert [g["id"] for g in response.json()["games"]] == [claimed["id"], mine["id"]]
+    none = client.get("/v1/games", params={"external_id": "nobody"}, headers=auth(API_KEY))
+    assert none.json()["games"] == []

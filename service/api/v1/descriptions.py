@@ -34,7 +34,8 @@ AT_MS = "When it was stored (epoch milliseconds, server clock)."
 EVENT_KINDS = (
     "The notification kinds: seat.awaited (a human seat must act), game.finished (the game "
     "ended: played out, abandoned or aborted), result.recorded (the scoring job recorded "
-    "the result)."
+    "the result), game.started (no seat is open any more), game.aborted (its creator "
+    "aborted it), rematch.created (the next game of the table)."
 )
 
 SEAT_NAME = "The seat's display name (up to 40 characters), or null."

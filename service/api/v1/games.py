@@ -290,7 +290,8 @@ class GamesController(Controller):
         operation_id="listMyGames",
         summary="The calling API key's games",
         description=(
-            "Newest first, filtered by status and game; cursor pagination: pass "
+            "Newest first, filtered by status, game and a seat's external_id; cursor "
+            "pagination: pass "
             "`next_cursor` back as `cursor` until it is null."
         ),
     )
@@ -314,6 +315,15 @@ class GamesController(Controller):
             ),
         ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size")] = 20,
+        external_id: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                min_length=1,
+                max_length=200,
+                description="Only games with a seat of this external_id (your own user id)",
+            ),
+        ] = None,
     ) -> GamePage:
         ctx = _ctx(state)
         owner = ctx.api_keys.require(authorization, "listing games needs an API key")
@@ -334,8 +344,13 @@ class GamesController(Controller):
                 scanned += 1
                 before = (created_ms, game_id)
                 summary = _summary(await ctx.games.load(game_id), created_ms)
-                if (status is None or summary.status == status) and (
-                    game is None or summary.game == game
+                if (
+                    (status is None or summary.status == status)
+                    and (game is None or summary.game == game)
+                    and (
+                        external_id is None
+                        or any(seat.external_id == external_id for seat in summary.seats)
+                    )
                 ):
                     found.append(summary)
                 if len(found) >= limit:

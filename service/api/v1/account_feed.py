@@ -1,0 +1,143 @@
+"""GET /v1/feed: one live feed of all the calling API key's games (service/account_feed.py)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, get, post
+from litestar.datastructures import State
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
+
+from service import tickets
+from service.account_feed import AccountFeed, messages
+from service.api.v1.games import Authorization, _ctx
+from service.api.v1.lobby_schemas import StreamTicket
+from service.errors import Unauthorized
+from service.stream_access import TokenInUrl, feed_ticket_owner
+
+FeedCursor = "^[0-9]{1,20}-[0-9]{1,20}$"
+_encoder = msgspec.json.Encoder()
+
+
+def _feed(state: State) -> AccountFeed:
+    ctx = _ctx(state)
+    return AccountFeed(ctx.store.redis, ctx.live.blocking_client)
+
+
+async def _sse(items: AsyncIterator[tuple[str | None, dict[str, Any]]]) -> AsyncIterator[Any]:
+    async for entry_id, note in items:
+        if entry_id is None:
+            yield ServerSentEventMessage(data=None, comment="ping")
+        else:
+            yield ServerSentEventMessage(
+                data=_encoder.encode(note).decode(), event=str(note["kind"]), id=entry_id
+            )
+
+
+async def _ndjson(items: AsyncIterator[tuple[str | None, dict[str, Any]]]) -> AsyncIterator[bytes]:
+    async for entry_id, note in items:
+        yield _encoder.encode(note if entry_id is None else {**note, "cursor": entry_id}) + b"\n"
+
+
+class AccountFeedController(Controller):
+    path = "/v1/feed"
+    tags = ["feeds"]
+
+    @get(
+        "/",
+        operation_id="streamAccountFeed",
+        summary="Live feed of all the API key's games (SSE or NDJSON)",
+        description=(
+            "The API key (Authorization), or `?ticket=` from POST /v1/feed/tickets (a "
+            "browser's EventSource). One message per happening in any of the key's games: "
+            "seat.awaited, game.started, game.finished (played out or abandoned), "
+            "game.aborted, rematch.created; each is the JSON of a webhook notification of "
+            "that kind (with the seats' names and external ids, never a token). SSE: `id` is "
+            "the feed's cursor, `event` the kind; with `Accept: application/x-ndjson` one "
+            "JSON object per line with `kind` and `cursor`. Resume with `Last-Event-ID` (or "
+            "`after`): the feed continues exactly after it; without, it starts now. The "
+            "feed is recorded while the key uses it (7 days after its last opening)."
+        ),
+        media_type="text/event-stream",
+    )
+    async def stream_feed(
+        self,
+        state: State,
+        authorization: Authorization = None,
+        accept: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Accept",
+                required=False,
+                description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
+            ),
+        ] = None,
+        last_event_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                required=False,
+                pattern=FeedCursor,
+                description="Resume after this cursor (an SSE id of this feed)",
+            ),
+        ] = None,
+        after: Annotated[
+            str | None,
+            QueryParameter(
+                required=False, pattern=FeedCursor, description="Resume after this cursor"
+            ),
+        ] = None,
+        ticket: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=128,
+                description="A single-use ticket from POST /v1/feed/tickets instead of "
+                "Authorization",
+            ),
+        ] = None,
+        token: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=512,
+                description="Refused (400 token-in-url): get a feed ticket instead",
+            ),
+        ] = None,
+    ) -> Stream:
+        ctx = _ctx(state)
+        if token is not None:
+            raise TokenInUrl("an API key never goes into a URL: use POST /v1/feed/tickets")
+        if ticket is not None:
+            owner = await feed_ticket_owner(ctx, ticket)
+        else:
+            owner = ctx.api_keys.require(authorization, "the account feed needs an API key")
+        feed = _feed(state)
+        await feed.touch(owner)
+        items = messages(feed, owner, last_event_id or after)
+        headers = {"Cache-Control": "no-store"}
+        if accept is not None and "application/x-ndjson" in accept.lower():
+            return Stream(_ndjson(items), media_type="application/x-ndjson", headers=headers)
+        return ServerSentEvent(_sse(items), headers=headers)
+
+    @post(
+        "/tickets",
+        operation_id="createFeedTicket",
+        summary="A single-use ticket to open the account feed",
+        description="The API key. Pass the ticket as `GET /v1/feed?ticket=...`; it works "
+        "once, for about 60 s. Asking for one starts recording the key's feed.",
+        status_code=201,
+    )
+    async def feed_ticket(self, state: State, authorization: Authorization = None) -> StreamTicket:
+        ctx = _ctx(state)
+        if authorization is None:
+            raise Unauthorized("a feed ticket needs the API key")
+        owner = ctx.api_keys.require(authorization, "a feed ticket needs the API key")
+        await _feed(state).touch(owner)
+        ticket, expires = await tickets.issue(
+            ctx.store.redis, tickets.Grant("feed", api_key_id=owner)
+        )
+        return StreamTicket(ticket=ticket, expires_at_ms=expires)
