@@ -128,9 +128,11 @@ function draw() {
   const links = [h("a", { href: "./" }, "Lobby")];
   if (mode === "play") links.push(h("a", { href: pageUrl("table.html", `${gameId}/watch`) }, "Watch as a spectator"));
   if (["finished", "aborted"].includes(view.status)) links.push(h("a", { href: pageUrl("replay.html", gameId), "data-replay": "" }, "Replay and verify"));
-  if (view.rematch && view.rematch.game_id) {
-    const next = view.rematch.game_id;
-    links.push(h("a", { href: pageUrl("table.html", storage.seats.pick(next, null) ? next : `${next}/watch`) }, "To the rematch"));
+  // A rematch: a seat asks for its seat there (the same answer however often it asks).
+  if (view.rematch && view.rematch.game_id && mode === "play") {
+    links.push(h("button", { type: "button", onclick: rematch }, "To the rematch"));
+  } else if (view.rematch && view.rematch.game_id) {
+    links.push(h("a", { href: pageUrl("table.html", `${view.rematch.game_id}/watch`) }, "To the rematch"));
   } else if (view.status === "finished" && mode === "play") {
     links.push(h("button", { type: "button", onclick: rematch }, "Rematch"));
   }

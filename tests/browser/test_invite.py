@@ -37,3 +37,13 @@ def test_two_people_play_a_game_started_from_an_invite(page: Page, guest_page: P
     for person in (page, guest_page):
         expect(person.locator("[data-result]")).to_contain_text("Scores")
     screenshot(guest_page, "feds-two-people-finished")
+
+    # Another round: the host asks for a rematch; the guest's table offers the way there.
+    page.get_by_role("button", name="Rematch").click()
+    expect(page.locator("body")).to_have_attribute("data-status", "active")
+    rematch_id = page.url.split("#", 1)[1].split("/")[0]
+    assert rematch_id != game_id
+    guest_page.get_by_role("button", name="To the rematch").click()
+    expect(guest_page).to_have_url(f"{link.split('/web/')[0]}/web/table.html#{rematch_id}/0")
+    expect(guest_page.locator("#title")).to_contain_text("seat 0")  # seats rotated by one
+    expect(page.locator("#title")).to_contain_text("seat 1")

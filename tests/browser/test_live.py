@@ -69,7 +69,12 @@ def _feeds(page: Page) -> list[str]:
 def test_a_spectator_follows_a_public_game_live(page: Page, stack: Stack) -> None:
     seat = _remote_game(stack)
     feeds = _feeds(page)
-    page.goto(f"/web/table.html#{seat.game_id}/watch")
+    # Found in the lobby's public games, opened from there.
+    page.goto("/web/")
+    page.locator(f'#public-games [data-game="{seat.game_id}"]').get_by_role(
+        "link", name="watch"
+    ).click()
+    expect(page).to_have_url(f"{stack.base}/web/table.html#{seat.game_id}/watch")
     expect(page.locator("#feed-state")).to_have_attribute("data-state", "live")
     rng = random.Random(3)
     seen_versions = set()
