@@ -216,15 +216,51 @@ async function listPublic() {
   }
 }
 
+/**
+ * The key's games, kept current by the account feed (GET /v1/feed with a single-use
+ * ticket): any happening in one of them (a seat awaited, a start, an end, a rematch)
+ * redraws the list. Reopened with a new ticket after a drop.
+ */
+let accountFeed = null;
+async function followMine(retry = 1000) {
+  if (accountFeed) accountFeed.close();
+  accountFeed = null;
+  const key = storage.apiKey.get();
+  if (!key) return;
+  let ticket;
+  try {
+    ticket = await api("/v1/feed/tickets", { method: "POST", auth: key });
+  } catch (error) {
+    if (error.status === 0 || error.status >= 500) setTimeout(() => followMine(Math.min(retry * 2, 8000)), retry);
+    return;
+  }
+  const source = new EventSource(`/v1/feed?ticket=${encodeURIComponent(ticket.ticket)}`);
+  accountFeed = source;
+  let pending = null;
+  const changed = () => {
+    if (!pending) pending = setTimeout(() => ((pending = null), listMine()), 300);
+  };
+  for (const kind of ["seat.awaited", "game.started", "game.finished", "game.aborted", "rematch.created", "message"]) {
+    source.addEventListener(kind, changed);
+  }
+  source.addEventListener("error", () => {
+    source.close();
+    if (accountFeed === source) setTimeout(() => followMine(), retry);
+  });
+}
+
 async function main() {
   ui.key.value = storage.apiKey.get();
   $("#key-form").addEventListener("submit", (event) => {
     event.preventDefault();
     storage.apiKey.set(ui.key.value.trim());
     listMine();
+    followMine();
   });
   $("#forget-key").addEventListener("click", () => {
     storage.apiKey.set(null);
+    if (accountFeed) accountFeed.close();
+    accountFeed = null;
     ui.key.value = "";
     fill(ui.mine, h("p", { class: "hint" }, "Paste your API key above to see them."));
   });
@@ -258,6 +294,7 @@ async function main() {
     showError(error);
   }
   listMine();
+  followMine();
   listPublic();
 }
 
