@@ -93,6 +93,9 @@ export class Moves {
     this.byKey = new Map(this.legal.map((move) => [canonical(move), move]));
     this.drawn = new Set();
     this.sealedChoice = sealedChoice(ctx.view);
+    // The shell marks the table "busy" while an act is on its way and ignores acts until it is
+    // answered (then it draws again): a view drawn meanwhile offers its moves disabled.
+    this.busy = Boolean(root && root.classList && root.classList.contains("busy"));
   }
 
   /** Legal items matching a predicate, in the server's order. */
@@ -118,6 +121,7 @@ export class Moves {
       { type: "button", class: `gt-move ${className}`.trim(), "data-move": key, "aria-label": label, title: label },
       content === undefined ? label : content,
     );
+    if (this.busy) button.disabled = true;
     if (this.sealedChoice === key) {
       // The shell keeps a committed sealed choice until its reveal; show which one it is.
       button.classList.add("gt-committed");
