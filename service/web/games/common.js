@@ -1,5 +1,15 @@
 // Helpers shared by the game renderers (fbi.js, feds.js, bonnie_clyde.js).
 // Plain DOM, no framework: each renderer rebuilds its root from the view on every call.
+//
+// What every renderer keeps to (tests/browser/test_renderers.py checks it on real games):
+// - each item of view.legal is exactly one <button data-move="<canonical JSON>"> with an
+//   aria-label in words, and no button offers anything else; clicking it calls ctx.act(move)
+//   with that item (Moves.button); items a game's drawing does not place get a plain button;
+// - no buttons unless ctx.mode is "play"; while the shell marks the root "busy" (an act on its
+//   way) they are drawn disabled; a sealed choice this browser committed is aria-pressed;
+// - no inline styles or scripts (the pages' Content-Security-Policy is self only): classes and
+//   the game's stylesheet, SVG drawn with presentation attributes;
+// - describeEvent gives every event of the game in words; the shared ones come from here.
 
 /** JSON with sorted keys and no spaces: the canonical form of a move (as the server hashes it). */
 export function canonical(value) {
