@@ -26,16 +26,21 @@ from domain.engine import Awaiting, BotLevel, Game, Outcome, PerSeat, Seat, Seat
 from domain.errors import (
     CommitmentError,
     DomainError,
+    GameNotStarted,
     GameOver,
+    GameStartedAlready,
     IllegalMove,
+    NotAnOpenSeat,
+    NotEnded,
     NotYourTurn,
     RevealMismatch,
     SealedStepRequired,
+    SeatTaken,
     WrongPhase,
 )
 from domain.rng import Rng
 
-SeatType = Literal["human", "bot"]
+SeatType = Literal["human", "bot", "open"]
 
 
 Level = Annotated[
@@ -46,15 +51,32 @@ Level = Annotated[
     ),
 ]
 Kind = Annotated[
-    SeatType, msgspec.Meta(description="human: played by a client; bot: by the server.")
+    SeatType,
+    msgspec.Meta(
+        description="human: played by a client; bot: by the server; open: nobody yet, "
+        "waiting to be claimed with its invite (the game waits until no seat is open)."
+    ),
+]
+SeatName = Annotated[
+    Annotated[str, msgspec.Meta(max_length=40)] | None,
+    msgspec.Meta(description="The seat's display name (up to 40 characters), or null."),
+]
+ExternalId = Annotated[
+    Annotated[str, msgspec.Meta(max_length=200)] | None,
+    msgspec.Meta(
+        description="The client backend's own id of the seat's player (up to 200 characters),"
+        " or null. Shown to everyone who may see the game; never a secret.",
+    ),
 ]
 
 
 class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Who plays a seat, as given at creation."""
+    """Who plays a seat, as given at creation (and as claims, leaves and fills change it)."""
 
     type: Kind
     level: Level = None
+    name: SeatName = None
+    external_id: ExternalId = None
 
 
 class GameCreated(msgspec.Struct, frozen=True, tag="game.created", tag_field="type"):
@@ -145,6 +167,40 @@ class GameAbandoned(msgspec.Struct, frozen=True, tag="game.abandoned", tag_field
     ]
 
 
+class SeatClaimed(msgspec.Struct, frozen=True, tag="seat.claimed", tag_field="type"):
+    """An open seat was claimed with its invite: a person plays it from now on (the token
+    went to the claimer alone; it is never in an event)."""
+
+    seat: Seat
+    name: SeatName = None
+    external_id: ExternalId = None
+
+
+class SeatLeft(msgspec.Struct, frozen=True, tag="seat.left", tag_field="type"):
+    """The seat's claimer left before the game started: the seat is open again (its
+    invite works again) and its token no longer does."""
+
+    seat: Seat
+
+
+class SeatsFilled(msgspec.Struct, frozen=True, tag="seats.filled", tag_field="type"):
+    """The creator filled every open seat with a bot of ``level``."""
+
+    seats: Annotated[list[int], msgspec.Meta(description="The seats the bots took.")]
+    level: Annotated[BotLevel, msgspec.Meta(description="The bots' level.")]
+
+
+class GameStarted(msgspec.Struct, frozen=True, tag="game.started", tag_field="type"):
+    """The last open seat was filled: the game waits for players no longer, acts open."""
+
+
+class RematchCreated(msgspec.Struct, frozen=True, tag="rematch.created", tag_field="type"):
+    """The next game of this table was created (POST /v1/games/{id}/rematch): same game,
+    options and kinds of seat, the seats rotated by one."""
+
+    game_id: Annotated[str, msgspec.Meta(description="The rematch's game id (24 hex digits).")]
+
+
 MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     GameCreated,
     SealCommitted,
@@ -155,6 +211,11 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     GameAbandoned,
     SeatResigned,
     GameAborted,
+    SeatClaimed,
+    SeatLeft,
+    SeatsFilled,
+    GameStarted,
+    RematchCreated,
 )
 # After one of these nothing more is appended to a stream (live feeds end there).
 FINAL_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (ResultRecorded, GameAbandoned, GameAborted)
@@ -207,9 +268,48 @@ class Abort(msgspec.Struct, frozen=True, tag="abort", tag_field="kind"):
     """The creator's act: end the unfinished game without a result."""
 
 
+class ClaimSeat(msgspec.Struct, frozen=True, tag="claim", tag_field="kind"):
+    """A person claims open ``seat`` with its invite (the service checked the invite)."""
+
+    seat: int
+    name: str | None = None
+    external_id: str | None = None
+
+
+class LeaveSeat(msgspec.Struct, frozen=True, tag="leave", tag_field="kind"):
+    """The claimer of ``seat`` leaves before the start: the seat is open again."""
+
+    seat: int
+
+
+class FillSeats(msgspec.Struct, frozen=True, tag="fill", tag_field="kind"):
+    """The creator's act: bots of ``level`` take every open seat; the game starts."""
+
+    level: BotLevel
+
+
+class Rematch(msgspec.Struct, frozen=True, tag="rematch", tag_field="kind"):
+    """Record the next game of this table (once: a later rematch finds the first)."""
+
+    game_id: str
+
+
 # Everything that can change a stream, as data: stored beside the events it produced, so a
 # verifier holding the seed can re-run every decision and compare (see domain/verify.py).
-Act = MakeMove | CommitSeal | RevealSeal | RecordResult | TimeOut | Abandon | Resign | Abort
+Act = (
+    MakeMove
+    | CommitSeal
+    | RevealSeal
+    | RecordResult
+    | TimeOut
+    | Abandon
+    | Resign
+    | Abort
+    | ClaimSeat
+    | LeaveSeat
+    | FillSeats
+    | Rematch
+)
 
 # The level of the bot that plays a resigned seat: the deadline's stand-in, a random move.
 RESIGNED_LEVEL: BotLevel = "random"
@@ -237,6 +337,11 @@ class Match(msgspec.Struct):
     abandoned: bool = False
     resigned: list[int] = msgspec.field(default_factory=list)
     aborted: bool = False
+    # Seats open at creation (claimed by invite), and whether the game still waits for
+    # players (some seat open); the next game of this table once a rematch was made.
+    invited: tuple[int, ...] = ()
+    waiting: bool = False
+    rematch: str | None = None
 
 
 class AwaitingAction(msgspec.Struct, frozen=True):
@@ -288,8 +393,8 @@ class Rules:
         for spec in seats:
             if spec.type == "bot" and spec.level is None:
                 raise InvalidOptions("a bot seat needs a level")
-            if spec.type == "human" and spec.level is not None:
-                raise InvalidOptions("a human seat takes no level")
+            if spec.type != "bot" and spec.level is not None:
+                raise InvalidOptions(f"a {spec.type} seat takes no level")
         try:
             parsed = msgspec.convert(options, game.options_type)
         except msgspec.ValidationError as exc:
@@ -313,12 +418,15 @@ class Rules:
         through its own pure ``evolve``; the rest is shared.
         """
         if isinstance(event, GameCreated):
+            invited = tuple(i for i, s in enumerate(event.seats) if s.type == "open")
             return Match(
                 game_id=event.game_id,
                 seats=list(event.seats),
                 options=event.options,
                 state=None,
                 version=1,
+                invited=invited,
+                waiting=bool(invited),
             )
         if match is None:
             raise ValueError("a stream must start with game.created")
@@ -344,10 +452,17 @@ class Rules:
             return replace(match, version=version, aborted=True)
         if isinstance(event, SeatResigned):
             seats = list(match.seats)
-            seats[event.seat] = SeatSpec("bot", event.level)
+            was = seats[event.seat]
+            seats[event.seat] = SeatSpec("bot", event.level, was.name, was.external_id)
             return replace(
                 match, version=version, seats=seats, resigned=[*match.resigned, event.seat]
             )
+        if isinstance(event, SeatClaimed | SeatLeft | SeatsFilled):
+            return replace(match, version=version, seats=_seated(match.seats, event))
+        if isinstance(event, GameStarted):
+            return replace(match, version=version, waiting=False)
+        if isinstance(event, RematchCreated):
+            return replace(match, version=version, rematch=event.game_id)
         if isinstance(event, ResultRecorded):
             return replace(
                 match,
@@ -369,8 +484,17 @@ class Rules:
     def result(self, match: Match) -> Outcome | None:
         return self.game.result(match.state)
 
+    def ended(self, match: Match) -> bool:
+        """Over: played out (a result, recorded or not), abandoned or aborted."""
+        return match.aborted or match.abandoned or self.game.result(match.state) is not None
+
     def awaiting(self, match: Match) -> list[AwaitingAction]:
-        if match.abandoned or match.aborted or self.game.result(match.state) is not None:
+        if (
+            match.waiting
+            or match.abandoned
+            or match.aborted
+            or self.game.result(match.state) is not None
+        ):
             return []
         out: list[AwaitingAction] = []
         pending = self.game.pending(match.state)
@@ -393,7 +517,7 @@ class Rules:
     def legal(self, match: Match, seat: int | None) -> list[Any]:
         """Moves ``seat`` may post now: public moves, or the choices it may seal (also once
         committed, while it may still replace its commitment)."""
-        if seat is None:
+        if seat is None or match.waiting:
             return []
         actions = [a for a in self.awaiting(match) if a.seat == seat]
         if actions and actions[0].action != "reveal":
@@ -426,6 +550,8 @@ class Rules:
             raise GameOver("the game was abandoned")
         if match.aborted:
             raise GameOver("the game was aborted")
+        if match.waiting:
+            raise GameNotStarted("the game waits for players: it starts once no seat is open")
         for p in self.game.pending(match.state):
             if p.seat == seat:
                 return p
@@ -451,7 +577,60 @@ class Rules:
             return self.resign(match, act.seat, seed)
         if isinstance(act, Abort):
             return self.abort(match)
+        if isinstance(act, ClaimSeat):
+            return self.claim(match, act)
+        if isinstance(act, LeaveSeat):
+            return self.leave(match, act.seat)
+        if isinstance(act, FillSeats):
+            return self.fill(match, act.level)
+        if isinstance(act, Rematch):
+            return self.rematch(match, act.game_id)
         return self.record_result(match)
+
+    # ---- the table before the start, and after the end --------------------------------
+
+    def _before_start(self, match: Match) -> None:
+        if match.aborted or match.abandoned:
+            raise GameOver("the game has ended")
+        if not match.waiting:
+            raise GameStartedAlready("the game has started: its seats are settled")
+
+    def claim(self, match: Match, act: ClaimSeat) -> list[Any]:
+        """A person takes open ``act.seat``; the game starts when no seat is left open."""
+        self._before_start(match)
+        if not 0 <= act.seat < len(match.seats) or act.seat not in match.invited:
+            raise NotAnOpenSeat(f"seat {act.seat} was not open at creation")
+        if match.seats[act.seat].type != "open":
+            raise SeatTaken(f"seat {act.seat} has been claimed already")
+        events: list[Any] = [SeatClaimed(act.seat, act.name, act.external_id)]
+        if all(s.type != "open" for i, s in enumerate(match.seats) if i != act.seat):
+            events.append(GameStarted())
+        return events
+
+    def leave(self, match: Match, seat: int) -> list[Any]:
+        """The claimer of ``seat`` gives it back before the start."""
+        self._before_start(match)
+        if seat not in match.invited:
+            raise NotAnOpenSeat(f"seat {seat} was not open at creation: it cannot be left")
+        if match.seats[seat].type == "open":
+            raise NotAnOpenSeat(f"seat {seat} is open already")
+        return [SeatLeft(seat)]
+
+    def fill(self, match: Match, level: BotLevel) -> list[Any]:
+        """Bots of ``level`` take every open seat, and the game starts."""
+        self._before_start(match)
+        seats = [i for i, s in enumerate(match.seats) if s.type == "open"]
+        return [SeatsFilled(seats, level), GameStarted()]
+
+    def rematch(self, match: Match, game_id: str) -> list[Any]:
+        """Record the next game once the game has ended (a second rematch finds the first)."""
+        if match.rematch is not None:
+            return []
+        if not self.ended(match):
+            raise NotEnded("a rematch follows a game that has ended")
+        if match.invited and any(s.type == "open" for s in match.seats):
+            raise GameNotStarted("the game ended before it started: there is nothing to replay")
+        return [RematchCreated(game_id)]
 
     def abandon(self, match: Match, act: Abandon) -> list[Any]:
         """End an idle game without a result (once; a finished game is not abandoned)."""
@@ -466,6 +645,8 @@ class Rules:
         current step is forfeited, as at a missed deadline (a bot's choice stands in)."""
         if self.game.result(match.state) is not None or match.aborted or match.abandoned:
             raise GameOver("the game is over")
+        if match.waiting:
+            raise GameNotStarted("the game has not started: leave the seat instead")
         if not 0 <= seat < len(match.seats) or match.seats[seat].type != "human":
             raise WrongPhase(f"seat {seat} is not played by a person: it cannot resign")
         events: list[Any] = [SeatResigned(seat=seat, level=RESIGNED_LEVEL)]
@@ -639,6 +820,19 @@ class Rules:
         if not legal:
             raise NotYourTurn(f"seat {seat} has nothing to do now")
         return self.game.bot_move(level, self.game.view(match.state, seat), legal, rng, budget)
+
+
+def _seated(seats: list[SeatSpec], event: SeatClaimed | SeatLeft | SeatsFilled) -> list[SeatSpec]:
+    """The seats after a claim, a leave or a fill (a new list)."""
+    out = list(seats)
+    if isinstance(event, SeatClaimed):
+        out[event.seat] = SeatSpec("human", None, event.name, event.external_id)
+    elif isinstance(event, SeatLeft):
+        out[event.seat] = SeatSpec("open")
+    else:
+        for seat in event.seats:
+            out[seat] = SeatSpec("bot", event.level, out[seat].name, out[seat].external_id)
+    return out
 
 
 def _entered(match: Match, step: str) -> Match:

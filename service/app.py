@@ -14,8 +14,10 @@ from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
 from service.api.v1.games import GameEndingsController, GamesController
+from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.replay_views import ReplayViewsController
+from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
@@ -68,6 +70,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
             GamesController,
             GameEndingsController,
             ReplayViewsController,
+            InvitesController,
+            LobbyController,
+            SeatingController,
             WebhooksController,
             StatsController,
             RulesController,

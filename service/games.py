@@ -80,6 +80,10 @@ class Contention(Exception):
     """Too many concurrent writers; the client may retry."""
 
 
+class GameExists(Contention):
+    """A game with that id exists already (a rematch made by another request)."""
+
+
 class GameMeta(msgspec.Struct, frozen=True):
     game: str
     owner: str
@@ -88,6 +92,11 @@ class GameMeta(msgspec.Struct, frozen=True):
     created_ms: int
     private: bool = False
     turn_seconds: int | None = None
+    # Listed in the lobby (GET /v1/lobby); seat tokens granted after creation (invites,
+    # rematches) live in the store's seat-token hash; the game this one is a rematch of.
+    public: bool = False
+    late_tokens: bool = False
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,7 @@ class Change:
 
     acted_seat: int | None
     at_ms: int
+    events: tuple[Any, ...] = ()  # the events appended (what account feeds announce)
 
 
 OnChange = Callable[[Loaded, Change], Awaitable[None]]
@@ -203,14 +213,23 @@ class GameService:
         seats: Sequence[SeatSpec],
         private: bool = False,
         turn_seconds: int | None = None,
+        game_id: str | None = None,
+        late_tokens: bool = False,
+        public: bool = False,
+        rematch_of: str | None = None,
     ) -> Created:
+        """A new game. ``game_id``: chosen by the caller (a rematch), else random; with
+        ``late_tokens`` its human seats get their tokens later (service/seat_tokens.py)."""
         rules = registry.rules_for(game)
         if rules is None:
             raise GameNotFound(game)
-        game_id = secrets.token_hex(12)
+        game_id = game_id or secrets.token_hex(12)
         seed = new_seed()
         events = rules.create(game_id, options, seats, seed)
-        tokens = [secrets.token_urlsafe(32) if s.type == "human" else None for s in seats]
+        tokens = [
+            secrets.token_urlsafe(32) if s.type == "human" and not late_tokens else None
+            for s in seats
+        ]
         meta = GameMeta(
             game=game,
             owner=owner,
@@ -219,6 +238,9 @@ class GameService:
             created_ms=_now_ms(),
             private=private,
             turn_seconds=turn_seconds,
+            public=public,
+            late_tokens=late_tokens or any(s.type == "open" for s in seats),
+            rematch_of=rematch_of,
         )
         codec = self.codec(rules)
         ok = await self.store.create(
@@ -228,11 +250,11 @@ class GameService:
             [codec.encoder.encode(e) for e in events],
         )
         if not ok:  # 96 random bits collided: practically impossible, but never overwrite
-            raise Contention("game id collision")
+            raise GameExists(game_id)
         await self.store.index_game(owner, game_id, meta.created_ms)
         loaded = (await self._cold(game_id)).loaded
         if self.on_change is not None:
-            await self.on_change(loaded, Change(None, meta.created_ms))
+            await self.on_change(loaded, Change(None, meta.created_ms, tuple(events)))
         return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
 
     # ---- loading --------------------------------------------------------------------
@@ -352,8 +374,10 @@ class GameService:
         idempotency_key: str | None = None,
         fingerprint: str = "",
         if_match: int | None = None,
+        grants: dict[int, str] | None = None,
     ) -> Applied:
-        """Run ``decide`` on the latest state and append its events atomically.
+        """Run ``decide`` on the latest state and append its events atomically
+        (``grants``: seat token hashes stored with them, see `EventStore.append`).
 
         Without ``if_match`` a lost race is retried on the fresh state (so simultaneous
         commitments of different seats never fail each other); with it, a stale version
@@ -362,7 +386,7 @@ class GameService:
         """
         entry = await self._entry(game_id)
         async with entry.lock:
-            return await self._apply(entry, decide, idempotency_key, fingerprint, if_match)
+            return await self._apply(entry, decide, idempotency_key, fingerprint, if_match, grants)
 
     async def _apply(
         self,
@@ -371,6 +395,7 @@ class GameService:
         key: str | None,
         fingerprint: str,
         if_match: int | None,
+        grants: dict[int, str] | None = None,
     ) -> Applied:
         loaded = entry.loaded
         game_id = loaded.game_id
@@ -420,6 +445,7 @@ class GameService:
                 cause=codec.encoder.encode(act),
                 tip=loaded.tip,
                 now_ms=now,
+                grants=grants,
             )
             if result.status == "ok":
                 MOVES_APPLIED.labels(rules.game.name, act_kind(act)).inc()
@@ -432,7 +458,7 @@ class GameService:
                 if self.on_change is not None:
                     seat = getattr(act, "seat", None)
                     await self.on_change(
-                        after, Change(seat if isinstance(seat, int) else None, now)
+                        after, Change(seat if isinstance(seat, int) else None, now, tuple(events))
                     )
                 return Applied(
                     result.version,

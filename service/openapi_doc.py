@@ -89,11 +89,21 @@ _PROBLEMS: dict[str, list[int]] = {
     "abortGame": [400, 401, 403, 404, 409, 422, 503],
     "listEvents": [400, 401, 403, 404],
     "getReplay": [400, 401, 403, 404, 409],
+    "getReplayView": [400, 401, 403, 404, 409],
     "streamEvents": [400, 401, 403, 404],
     "getRules": [400, 404],
     "listGames": [400],
     "healthz": [400],
     "readyz": [400, 503],
+    "getInvite": [400, 404],
+    "claimInvite": [400, 404, 409, 413, 415, 503],
+    "leaveSeat": [400, 401, 403, 404, 409, 503],
+    "fillSeats": [400, 401, 403, 404, 409, 413, 415, 503],
+    "rematchGame": [400, 401, 403, 404, 409, 503],
+    "createStreamTicket": [400, 401, 403, 404],
+    "getLobby": [400],
+    "streamAccountFeed": [400, 401, 406],
+    "createFeedTicket": [400, 401],
 }
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
@@ -107,12 +117,22 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "getGame": [{"seatToken": []}, {"apiKey": []}, {}],
     "listEvents": [{"seatToken": []}, {"apiKey": []}, {}],
     "getReplay": [{"seatToken": []}, {"apiKey": []}, {}],
+    "getReplayView": [{"seatToken": []}, {"apiKey": []}, {}],
     "streamEvents": [{"seatToken": []}, {"apiKey": []}, {}],
     "postMove": [{"seatToken": []}],
     "postCommitment": [{"seatToken": []}],
     "postReveal": [{"seatToken": []}],
     "resignSeat": [{"seatToken": []}],
     "abortGame": [{"apiKey": []}],
+    "getInvite": [{}],
+    "claimInvite": [{}],
+    "leaveSeat": [{"seatToken": []}],
+    "fillSeats": [{"apiKey": []}],
+    "rematchGame": [{"seatToken": []}, {"apiKey": []}],
+    "createStreamTicket": [{"seatToken": []}, {"apiKey": []}, {}],
+    "getLobby": [{}],
+    "streamAccountFeed": [{"apiKey": []}, {}],
+    "createFeedTicket": [{"apiKey": []}],
 }
 
 _LINK_TARGETS = {
@@ -122,6 +142,13 @@ _LINK_TARGETS = {
     "PostReveal": "postReveal",
     "PostMove": "postMove",
     "GetReplay": "getReplay",
+}
+# After a claim: the claimer plays (its token is the claim's answer), or leaves.
+_CLAIM_LINK_TARGETS = {
+    "GetGame": "getGame",
+    "PostMove": "postMove",
+    "PostCommitment": "postCommitment",
+    "LeaveSeat": "leaveSeat",
 }
 
 
@@ -167,7 +194,8 @@ def _problem_schema() -> dict[str, Any]:
 
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
-    names = {"HumanSeat", "BotSeat", "Commit", "Reveal", "RegisterWebhook"}
+    names = {"HumanSeat", "BotSeat", "OpenSeat", "Commit", "Reveal", "RegisterWebhook"}
+    names |= {"ClaimRequest", "FillRequest"}
     names |= {
         f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
     }
@@ -645,6 +673,31 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
                         "description": f"{target} on the new game",
                     }
                     for name, target in _LINK_TARGETS.items()
+                }
+                # create -> claim (the second seat's invite, when it is an open seat).
+                created["links"]["ClaimInvite"] = {
+                    "operationId": "claimInvite",
+                    "parameters": {"code": "$response.body#/seats/1/invite/code"},
+                    "description": "claimInvite with the second seat's invite (an open seat)",
+                }
+            if op_id in ("streamEvents", "streamAccountFeed") and "200" in responses:
+                content = responses["200"].setdefault("content", {})
+                content["application/x-ndjson"] = {
+                    "schema": {
+                        "type": "string",
+                        "description": "JSON lines (with `Accept: application/x-ndjson`): one "
+                        "message per line, each an object with `kind` and `version`",
+                    }
+                }
+            if op_id == "claimInvite":
+                claimed = responses.get("201", {})
+                claimed["links"] = {
+                    name: {
+                        "operationId": target,
+                        "parameters": {"game_id": "$response.body#/game_id"},
+                        "description": f"{target} on the claimed seat's game",
+                    }
+                    for name, target in _CLAIM_LINK_TARGETS.items()
                 }
     _add_discriminators(doc, schemas)
     _name_enums(doc)

@@ -183,27 +183,34 @@ def _bearer(scope: Scope) -> str | None:
 
 
 class _SeatTokens:
-    """Seat token hashes of games, read once per process: they never change."""
+    """Seat token hashes of games, read once per process: they never change (tokens
+    granted later, by an invite or a rematch, are looked up in the store each time)."""
 
     def __init__(self, size: int = 4096) -> None:
         self.size = size
-        self._known: OrderedDict[str, list[str | None]] = OrderedDict()
+        self._known: OrderedDict[str, tuple[list[str | None], bool]] = OrderedDict()
 
     async def seat_of(self, ctx: Any, game_id: str, token: str) -> int | None:
-        hashes = self._known.get(game_id)
-        if hashes is None:
+        known_hashes = self._known.get(game_id)
+        if known_hashes is None:
             raw = await ctx.store.meta(game_id)
             if raw is None or "meta" not in raw:
                 return None
-            hashes = list(msgspec.json.decode(raw["meta"])["token_hashes"])
-            self._known[game_id] = hashes
+            meta = msgspec.json.decode(raw["meta"])
+            known_hashes = (list(meta["token_hashes"]), bool(meta.get("late_tokens")))
+            self._known[game_id] = known_hashes
             while len(self._known) > self.size:
                 self._known.popitem(last=False)
+        hashes, late = known_hashes
         digest = hashlib.sha256(token.encode()).hexdigest()
         seat: int | None = None
         for index, known in enumerate(hashes):
             if known is not None and hmac.compare_digest(digest, known):
                 seat = index
+        if seat is None and late:
+            from service.seat_tokens import late_seat
+
+            seat = await late_seat(ctx.store.redis, game_id, token)
         return seat
 
 

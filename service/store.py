@@ -110,9 +110,9 @@ end
 local first = version + 1
 local now = ARGV[4]
 -- The act that produced the batch is kept on its first entry (for verification).
-for j = 7, #ARGV do
+for j = 8, #ARGV do
   version = version + 1
-  if j == 7 and ARGV[5] ~= '' then
+  if j == 8 and ARGV[5] ~= '' then
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now, 'c', ARGV[5])
   else
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
@@ -120,6 +120,17 @@ for j = 7, #ARGV do
 end
 if key ~= '' then
   redis.call('HSET', KEYS[2], key, ARGV[3] .. '|' .. first .. '|' .. version)
+end
+-- Seat tokens granted (or withdrawn: an empty hash) with the act, in the same step:
+-- "seat=hash,..." into KEYS[4] as s<seat> -> hash and h<hash> -> seat (service/seat_tokens.py).
+for seat, digest in string.gmatch(ARGV[7], '(%d+)=(%x*)') do
+  local old = redis.call('HGET', KEYS[4], 's' .. seat)
+  if old then redis.call('HDEL', KEYS[4], 'h' .. old) end
+  if digest == '' then
+    redis.call('HDEL', KEYS[4], 's' .. seat)
+  else
+    redis.call('HSET', KEYS[4], 's' .. seat, digest, 'h' .. digest, seat)
+  end
 end
 return {'ok', tostring(version)}
 """
@@ -148,6 +159,11 @@ ACTIVE_GAMES = "games:active"
 def _keys(game_id: str) -> tuple[str, str, str, str]:
     tag = "{" + game_id + "}"
     return (f"game:{tag}:events", f"game:{tag}:idem", f"game:{tag}:meta", f"game:{tag}:seed")
+
+
+def seat_tokens_key(game_id: str) -> str:
+    """The seat tokens granted after creation (claims, rematches): hashes only."""
+    return "game:{" + game_id + "}:seat_tokens"
 
 
 @dataclass(frozen=True)
@@ -235,16 +251,20 @@ class EventStore:
         cause: bytes = b"",
         tip: str = "",
         now_ms: int | None = None,
+        grants: Mapping[int, str] | None = None,
     ) -> Appended:
         """Append ``events`` at ``expected`` (one script, one round trip; see `Appended`).
 
         ``tip`` (optional) is the tip of the entry at ``expected`` the caller folded.
+        ``grants``: seat -> token hash ("" withdraws the seat's token), stored with the
+        append, atomically (a claim's token exists exactly when its event does).
         """
         events_key, idem_key, meta_key, _ = _keys(game_id)
         now = _now_ms() if now_ms is None else now_ms
+        granted = ",".join(f"{seat}={digest}" for seat, digest in (grants or {}).items())
         reply = await self._append(
-            keys=[events_key, idem_key, meta_key],
-            args=[expected, idempotency_key or "", fingerprint, now, cause, tip, *events],
+            keys=[events_key, idem_key, meta_key, seat_tokens_key(game_id)],
+            args=[expected, idempotency_key or "", fingerprint, now, cause, tip, granted, *events],
         )
         status, value = _text(reply[0]), _text(reply[1])
         if status == "duplicate":

@@ -50,12 +50,9 @@ export class ViewFeed {
         auth: this.token,
       });
     } catch (problem) {
-      if (problem.status === 404 && problem.type.endsWith(":not-found")) return this.eventsOnly();
-      if (problem.status >= 400 && problem.status < 500 && problem.status !== 429) {
-        this.state("refused");
-        if (this.handlers.onError) this.handlers.onError(problem);
-        return;
-      }
+      // No stream tickets on this server, or none for this caller (a spectator of a game
+      // that is not public): the view's long-poll serves anyone who may read the view.
+      if ([401, 403, 404, 405].includes(problem.status)) return this.longPoll();
       return this.later();
     }
     const query = new URLSearchParams({ ticket: ticket.ticket, feed: "view" });
@@ -89,15 +86,19 @@ export class ViewFeed {
     });
   }
 
-  /** A server without stream tickets: the view's long-poll (the answer waits for a change). */
-  async eventsOnly() {
+  /** Without a ticket: the view's long-poll (each answer waits for a change, up to 25 s). */
+  async longPoll() {
     this.state("live");
     while (!this.stopped && !ENDED.has(this.status)) {
       try {
         const query = `?after_version=${this.version}&wait=25`;
         this.view(await api(`/v1/games/${this.gameId}${query}`, { auth: this.token }));
         this.state("live");
-      } catch {
+      } catch (problem) {
+        if (problem.status >= 400 && problem.status < 500 && problem.status !== 429) {
+          this.state("refused");
+          return;
+        }
         this.state("reconnecting");
         await new Promise((done) => setTimeout(done, 1000));
       }

@@ -14,7 +14,9 @@ import * as storage from "./storage.js";
 const [gameId, which] = decodeURIComponent(location.hash.slice(1)).split("/");
 const held = which === "watch" ? null : storage.seats.pick(gameId, which === undefined ? null : Number(which));
 const mode = held ? "play" : "watch";
-const auth = held ? held.token : null;
+// A spectator reads with the API key when this browser has one (the creator may watch its
+// games that are not public); without, as anyone.
+const auth = held ? held.token : storage.apiKey.get() || null;
 
 let view = null;
 let rules = null;

@@ -14,8 +14,11 @@ def test_two_people_play_a_game_started_from_an_invite(page: Page, guest_page: P
     game_id = create_in_lobby(page, "feds", ["human", "open"])
     link = page.locator('[data-invite="1"]').input_value()
     assert "/web/join.html#" in link
+    screenshot(page, "lobby-created")
     page.locator("#created").get_by_role("link", name="Play seat 0").click()
     expect(page.locator("body")).to_have_attribute("data-status", "waiting")
+    expect(page.locator("#status")).to_contain_text("Waiting for players")
+    screenshot(page, "feds-waiting")
 
     # The guest opens the link, sees the game, takes the seat with a name.
     guest_page.goto(link)

@@ -16,7 +16,7 @@ from tests.processes import HumanSeat, next_request
 
 
 def _remote_game(stack: Stack) -> HumanSeat:
-    """A game between a person the test plays over HTTP (seat 0) and a random bot."""
+    """A public game between a person the test plays over HTTP (seat 0) and a random bot."""
     created = httpx.post(
         f"{stack.base}/v1/games",
         json={
@@ -26,12 +26,6 @@ def _remote_game(stack: Stack) -> HumanSeat:
         },
         headers={"Authorization": f"Bearer {stack.api_key}"},
     )
-    if created.status_code == 400:  # a server without public games: every game is watchable
-        created = httpx.post(
-            f"{stack.base}/v1/games",
-            json={"game": "fbi", "seats": [{"type": "human"}, {"type": "bot", "level": "random"}]},
-            headers={"Authorization": f"Bearer {stack.api_key}"},
-        )
     assert created.status_code == 201, created.text
     body = created.json()
     return HumanSeat(body["id"], 0, body["seats"][0]["token"])
@@ -60,7 +54,7 @@ def _page_version(page: Page) -> int:
     return int(page.locator("body").get_attribute("data-version") or 0)
 
 
-def test_a_spectator_follows_a_game_live(page: Page, stack: Stack) -> None:
+def test_a_spectator_follows_a_public_game_live(page: Page, stack: Stack) -> None:
     seat = _remote_game(stack)
     page.goto(f"/web/table.html#{seat.game_id}/watch")
     expect(page.locator("#feed-state")).to_have_attribute("data-state", "live")

@@ -27,6 +27,7 @@ SETTINGS = settings(
     max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 TOKENS: dict[str, str] = {}
+CLAIMS: list[str] = []
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +85,10 @@ def test_stateful_create_then_play(api_schema: Any) -> None:
                 humans = [s["token"] for s in body["seats"] if s["token"]]
                 if humans:
                     TOKENS[body["id"]] = humans[0]
+            if case.operation.label == "POST /v1/invites/{code}" and response.status_code == 201:
+                body = response.json()  # the claimer plays its seat from here
+                TOKENS[body["game_id"]] = body["token"]
+                CLAIMS.append(body["game_id"])
 
     Machine.run(
         settings=settings(

@@ -127,7 +127,15 @@ def test_a_resigned_seat_is_played_by_a_bot_and_its_token_may_only_look(
     kinds = [e["event"]["type"] for e in resigned.json()["events"]]
     assert kinds[:2] == ["seat.resigned", "seal.forfeited"]
     seen = view(client, game_id, tokens[1])
-    assert seen["seats"][1] == {"seat": 1, "type": "bot", "level": "random", "resigned": True}
+    assert seen["seats"][1] == {
+        "seat": 1,
+        "type": "bot",
+        "level": "random",
+        "resigned": True,
+        "name": None,
+        "external_id": None,
+        "open": False,
+    }
     assert seen["seats"][0]["resigned"] is False
     assert seen["legal"] == []
     # Seat 0 reveals; the step resolves with a bot's choice for seat 1.

@@ -20,6 +20,7 @@ AWAITING = (
     "empty when the game is over, abandoned or aborted. Several seats at once in a sealed step."
 )
 STATUS = (
+    "waiting: a seat is open (nobody may act until every seat is claimed or filled); "
     "active: being played; finished: over, with a result; abandoned: ended by the sweep "
     "after nobody acted for STAKEOUT_ABANDON_SECONDS, without a result; aborted: ended by "
     "its creator without a result."
@@ -34,6 +35,12 @@ EVENT_KINDS = (
     "The notification kinds: seat.awaited (a human seat must act), game.finished (the game "
     "ended: played out, abandoned or aborted), result.recorded (the scoring job recorded "
     "the result)."
+)
+
+SEAT_NAME = "The seat's display name (up to 40 characters), or null."
+EXTERNAL_ID = (
+    "The client backend's own id of the seat's player (up to 200 characters), or null. "
+    "Seen by everyone who may see the game: not a secret."
 )
 
 DESCRIPTIONS: dict[str, dict[str, str]] = {
@@ -53,6 +60,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "state": "What the caller may see of the game: a per-game view (its `game` field "
         "says which), redacted for the caller's seat.",
         "result": RESULT,
+        "rematch": "The next game of this table once someone asked for a rematch "
+        "(POST /v1/games/{id}/rematch); null before.",
     },
     "GameSummary": {
         "": "One game in a listing: the spectator's facts, without the board.",
@@ -68,17 +77,35 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
     "SeatInfo": {
         "": "Who plays a seat now.",
         "seat": "The seat number (0-based, in creation order).",
-        "type": "human: played by a client with the seat token; bot: by the server.",
+        "type": "human: played by a client with the seat token; bot: by the server; open: "
+        "waiting to be claimed with its invite.",
         "level": "The bot's level for a bot seat, null for a human seat.",
         "resigned": "True when the seat's player resigned: a bot (level random) plays it.",
+        "name": SEAT_NAME,
+        "external_id": EXTERNAL_ID,
+        "open": "True while the seat waits to be claimed with its invite.",
+    },
+    "Invite": {
+        "": "An open seat's invite. The code is a secret: whoever holds it may claim the "
+        "seat (once; the seat's claimer may leave before the start, and the code works again).",
+        "code": "The invite code (URL-safe text).",
+        "url": "Where to look at it (GET) and claim it (POST): /v1/invites/{code}.",
+    },
+    "RematchLink": {
+        "": "The next game of this table.",
+        "game_id": "The rematch's game id (24 hex digits).",
     },
     "SeatGrant": {
         "": "A seat of a new game and, for a human seat, its token (shown this once).",
         "seat": "The seat number (0-based, in creation order).",
-        "type": "human or bot.",
+        "type": "human, bot or open (claimed later with its invite).",
         "level": "The bot's level for a bot seat, null for a human seat.",
-        "token": "The seat token (human seats only; null for bots): send it as "
+        "token": "The seat token (human seats only; null for bots and open seats): send it as "
         "`Authorization: Bearer <token>` to play this seat. Shown only here.",
+        "name": SEAT_NAME,
+        "external_id": EXTERNAL_ID,
+        "invite": "An open seat's invite (null for other seats): pass it on to the person "
+        "who should claim the seat.",
     },
     "GameCreatedResponse": {
         "": "A new game: its id, version and seed commitment, and a token per human seat.",
@@ -150,11 +177,26 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "behind its warm cache (a restore, a failover to a lagging replica) and reloaded.",
         "last_store_regression_ms": "/readyz only: when it last did (epoch milliseconds).",
     },
-    "HumanSeat": {"": "A seat played by a client; its token is returned once, at creation."},
+    "HumanSeat": {
+        "": "A seat played by a client; its token is returned once, at creation.",
+        "type": "human.",
+        "name": SEAT_NAME,
+        "external_id": EXTERNAL_ID,
+    },
     "BotSeat": {
         "": "A seat played by the server's bot.",
+        "type": "bot.",
         "level": "random (uniform over legal moves), greedy (a one-move heuristic) or expert "
         "(a search over what the seat can know).",
+        "name": SEAT_NAME,
+    },
+    "OpenSeat": {
+        "": "A seat someone claims later with its invite (returned at creation); the game "
+        "waits (status waiting) until no seat is open, or until its creator fills the rest "
+        "with bots.",
+        "type": "open.",
+        "name": SEAT_NAME,
+        "external_id": EXTERNAL_ID,
     },
     "ReplayDocument": {
         "": "A finished (or abandoned or aborted) game, whole: every event unredacted, the "
@@ -244,6 +286,8 @@ CREATE_GAME = {
     "turn_seconds": "A turn deadline in seconds (5 to 604800): a human seat that has not "
     "acted this long after its turn began is played by a bot for that turn. Null: no "
     "deadline.",
+    "public": "True: listed in GET /v1/lobby for anyone to find (to claim an open seat "
+    "or to watch). Not together with private.",
 }
 for _name in ("CreateFbiGame", "CreateFedsGame", "CreateBonnieClydeGame"):
     DESCRIPTIONS[_name] = CREATE_GAME

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
-from litestar.response import Response, ServerSentEvent
+from litestar.response import Response, ServerSentEvent, Stream
 
+from domain.errors import InvalidOptions
 from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
-from service import deadlines
+from service import deadlines, invites, lobby
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
     BotSeat,
@@ -27,19 +29,24 @@ from service.api.v1.schemas import (
     GameStatus,
     GameSummary,
     GameView,
+    Invite,
     Move,
     MoveAccepted,
+    OpenSeat,
     Reveal,
     SeatGrant,
 )
-from service.auth import Caller, Unauthorized, caller_for
+from service.auth import Caller, Unauthorized
 from service.context import Context
 from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Loaded
 from service.live_sse import live_messages
 from service.quota import GameQuota
 from service.replays import replay_document
+from service.seat_tokens import caller_of
+from service.stream_access import TokenInUrl, ticket_caller
 from service.strictness import etag, not_modified, not_modified_response
+from service.view_feed import as_ndjson, as_sse, sse_as_ndjson, view_messages
 
 GameId = Annotated[
     str,
@@ -173,7 +180,7 @@ def _version(if_match: str | None) -> int | None:
 async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) -> int:
     if authorization is None:
         raise Unauthorized("a seat token is required")
-    caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+    caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
     if caller.seat is None:
         raise Forbidden("only a seat token may act in a game")
     if caller.seat in loaded.match.resigned:
@@ -195,9 +202,9 @@ def _summary(loaded: Loaded, created_ms: int) -> GameSummary:
     )
 
 
-def _viewer(ctx: Context, loaded: Loaded, authorization: str | None) -> Caller:
+async def _viewer(ctx: Context, loaded: Loaded, authorization: str | None) -> Caller:
     """The caller, if it may look at this game at all (private games: seats and owner)."""
-    caller = caller_for(loaded.meta, ctx.api_keys, authorization)
+    caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
     owner = caller.api_key_id is not None and caller.api_key_id == loaded.meta.owner
     if loaded.meta.private and caller.seat is None and not owner:
         raise Forbidden("this game is private: only its seats and its creator may look")
@@ -229,12 +236,23 @@ class GamesController(Controller):
         ctx = _ctx(state)
         key_id = ctx.api_keys.require(authorization, "creating a game needs an API key")
         game = str(type(data).__struct_config__.tag)
+        if data.public and data.private:
+            raise InvalidOptions("a game is public (in the lobby) or private, not both")
         seats = [
-            SeatSpec("bot", s.level) if isinstance(s, BotSeat) else SeatSpec("human")
+            SeatSpec("bot", s.level, s.name)
+            if isinstance(s, BotSeat)
+            else SeatSpec(
+                "open" if isinstance(s, OpenSeat) else "human", None, s.name, s.external_id
+            )
             for s in data.seats
         ]
+        game_id = secrets.token_hex(12)
+        codes = {
+            i: c for i, c in enumerate(invites.new_codes(len(seats))) if seats[i].type == "open"
+        }
         quota = GameQuota(ctx.store.redis, ctx.settings.max_active_games)
         async with quota.slot(key_id) as slot:
+            await invites.record(ctx.store.redis, game_id, codes)
             created = await ctx.games.create(
                 key_id,
                 game,
@@ -242,14 +260,29 @@ class GamesController(Controller):
                 seats,
                 private=data.private,
                 turn_seconds=data.turn_seconds,
+                game_id=game_id,
+                public=data.public,
             )
             slot.game_id = created.game_id
+        if data.public:
+            await lobby.list_public(ctx.store.redis, game_id, game)
         return GameCreatedResponse(
             id=created.game_id,
             game=game,
             version=created.version,
             seed_commitment=created.seed_commitment,
-            seats=[SeatGrant(i, s.type, s.level, created.tokens[i]) for i, s in enumerate(seats)],
+            seats=[
+                SeatGrant(
+                    i,
+                    s.type,
+                    s.level,
+                    created.tokens[i],
+                    s.name,
+                    s.external_id,
+                    Invite(codes[i], invites.INVITE_PREFIX + codes[i]) if i in codes else None,
+                )
+                for i, s in enumerate(seats)
+            ],
         )
 
     @get(
@@ -350,7 +383,7 @@ class GamesController(Controller):
     ) -> Response[GameView]:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
-        caller = _viewer(ctx, loaded, authorization)
+        caller = await _viewer(ctx, loaded, authorization)
         waits = wait and loaded.match.version <= after_version
         if waits and await ctx.live.wait_past(game_id, after_version, wait):
             loaded = await ctx.games.load(game_id)
@@ -522,7 +555,7 @@ class GamesController(Controller):
     ) -> Response[EventPage]:
         ctx = _ctx(state)
         loaded, events = await ctx.games.events(game_id, after, limit + 1)
-        caller = _viewer(ctx, loaded, authorization)
+        caller = await _viewer(ctx, loaded, authorization)
         # A page changes only when the game does (new events, has_more): its ETag is the
         # game's version, as the view's.
         version = loaded.match.version
@@ -553,7 +586,7 @@ class GamesController(Controller):
     ) -> ReplayDocument:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
-        _viewer(ctx, loaded, authorization)
+        await _viewer(ctx, loaded, authorization)
         if loaded.rules.result(loaded.match) is None and not (
             loaded.match.aborted or loaded.match.abandoned
         ):
@@ -563,13 +596,21 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
-        summary="Live feed of the caller's events (Server-Sent Events)",
+        summary="Live feed of a game: its events, or the caller's view (SSE or NDJSON)",
         description=(
-            "Each SSE message is one event record (`id` = version, `event` = event type, "
-            "`data` = the EventRecord JSON), redacted for the caller. Resume with "
-            "`Last-Event-ID` (or `after`). A `: ping` comment every 15 s keeps the "
-            "connection alive. The stream closes once the game is over and its result "
-            "recorded, or once it is abandoned (`game.abandoned`) or aborted (`game.aborted`)."
+            "Authenticate with `Authorization` or with `?ticket=` (a single-use stream "
+            "ticket from POST /v1/games/{id}/stream-tickets, for a browser's EventSource); "
+            "`?token=` is refused (400 `token-in-url`): a token never goes into a URL. "
+            "`feed=events` (default): each SSE message is one event record (`id` = version, "
+            "`event` = event type, `data` = the EventRecord JSON), redacted for the caller. "
+            "`feed=view`: the first message is `view` (the caller's whole GameView), then "
+            "after each batch of events an `events` message (`data`: {events: [EventRecord]})"
+            " and a `view` message; after the game ends it stays open until a rematch is "
+            "made (the view's `rematch`) or 10 minutes pass. With `Accept: "
+            "application/x-ndjson` the same messages come as JSON lines, each with `kind` "
+            "(event, events, view, ping) and `version`. Resume with `Last-Event-ID` (or "
+            "`after`). A ping every 15 s keeps the connection alive. The event feed closes "
+            "once the game is over and its result recorded, or once it is abandoned or aborted."
         ),
         media_type="text/event-stream",
     )
@@ -578,6 +619,14 @@ class GamesController(Controller):
         state: State,
         game_id: GameId,
         authorization: Authorization = None,
+        accept: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Accept",
+                required=False,
+                description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
+            ),
+        ] = None,
         last_event_id: Annotated[
             str | None,
             HeaderParameter(
@@ -588,16 +637,58 @@ class GamesController(Controller):
             ),
         ] = None,
         after: Annotated[
-            int, QueryParameter(ge=0, le=10**9, description="Start after this version")
-        ] = 0,
-    ) -> ServerSentEvent:
+            int | None,
+            QueryParameter(ge=0, le=10**9, required=False, description="Start after this version"),
+        ] = None,
+        feed: Annotated[
+            Literal["events", "view"],
+            QueryParameter(
+                description="events: the event records; view: the caller's view after each batch"
+            ),
+        ] = "events",
+        ticket: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=128,
+                description="A single-use stream ticket (POST /v1/games/{id}/stream-tickets) "
+                "instead of Authorization",
+            ),
+        ] = None,
+        token: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                max_length=512,
+                description="Refused (400 token-in-url): get a stream ticket instead",
+            ),
+        ] = None,
+    ) -> Stream:
         ctx = _ctx(state)
+        if token is not None:
+            raise TokenInUrl(
+                "a seat token or API key never goes into a URL: POST "
+                "/v1/games/{id}/stream-tickets with it and pass ?ticket= instead"
+            )
         loaded = await ctx.games.load(game_id)
-        caller = _viewer(ctx, loaded, authorization)
+        if ticket is not None:
+            caller = await ticket_caller(ctx, ticket, game_id)
+        else:
+            caller = await _viewer(ctx, loaded, authorization)
         start = int(last_event_id) if last_event_id is not None else after
-        return ServerSentEvent(
-            live_messages(ctx, loaded, caller, start), headers={"Cache-Control": "no-store"}
-        )
+        ndjson = accept is not None and "application/x-ndjson" in accept.lower()
+        headers = {"Cache-Control": "no-store"}
+        if feed == "view":
+            messages = view_messages(ctx, loaded, caller, start)
+            if ndjson:
+                return Stream(
+                    as_ndjson(messages), media_type="application/x-ndjson", headers=headers
+                )
+            return ServerSentEvent(as_sse(messages), headers=headers)
+        events = live_messages(ctx, loaded, caller, start or 0)
+        if ndjson:
+            return Stream(sse_as_ndjson(events), media_type="application/x-ndjson", headers=headers)
+        return ServerSentEvent(events, headers=headers)
 
 
 class GameEndingsController(Controller):

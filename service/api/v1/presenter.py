@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.api.v1.schemas import EventRecord, GameStatus, GameView, SeatInfo
+from service.api.v1.schemas import EventRecord, GameStatus, GameView, RematchLink, SeatInfo
 from service.auth import Caller
 from service.deadlines import Deadline, with_deadlines
 from service.games import Loaded, Versioned
@@ -26,6 +26,7 @@ def game_view(
         legal=rules.legal(match, seat),
         state=rules.view(match, seat),
         result=result,
+        rematch=RematchLink(match.rematch) if match.rematch is not None else None,
     )
 
 
@@ -34,6 +35,8 @@ def status_of(loaded: Loaded) -> GameStatus:
         return "abandoned"
     if loaded.match.aborted:
         return "aborted"
+    if loaded.match.waiting:
+        return "waiting"
     return "finished" if loaded.rules.result(loaded.match) is not None else "active"
 
 
@@ -41,7 +44,15 @@ def seat_infos(loaded: Loaded) -> list[SeatInfo]:
     """Who plays each seat now: a resigned seat shows the bot that took it over."""
     resigned = set(loaded.match.resigned)
     return [
-        SeatInfo(i, s.type, s.level, resigned=i in resigned)
+        SeatInfo(
+            i,
+            s.type,
+            s.level,
+            resigned=i in resigned,
+            name=s.name,
+            external_id=s.external_id,
+            open=s.type == "open",
+        )
         for i, s in enumerate(loaded.match.seats)
     ]
 

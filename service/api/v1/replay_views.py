@@ -47,26 +47,26 @@ class ReplayViewsController(Controller):
         ],
         authorization: Authorization = None,
         seat: Annotated[
-            int | None,
+            int,
             QueryParameter(
-                ge=0, le=15, required=False, description="Whose view (none: a spectator's)"
+                ge=-1, le=15, description="Whose view: a seat; -1 (the default): a spectator's"
             ),
-        ] = None,
+        ] = -1,
     ) -> GameView:
         ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
-        _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
+        await _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
         if loaded.rules.result(loaded.match) is None and not (
             loaded.match.aborted or loaded.match.abandoned
         ):
             raise GameNotFinished("the replay opens when the game is over")
         if version > loaded.match.version:
             raise NotFoundException(f"the game ended at version {loaded.match.version}")
-        if seat is not None and seat >= len(loaded.match.seats):
+        if seat >= len(loaded.match.seats):
             raise InvalidRequest(f"the game has seats 0 to {len(loaded.match.seats) - 1}")
         stored = await ctx.store.read(game_id, after=0, count=loaded.match.version)
         opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
         codec = ctx.games.codec(loaded.rules)
         events = [codec.decoder.decode(s.data) for s in stored[: max(version, opening)]]
         past = Loaded(game_id, loaded.rules, loaded.rules.replay(events), loaded.meta)
-        return game_view(past, Caller(seat=seat))
+        return game_view(past, Caller(seat=None if seat < 0 else seat))

@@ -9,7 +9,7 @@ import msgspec
 
 from domain import registry
 from domain.engine import BotLevel, HouseRule, Outcome
-from domain.match import MATCH_EVENT_TYPES, AwaitingAction, SeatType
+from domain.match import MATCH_EVENT_TYPES, AwaitingAction, ExternalId, SeatName, SeatType
 
 
 def _union(types: list[type[msgspec.Struct]]) -> Any:
@@ -87,14 +87,28 @@ class HumanSeat(
 ):
     """A seat played by a client; its token is returned once, at creation."""
 
+    name: SeatName = None
+    external_id: ExternalId = None
+
 
 class BotSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="bot", tag_field="type"):
     """A seat played by the server's bot of ``level``."""
 
     level: BotLevel
+    name: SeatName = None
 
 
-SeatRequest = HumanSeat | BotSeat
+class OpenSeat(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="open", tag_field="type"
+):
+    """A seat for someone to claim with its invite (returned at creation); the game waits
+    until no seat is open."""
+
+    name: SeatName = None
+    external_id: ExternalId = None
+
+
+SeatRequest = HumanSeat | BotSeat | OpenSeat
 
 
 class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="game"):
@@ -106,6 +120,8 @@ class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, ta
     # Turn deadline: a seat that has not acted this many seconds after it became awaited
     # is played by a bot for that turn (the event says so).
     turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=7 * 24 * 3600)] | None = None
+    # Public: listed in GET /v1/lobby (a private game never is).
+    public: bool = False
 
 
 def _create_type(game: Any) -> type[CreateGameBase]:
@@ -137,6 +153,13 @@ else:
     CreateGame = _union([_create_type(g) for g in _games])
 
 
+class Invite(msgspec.Struct, frozen=True):
+    """An open seat's invite: pass the code (or the URL) to the person who should sit there."""
+
+    code: str
+    url: str
+
+
 class SeatGrant(msgspec.Struct, frozen=True):
     """A seat of a new game; ``token`` (human seats only) is shown this once."""
 
@@ -144,6 +167,9 @@ class SeatGrant(msgspec.Struct, frozen=True):
     type: SeatType
     level: BotLevel | None
     token: str | None
+    name: str | None = None
+    external_id: str | None = None
+    invite: Invite | None = None
 
 
 class GameCreatedResponse(msgspec.Struct, frozen=True):
@@ -160,11 +186,21 @@ class SeatInfo(msgspec.Struct, frozen=True):
     level: BotLevel | None
     # The seat's player resigned: a bot (``type`` bot, ``level`` random) plays it now.
     resigned: bool = False
+    name: str | None = None
+    external_id: str | None = None
+    open: bool = False
 
 
+# "waiting": a seat is open (the game starts once every seat is claimed or filled).
 # "abandoned": nobody acted for a long time; the sweep ended the game without a result.
 # "aborted": the API key that created the game ended it unfinished (no result).
-GameStatus = Literal["active", "finished", "abandoned", "aborted"]
+GameStatus = Literal["waiting", "active", "finished", "abandoned", "aborted"]
+
+
+class RematchLink(msgspec.Struct, frozen=True):
+    """The next game of this table (POST /v1/games/{id}/rematch made it)."""
+
+    game_id: str
 
 
 class GameView(msgspec.Struct, frozen=True):
@@ -180,6 +216,7 @@ class GameView(msgspec.Struct, frozen=True):
     legal: list[Move]
     state: StateView
     result: Outcome | None
+    rematch: RematchLink | None = None
 
 
 class EventRecord(msgspec.Struct, frozen=True):

@@ -1,0 +1,69 @@
+"""The public lobby: public games waiting for players, and public games in play to watch."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.params import QueryParameter
+
+from service import lobby
+from service.api.v1.games import _ctx, _summary
+from service.api.v1.lobby_schemas import LobbyPage
+from service.api.v1.schemas import GameName
+
+
+class LobbyController(Controller):
+    path = "/v1/lobby"
+    tags = ["lobby"]
+
+    @get(
+        "/",
+        operation_id="getLobby",
+        summary="Public games: waiting for players, or in play to watch",
+        description=(
+            "No authentication. Games created with `public: true` that have not ended, newest "
+            "first, without tokens (private games are never listed). `state=waiting`: games "
+            "with an open seat (claim it with its invite, which the creator passes on); "
+            "`state=playing`: games under way, to watch (GET /v1/games/{id}, or the stream "
+            "with a spectator's ticket). Cursor pagination: pass `next_cursor` back as "
+            "`cursor` until it is null."
+        ),
+    )
+    async def get_lobby(
+        self,
+        state: State,
+        game: Annotated[
+            GameName | None, QueryParameter(required=False, description="Only this game")
+        ] = None,
+        lobby_state: Annotated[
+            Literal["waiting", "playing"] | None,
+            QueryParameter(
+                name="state",
+                required=False,
+                description="waiting: with an open seat; playing: under way",
+            ),
+        ] = None,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                required=False,
+                pattern="^[0-9]{1,15}-[0-9a-f]{24}$",
+                description="From the previous page's next_cursor",
+            ),
+        ] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size")] = 20,
+    ) -> LobbyPage:
+        ctx = _ctx(state)
+        before: tuple[int, str] | None = None
+        if cursor is not None:
+            created_text, _, last_id = cursor.partition("-")
+            before = (int(created_text), last_id)
+        entries, after = await lobby.page(
+            ctx.store.redis, ctx.games, game, lobby_state, before, limit
+        )
+        return LobbyPage(
+            games=[_summary(e.loaded, e.created_ms) for e in entries],
+            next_cursor=f"{after[0]}-{after[1]}" if after is not None else None,
+        )

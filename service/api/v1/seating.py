@@ -1,0 +1,186 @@
+"""Controllers for open seats: invites (look, claim), leaving before the start, filling
+the rest with bots (service/invites.py does the work)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get, post
+from litestar.datastructures import State
+from litestar.params import Body, PathParameter
+
+from service import invites, rematch, tickets
+from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller, _viewer
+from service.api.v1.lobby_schemas import (
+    ClaimedSeat,
+    ClaimRequest,
+    FillRequest,
+    InviteInfo,
+    RematchCreatedResponse,
+    StreamTicket,
+)
+from service.api.v1.presenter import event_records, seat_infos, status_of
+from service.api.v1.schemas import MoveAccepted
+from service.auth import Caller, bearer
+from service.errors import Forbidden, ServiceError, Unauthorized
+from service.seat_tokens import caller_of
+
+InviteCode = Annotated[
+    str,
+    PathParameter(
+        description="The invite code an open seat's creator passed on",
+        pattern="^[A-Za-z0-9_-]{8,128}$",
+    ),
+]
+
+
+class UnknownInviteProblem(ServiceError):
+    code = "unknown-invite"
+
+
+async def _invite(state: State, code: str) -> tuple[str, int]:
+    try:
+        return await invites.lookup(_ctx(state).store.redis, code)
+    except invites.UnknownInvite:
+        raise UnknownInviteProblem("no such invite (check the code)") from None
+
+
+class InvitesController(Controller):
+    path = "/v1/invites"
+    tags = ["lobby"]
+
+    @get(
+        "/{code:str}",
+        operation_id="getInvite",
+        summary="What an invite leads to",
+        description="No authentication: the code is the secret. The game, the seat the "
+        "invite claims, the seats (who sits where, which are still open) and the options.",
+    )
+    async def get_invite(self, state: State, code: InviteCode) -> InviteInfo:
+        game_id, seat = await _invite(state, code)
+        loaded = await _ctx(state).games.load(game_id)
+        return InviteInfo(
+            game_id=game_id,
+            game=loaded.rules.game.name,
+            seat=seat,
+            status=status_of(loaded),
+            seats=seat_infos(loaded),
+            options=loaded.match.options,
+        )
+
+    @post(
+        "/{code:str}",
+        operation_id="claimInvite",
+        summary="Claim the invite's seat",
+        description="No authentication: the code is the secret. Claims the open seat once "
+        "and returns its token (shown once); of concurrent claims exactly one wins, the "
+        "others get 409 `seat-taken`. The game starts when its last open seat is claimed. "
+        "409 `game-started` once the game has started, `game-finished` once it ended.",
+        status_code=201,
+    )
+    async def claim_invite(
+        self, state: State, code: InviteCode, data: Annotated[ClaimRequest, Body()]
+    ) -> ClaimedSeat:
+        game_id, seat = await _invite(state, code)
+        claimed = await invites.claim(_ctx(state).games, game_id, seat, data.name, data.external_id)
+        return ClaimedSeat(game_id=game_id, seat=seat, token=claimed.token)
+
+
+class SeatingController(Controller):
+    """Seats before the start: leave one, or fill the open ones with bots."""
+
+    path = "/v1/games"
+    tags = ["lobby"]
+
+    @post(
+        "/{game_id:str}/leave",
+        operation_id="leaveSeat",
+        summary="Give a claimed seat back before the game starts",
+        description="The seat token of a seat claimed by invite, before the game starts: the "
+        "seat is open again (`seat.left`), its invite works again and this token no longer "
+        "does. 409 `game-started` after the start, `not-an-open-seat` for a seat that was "
+        "not open at creation.",
+        status_code=200,
+    )
+    async def leave(
+        self, request: Request[Any, Any, Any], game_id: GameId, authorization: Authorization = None
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        seat = await _seat_caller(ctx, await ctx.games.load(game_id), authorization)
+        applied = await invites.leave(ctx.games, game_id, seat)
+        return MoveAccepted(
+            version=applied.version,
+            events=event_records(applied.loaded, applied.events, Caller(seat=seat)),
+        )
+
+    @post(
+        "/{game_id:str}/fill",
+        operation_id="fillSeats",
+        summary="Bots take every open seat; the game starts",
+        description="The API key that created the game, while it waits for players: bots of "
+        "`level` take every open seat (`seats.filled`) and the game starts (`game.started`).",
+        status_code=200,
+    )
+    async def fill(
+        self,
+        request: Request[Any, Any, Any],
+        game_id: GameId,
+        data: Annotated[FillRequest, Body()],
+        authorization: Authorization = None,
+    ) -> MoveAccepted:
+        ctx = _ctx(request.app.state)
+        key_id = ctx.api_keys.require(authorization, "filling seats needs the game's API key")
+        loaded = await ctx.games.snapshot(game_id)
+        if key_id != loaded.meta.owner:
+            raise Forbidden("only the API key that created the game may fill its seats")
+        applied = await invites.fill(ctx.games, game_id, data.level)
+        return MoveAccepted(
+            version=applied.version, events=event_records(applied.loaded, applied.events, Caller())
+        )
+
+    @post(
+        "/{game_id:str}/stream-tickets",
+        operation_id="createStreamTicket",
+        summary="A single-use ticket to open the game's live feed",
+        description="With a seat token: a ticket for that seat's feed; with an API key or "
+        "nothing: a spectator's (not for a private game). Pass it as "
+        "`GET /v1/games/{id}/stream?ticket=...` (a browser's EventSource cannot send "
+        "Authorization). It works once, for about 60 s.",
+        status_code=201,
+    )
+    async def stream_ticket(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> StreamTicket:
+        ctx = _ctx(state)
+        caller = await _viewer(ctx, await ctx.games.snapshot(game_id), authorization)
+        grant = tickets.Grant("game", game_id, caller.seat, caller.api_key_id)
+        ticket, expires = await tickets.issue(ctx.store.redis, grant)
+        return StreamTicket(ticket=ticket, expires_at_ms=expires)
+
+    @post(
+        "/{game_id:str}/rematch",
+        operation_id="rematchGame",
+        summary="The next game of this table, once this one has ended",
+        description="A seat token or the API key that created the game, after the game ended "
+        "(finished, aborted or abandoned after its start). The first call creates the next "
+        "game: same game, options and kinds of seat, the seats rotated by one (old seat i "
+        "sits at new seat i+1, the last at seat 0); every later call answers the same game. "
+        "A seat token's caller also gets its new seat and that seat's token (the same on "
+        "every call); the API key gets the game id. The old game's view shows "
+        "`rematch` and its log a `rematch.created` event. 409 `game-not-finished` before the "
+        "end.",
+        status_code=201,
+    )
+    async def rematch_game(
+        self, state: State, game_id: GameId, authorization: Authorization = None
+    ) -> RematchCreatedResponse:
+        ctx = _ctx(state)
+        if authorization is None:
+            raise Unauthorized("a rematch needs a seat token or the game's API key")
+        loaded = await ctx.games.snapshot(game_id)
+        caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
+        if caller.seat is None and caller.api_key_id != loaded.meta.owner:
+            raise Forbidden("only the game's seats and its creator may ask for a rematch")
+        token = bearer(authorization) if caller.seat is not None else None
+        made = await rematch.rematch(ctx, game_id, caller.seat, token)
+        return RematchCreatedResponse(game_id=made.game_id, seat=made.seat, token=made.token)
