@@ -1,5 +1,15 @@
 // Helpers shared by the game renderers (fbi.js, feds.js, bonnie_clyde.js).
 // Plain DOM, no framework: each renderer rebuilds its root from the view on every call.
+//
+// What every renderer keeps to (tests/browser/test_renderers.py checks it on real games):
+// - each item of view.legal is exactly one <button data-move="<canonical JSON>"> with an
+//   aria-label in words, and no button offers anything else; clicking it calls ctx.act(move)
+//   with that item (Moves.button); items a game's drawing does not place get a plain button;
+// - no buttons unless ctx.mode is "play"; while the shell marks the root "busy" (an act on its
+//   way) they are drawn disabled; a sealed choice this browser committed is aria-pressed;
+// - no inline styles or scripts (the pages' Content-Security-Policy is self only): classes and
+//   the game's stylesheet, SVG drawn with presentation attributes;
+// - describeEvent gives every event of the game in words; the shared ones come from here.
 
 /** JSON with sorted keys and no spaces: the canonical form of a move (as the server hashes it). */
 export function canonical(value) {
@@ -93,6 +103,9 @@ export class Moves {
     this.byKey = new Map(this.legal.map((move) => [canonical(move), move]));
     this.drawn = new Set();
     this.sealedChoice = sealedChoice(ctx.view);
+    // The shell marks the table "busy" while an act is on its way and ignores acts until it is
+    // answered (then it draws again): a view drawn meanwhile offers its moves disabled.
+    this.busy = Boolean(root && root.classList && root.classList.contains("busy"));
   }
 
   /** Legal items matching a predicate, in the server's order. */
@@ -118,6 +131,7 @@ export class Moves {
       { type: "button", class: `gt-move ${className}`.trim(), "data-move": key, "aria-label": label, title: label },
       content === undefined ? label : content,
     );
+    if (this.busy) button.disabled = true;
     if (this.sealedChoice === key) {
       // The shell keeps a committed sealed choice until its reveal; show which one it is.
       button.classList.add("gt-committed");

@@ -396,6 +396,11 @@ function describeCommand(rules, move) {
 }
 
 export function describeEvent(record, view) {
+  const text = eventWords(record, view);
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+function eventWords(record, view) {
   const e = (record && record.event) || {};
   const who = (seat) => seatName(seat, view);
   const owner = (o) => ownerName(o, view);
