@@ -16,7 +16,7 @@ const held = which === "watch" ? null : storage.seats.pick(gameId, which === und
 const mode = held ? "play" : "watch";
 // A spectator reads with the API key when this browser has one (the creator may watch its
 // games that are not public); without, as anyone.
-const auth = held ? held.token : storage.apiKey.get() || null;
+let auth = held ? held.token : storage.apiKey.get() || null;
 
 let view = null;
 let rules = null;
@@ -283,7 +283,16 @@ async function main() {
     return;
   }
   try {
-    await apply(await api(`/v1/games/${gameId}`, { auth }));
+    let first;
+    try {
+      first = await api(`/v1/games/${gameId}`, { auth });
+    } catch (error) {
+      // A spectator whose stored API key this server does not know (another run's): as anyone.
+      if (held || !auth || error.status !== 401) throw error;
+      auth = null;
+      first = await api(`/v1/games/${gameId}`);
+    }
+    await apply(first);
   } catch (error) {
     showError(error instanceof Problem ? error.words : String(error));
     return;

@@ -7,7 +7,7 @@ import random
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.clicking import create_in_lobby, play_to_the_end
+from tests.browser.clicking import create_in_lobby, play_to_the_end, state, wait_for_my_turn
 from tests.browser.conftest import screenshot
 
 # The smallest tables and shortest games the rules allow, bots at the random level.
@@ -29,6 +29,9 @@ def test_a_person_plays_a_whole_game_against_bots_by_clicking(page: Page, game: 
 
     def shoot(clicks: int) -> None:
         if clicks == 3:
+            wait_for_my_turn(page)
+            if turn_seconds and state(page)[0] == "active":  # live views carry it too
+                expect(page.locator("#status .deadline")).to_contain_text("time left")
             screenshot(page, f"{game}-table")
 
     clicks = play_to_the_end(page, random.Random(17), on_turn=shoot)
