@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck unit openapi bench clean
+.PHONY: run test lint typecheck unit openapi bench clean browser
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "stakeout needs Python 3.11+"; exit 1; }
@@ -16,8 +16,18 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/stakeout run
 
-test: $(STAMP) lint typecheck
+test: $(STAMP) lint typecheck browser
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider
+
+# The browser tests drive Debian's Chromium through Playwright (no browser download ever).
+# Installed when missing; should that fail, the browser tests fail and say why.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@test -x $(CHROMIUM) || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq -o DPkg::Lock::Timeout=600 && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
+	    --no-install-recommends chromium fonts-dejavu-core; } || \
+	  echo "could not install $(CHROMIUM) (Debian's chromium): the browser tests will fail"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -17,6 +17,7 @@ from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
@@ -30,6 +31,7 @@ from service.requests import StrictRequest
 from service.scheduling import QUEUES
 from service.settings import Settings
 from service.strictness import check_request, problem_for_not_found
+from service.web_pages import web_router
 
 
 def create_app(settings: Settings | None = None) -> Litestar:
@@ -68,6 +70,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         route_handlers=[
             GamesController,
             GameEndingsController,
+            ReplayViewsController,
             InvitesController,
             LobbyController,
             AccountFeedController,
@@ -76,6 +79,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             StatsController,
             RulesController,
             HealthController,
+            web_router(),  # the web client at /web/ (service/web/)
             *([] if settings.metrics_port else [metrics]),
         ],
         lifespan=[lifespan],

@@ -109,6 +109,7 @@ def _run(settings: Settings) -> None:
     redis_note = f"  (embedded, AOF in {where}, restarted if it dies)" if embedded else ""
     print(
         f"\nstakeout is starting on {base}\n"
+        f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"
         f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
         f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
         f"  API processes: {processes}  ({processes_note}STAKEOUT_API_PROCESSES changes it)\n"

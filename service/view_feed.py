@@ -25,6 +25,7 @@ from litestar.response import ServerSentEventMessage
 
 from domain.match import FINAL_EVENT_TYPES
 from service.api.v1.presenter import event_records, game_view
+from service.api.v1.schemas import GameView
 from service.auth import Caller
 from service.context import Context
 from service.games import Loaded, Versioned
@@ -49,7 +50,7 @@ async def view_messages(
             yield batch[-1].version, _events(loaded, batch, caller)
             loaded = await ctx.games.load(game_id)
         sent = loaded.match.version
-        yield sent, {"kind": "view", "view": game_view(loaded, caller)}
+        yield sent, {"kind": "view", "view": await _view(ctx, loaded, caller)}
         ended_at: float | None = time.monotonic() if _over(loaded) else None
         while loaded.match.rematch is None:
             if ended_at is not None and time.monotonic() - ended_at > REMATCH_WAIT_SECONDS:
@@ -72,13 +73,24 @@ async def view_messages(
             loaded = await ctx.games.load(game_id)
             sent = max(batch[-1].version, loaded.match.version)
             yield batch[-1].version, _events(loaded, batch, caller)
-            yield loaded.match.version, {"kind": "view", "view": game_view(loaded, caller)}
+            view = await _view(ctx, loaded, caller)
+            yield loaded.match.version, {"kind": "view", "view": view}
             if ended_at is None and (
                 _over(loaded) or any(isinstance(v.event, FINAL_EVENT_TYPES) for v in batch)
             ):
                 ended_at = time.monotonic()
     finally:
         ctx.live.detach(game_id, queue)
+
+
+async def _view(ctx: Context, loaded: Loaded, caller: Caller) -> GameView:
+    """The view as GET /v1/games/{id} gives it, turn deadlines included (the table's
+    countdown)."""
+    if loaded.meta.turn_seconds is None:  # no turn has a deadline
+        return game_view(loaded, caller)
+    from service.api.v1.games import _turn_deadlines  # (games.py imports this module)
+
+    return game_view(loaded, caller, await _turn_deadlines(ctx, loaded))
 
 
 def _over(loaded: Loaded) -> bool:

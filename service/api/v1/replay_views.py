@@ -1,0 +1,72 @@
+"""The table at any version of a game that is over: what a replay viewer draws.
+
+A replay holds the events; drawing the table at a version needs the game's state there,
+which only the rules can fold. So the server folds the stored events up to that version and
+answers the view a seat (or a spectator) had then. Only once the game is over: by then the
+replay has made every event public, so no view of the past tells more than the replay does.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, get
+from litestar.datastructures import State
+from litestar.exceptions import NotFoundException
+from litestar.params import PathParameter, QueryParameter
+
+from service.api.v1.games import Authorization, GameId, _ctx, _viewer
+from service.api.v1.presenter import game_view
+from service.api.v1.schemas import GameView
+from service.auth import Caller
+from service.errors import GameNotFinished, InvalidRequest
+from service.games import Loaded
+
+
+class ReplayViewsController(Controller):
+    path = "/v1/games"
+    tags = ["games"]
+
+    @get(
+        "/{game_id:str}/replay/{version:int}",
+        operation_id="getReplayView",
+        summary="The view at one version of a game that is over (for replay viewers)",
+        description=(
+            "The game as it stood just after the event of this version: a spectator's view, "
+            "or with `seat` that seat's (its hand and legal moves then). Versions of the "
+            "opening batch (the deal, before anyone acted) all show the dealt table. 409 "
+            "`game-not-finished` while the game runs; 404 for a version past the last."
+        ),
+    )
+    async def view_at(
+        self,
+        state: State,
+        game_id: GameId,
+        version: Annotated[
+            int, PathParameter(ge=1, le=10**9, description="An event's version (1 = the first)")
+        ],
+        authorization: Authorization = None,
+        seat: Annotated[
+            int,
+            QueryParameter(
+                ge=-1, le=15, description="Whose view: a seat; -1 (the default): a spectator's"
+            ),
+        ] = -1,
+    ) -> GameView:
+        ctx = _ctx(state)
+        loaded = await ctx.games.load(game_id)
+        await _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
+        if loaded.rules.result(loaded.match) is None and not (
+            loaded.match.aborted or loaded.match.abandoned
+        ):
+            raise GameNotFinished("the replay opens when the game is over")
+        if version > loaded.match.version:
+            raise NotFoundException(f"the game ended at version {loaded.match.version}")
+        if seat >= len(loaded.match.seats):
+            raise InvalidRequest(f"the game has seats 0 to {len(loaded.match.seats) - 1}")
+        stored = await ctx.store.read(game_id, after=0, count=loaded.match.version)
+        opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
+        codec = ctx.games.codec(loaded.rules)
+        events = [codec.decoder.decode(s.data) for s in stored[: max(version, opening)]]
+        past = Loaded(game_id, loaded.rules, loaded.rules.replay(events), loaded.meta)
+        return game_view(past, Caller(seat=None if seat < 0 else seat))

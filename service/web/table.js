@@ -1,0 +1,308 @@
+// The table page: /web/table.html#<game id> plays with a seat token this browser holds
+// (#<game id>/<seat> picks one of several), or watches as a spectator (#<game id>/watch).
+// The game itself is drawn by the game's renderer; this shell shows the seats, who is
+// awaited, deadlines, the result and refused acts, does sealed steps (commit, keep, reveal)
+// and keeps the view live through the view feed.
+
+import { api, Problem } from "./api.js";
+import { $, h, fill, seatLabel, countdown, pageUrl } from "./dom.js";
+import { ViewFeed } from "./feed.js";
+import { rendererFor, describe } from "./render.js";
+import { commitment, newSalt } from "./sealed.js";
+import * as storage from "./storage.js";
+
+const [gameId, which] = decodeURIComponent(location.hash.slice(1)).split("/");
+const held = which === "watch" ? null : storage.seats.pick(gameId, which === undefined ? null : Number(which));
+const mode = held ? "play" : "watch";
+// A spectator reads with the API key when this browser has one (the creator may watch its
+// games that are not public); without, as anyone.
+let auth = held ? held.token : storage.apiKey.get() || null;
+
+let view = null;
+let rules = null;
+let renderer = null;
+let busy = false;
+let revealing = null;
+const log = [];
+let logged = 0; // the last version whose event is in the log
+
+const ui = {
+  title: $("#title"),
+  feed: $("#feed-state"),
+  status: $("#status"),
+  error: $("#error"),
+  seats: $("#seats"),
+  table: $("#table"),
+  log: $("#log-list"),
+  links: $("#links"),
+};
+
+function showError(message) {
+  if (!message) {
+    ui.error.hidden = true;
+    fill(ui.error);
+    return;
+  }
+  fill(ui.error, h("strong", {}, "Not done: "), message);
+  ui.error.hidden = false;
+}
+
+function mine(v = view) {
+  if (!v || v.you === null || v.you === undefined) return null;
+  return v.awaiting.find((a) => a.seat === v.you) || null;
+}
+
+function seatName(seat) {
+  const info = view && view.seats[seat];
+  if (view && seat === view.you) return "you";
+  return (info && info.name) || `Seat ${seat}`;
+}
+
+function statusLine() {
+  const ended = {
+    finished: "Game over",
+    aborted: "Aborted by its creator: no result",
+    abandoned: "Abandoned: no result",
+  }[view.status];
+  if (ended) {
+    if (!view.result) return h("p", { class: "status ended" }, ended);
+    const winners = view.result.winners.map(seatName);
+    return h("p", { class: "status ended", "data-result": "" }, `${ended}. `, h("strong", {}, winners.length ? `Won by ${winners.join(" and ")}.` : "No winner."), " Scores: ", view.result.scores.map((s, i) => `${seatName(i)} ${s}`).join(", "));
+  }
+  if (view.status === "waiting") return h("p", { class: "status" }, "Waiting for players: the game starts when every open seat is taken.");
+  const me = mine() || (view.legal.length && storage.sealed.current(gameId, view.you) ? { action: "commit", step: storage.sealed.current(gameId, view.you) } : null);
+  const others = view.awaiting.filter((a) => a.seat !== view.you).map((a) => seatName(a.seat));
+  const parts = [];
+  if (me) {
+    const kept = storage.sealed.get(gameId, view.you, me.step);
+    parts.push(
+      h(
+        "strong",
+        { class: "yours" },
+        me.action === "move"
+          ? "Your turn."
+          : me.action === "commit"
+            ? kept
+              ? "Your sealed choice is committed (you may still change it until everyone has chosen)."
+              : "Your turn: choose in secret; your choice stays sealed until everyone has chosen."
+            : "Revealing your sealed choice…",
+      ),
+    );
+  }
+  if (others.length) parts.push(` Waiting for ${others.join(", ")}.`);
+  const deadline = (me || view.awaiting[0] || {}).deadline;
+  if (deadline) parts.push(" ", h("span", { class: "deadline", "data-deadline": deadline }, `time left ${countdown(deadline)}`));
+  return h("p", { class: "status" }, parts.length ? parts : "…");
+}
+
+function seatList() {
+  const awaited = new Set(view.awaiting.map((a) => a.seat));
+  return h(
+    "ul",
+    { class: "seats" },
+    view.seats.map((info) => {
+      const waitingOn = view.awaiting.find((a) => a.seat === info.seat);
+      return h(
+        "li",
+        { class: `seat${awaited.has(info.seat) ? " awaited" : ""}${info.seat === view.you ? " you" : ""}`, "data-seat": info.seat },
+        h("span", { class: "seat-name" }, seatLabel(info, view.you)),
+        waitingOn ? h("span", { class: "pill" }, { move: "to move", commit: "choosing", reveal: "revealing" }[waitingOn.action] || waitingOn.action) : null,
+        view.result ? h("span", { class: "seat-score" }, `${view.result.scores[info.seat]} pts${view.result.winners.includes(info.seat) ? " · winner" : ""}`) : null,
+      );
+    }),
+  );
+}
+
+function draw() {
+  document.title = `${rules ? rules.title : view.game} · stakeout`;
+  fill(ui.title, rules ? rules.title : view.game, " ", h("small", {}, mode === "play" ? `· seat ${view.you}` : "· watching"));
+  fill(ui.status, statusLine());
+  fill(ui.seats, seatList());
+  ui.table.classList.toggle("busy", busy);
+  try {
+    renderer.renderTable(ui.table, { view, rules, act, mode });
+  } catch (error) {
+    console.error(error);
+    showError(`the table could not be drawn (${error.message})`);
+  }
+  const links = [h("a", { href: "./" }, "Lobby")];
+  if (mode === "play") links.push(h("a", { href: pageUrl("table.html", `${gameId}/watch`) }, "Watch as a spectator"));
+  if (["finished", "aborted"].includes(view.status)) links.push(h("a", { href: pageUrl("replay.html", gameId), "data-replay": "" }, "Replay and verify"));
+  // A rematch: a seat asks for its seat there (the same answer however often it asks).
+  if (view.rematch && view.rematch.game_id && mode === "play") {
+    links.push(h("button", { type: "button", onclick: rematch }, "To the rematch"));
+  } else if (view.rematch && view.rematch.game_id) {
+    links.push(h("a", { href: pageUrl("table.html", `${view.rematch.game_id}/watch`) }, "To the rematch"));
+  } else if (view.status === "finished" && mode === "play") {
+    links.push(h("button", { type: "button", onclick: rematch }, "Rematch"));
+  }
+  if (view.status === "waiting" && mode === "play") links.push(h("button", { type: "button", onclick: leave }, "Leave this seat"));
+  fill(ui.links, links);
+  document.body.dataset.status = view.status;
+  document.body.dataset.version = view.version;
+  // For the browser tests (and styles): what this seat is asked for now.
+  const me = mine();
+  document.body.dataset.awaitingMe = me ? me.action : view.legal.length ? "committed" : "";
+}
+
+async function apply(next) {
+  if (view && next.version < view.version) return;
+  view = next;
+  if (!renderer) {
+    [renderer, rules] = await Promise.all([rendererFor(view.game), api(`/v1/rules/${view.game}`).catch(() => null)]);
+  }
+  draw();
+  revealIfOpen();
+  catchUpLog();
+}
+
+/** Events the feed did not bring (the first view, a resumed feed): read them once. */
+async function catchUpLog() {
+  if (!view || logged >= view.version || catchUpLog.running) return;
+  catchUpLog.running = true;
+  try {
+    const after = Math.max(logged, view.version - 30);
+    const page = await api(`/v1/games/${gameId}/events?after=${after}&limit=30`, { auth });
+    onEvents(page.events);
+  } catch {
+    /* the log is a courtesy: the table is drawn from the view */
+  } finally {
+    catchUpLog.running = false;
+  }
+}
+
+/** The renderer's act(move): a move, or a commitment when the step is sealed. */
+async function act(move) {
+  if (busy) return;
+  // Committed already, still before the reveals: choosing again replaces the commitment.
+  const recommit = storage.sealed.current(gameId, view.you);
+  const me = mine() || (view.legal.length && recommit ? { action: "commit", step: recommit } : null);
+  if (!me) {
+    showError("it is not your turn.");
+    draw();
+    return;
+  }
+  busy = true;
+  ui.table.classList.add("busy");
+  showError(null);
+  const base = `/v1/games/${gameId}`;
+  const options = { method: "POST", auth, headers: { Prefer: "return=representation" } };
+  try {
+    let answer;
+    if (me.action === "commit") {
+      const salt = newSalt();
+      const digest = await commitment(gameId, me.step, view.you, move, salt);
+      // Kept before it is sent: a reload after the commit still finds it.
+      storage.sealed.set(gameId, view.you, me.step, { move, salt, commitment: digest });
+      answer = await api(`${base}/commitments`, { ...options, body: { commitment: digest, step: me.step } });
+    } else if (me.action === "move") {
+      answer = await api(`${base}/moves`, { ...options, body: move });
+    } else {
+      showError("your sealed choice is being revealed; wait a moment.");
+      return;
+    }
+    if (answer && answer.view) await apply(answer.view);
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
+  } finally {
+    busy = false;
+    if (view) draw();
+  }
+}
+
+/** The next game with the same seats (rotated): every seat's first call makes it, the
+ * others' join it. */
+async function rematch() {
+  try {
+    const next = await api(`/v1/games/${gameId}/rematch`, { method: "POST", auth });
+    if (next.token) storage.seats.add(next.game_id, next.seat, next.token);
+    location.assign(pageUrl("table.html", next.token ? `${next.game_id}/${next.seat}` : `${next.game_id}/watch`));
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
+  }
+}
+
+/** Before the game starts: give the seat back (its invite works again). */
+async function leave() {
+  try {
+    await api(`/v1/games/${gameId}/leave`, { method: "POST", auth });
+    location.assign("./");
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
+  }
+}
+
+/** Reveals open (every seat has committed): reveal the kept move, once. */
+async function revealIfOpen() {
+  const me = mine();
+  if (!me || me.action !== "reveal" || revealing === me.step) return;
+  const kept = storage.sealed.get(gameId, view.you, me.step);
+  if (!kept) {
+    showError("your sealed choice was made in another browser: it cannot be revealed here.");
+    return;
+  }
+  revealing = me.step;
+  try {
+    const answer = await api(`/v1/games/${gameId}/reveals`, {
+      method: "POST",
+      auth,
+      body: { move: kept.move, salt: kept.salt },
+      headers: { Prefer: "return=representation" },
+    });
+    storage.sealed.drop(gameId, view.you, me.step);
+    if (answer && answer.view) await apply(answer.view);
+  } catch (error) {
+    revealing = null;
+    const extra = error.body && error.body.preimage ? ` (the server hashed ${error.body.preimage})` : "";
+    showError((error instanceof Problem ? error.words : String(error)) + extra);
+  }
+}
+
+function onEvents(records) {
+  if (!renderer) return;
+  records = records.filter((record) => record.version > logged);
+  if (!records.length) return;
+  logged = records[records.length - 1].version;
+  for (const record of records) log.push(h("li", { "data-version": record.version }, describe(renderer, record, view)));
+  while (log.length > 40) log.shift();
+  fill(ui.log, [...log].reverse());
+}
+
+function onState(state) {
+  ui.feed.textContent = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", ended: "game over", refused: "no live feed" }[state] || state;
+  ui.feed.dataset.state = state;
+}
+
+setInterval(() => {
+  for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `time left ${countdown(Number(node.dataset.deadline))}`;
+}, 1000);
+
+async function main() {
+  if (!/^[0-9a-f]{24}$/.test(gameId || "")) {
+    showError("no game: the address should end in #<game id>.");
+    return;
+  }
+  try {
+    let first;
+    try {
+      first = await api(`/v1/games/${gameId}`, { auth });
+    } catch (error) {
+      // A spectator whose stored API key this server does not know (another run's): as anyone.
+      if (held || !auth || error.status !== 401) throw error;
+      auth = null;
+      first = await api(`/v1/games/${gameId}`);
+    }
+    await apply(first);
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
+    return;
+  }
+  const feed = new ViewFeed(gameId, auth, { onView: apply, onEvents, onState, onError: (p) => showError(p.words) });
+  feed.version = view.version;
+  feed.status = view.status;
+  window.stakeoutFeed = feed; // for the browser tests and the curious
+  feed.start();
+}
+
+window.addEventListener("hashchange", () => location.reload());
+main();
