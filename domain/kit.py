@@ -154,6 +154,12 @@ class Commands(Generic[S, E]):
         if step not in handler.steps:
             wanted = min(handler.steps)
             raise WrongPhase(self._wrong_step(seat, command, step, wanted))
+        # A command built in code (a bot's, a test's) skips the API's strict decoding: a
+        # field outside its type (a location that is none) is refused here, once for all.
+        try:
+            msgspec.convert(msgspec.to_builtins(command), type(command))
+        except msgspec.ValidationError as error:
+            raise IllegalMove(f"not a valid {type(command).__name__}: {error}") from None
         return handler
 
     def decide(self, state: S, seat: int, command: Any, rng: Rng) -> list[E]:

@@ -214,10 +214,19 @@ def apply(
     return settle(evolve, automatic, state, events)
 
 
+def _index(location: str) -> int:
+    """A command's location as an index; a name that is not a location is refused (the API
+    decodes strictly, but the domain refuses whatever it is given)."""
+    index = LOCATION_INDEX.get(location)  # type: ignore[call-overload]
+    if index is None:
+        raise IllegalMove(f"{location!r} is not a location")
+    return int(index)
+
+
 def _choose_agent(state: FedsState, seat: int, command: ChooseAgent, rng: Rng) -> list[FedsEvent]:
     if command.agent not in state.hands[seat]:
         raise IllegalMove(f"{command.agent} is not in your hand")
-    if state.locations[LOCATION_INDEX[command.location]].closed:
+    if state.locations[_index(command.location)].closed:
         raise IllegalMove(f"the {command.location} is closed")
     return [AgentChosen(seat=seat, location=command.location, agent=command.agent)]
 
@@ -258,7 +267,7 @@ def _flip_mole(state: FedsState, seat: int, command: FlipMole, rng: Rng) -> list
     activation, power = _active(state)
     city = CITY_CARDS[state.city]
     _require(power == "infiltrate" and city.infiltrate == "flip", power, "flip a mole")
-    target = LOCATION_INDEX[command.location]
+    target = _index(command.location)
     if target == activation.location:
         raise IllegalMove("Infiltrate flips the mole at another location")
     if state.locations[target].mole is None:
@@ -270,7 +279,7 @@ def _peek_at_mole(state: FedsState, seat: int, command: PeekAtMole, rng: Rng) ->
     _, power = _active(state)
     city = CITY_CARDS[state.city]
     _require(power == "infiltrate" and city.infiltrate == "peek", power, "peek at a mole")
-    target = LOCATION_INDEX[command.location]
+    target = _index(command.location)
     mole = state.locations[target].mole
     if mole is None or not _peekable(state, seat, target):
         raise IllegalMove(f"no other player's unseen face-down mole at the {command.location}")
@@ -294,7 +303,7 @@ def _redeploy_agent(
     )
     if source is None:
         raise IllegalMove(f"you have no {command.agent} in a field")
-    if LOCATION_INDEX[command.to_location] == source:
+    if _index(command.to_location) == source:
         raise IllegalMove("Redeploy moves the agent to another location")
     redeployed = AgentRedeployed(
         owner=seat,
@@ -308,8 +317,8 @@ def _redeploy_agent(
 def _swap_sirens(state: FedsState, seat: int, command: SwapSirens, rng: Rng) -> list[FedsEvent]:
     _, power = _active(state)
     _require(power == "redeploy" and state.sirens, power, "swap siren tokens")
-    first = state.locations[LOCATION_INDEX[command.first]]
-    second = state.locations[LOCATION_INDEX[command.second]]
+    first = state.locations[_index(command.first)]
+    second = state.locations[_index(command.second)]
     if command.first == command.second or first.siren is None or second.siren is None:
         raise IllegalMove("swap the siren tokens of two locations that both have one")
     return [_power_used(state), SirensSwapped(first=command.first, second=command.second)]
@@ -322,7 +331,7 @@ def _move_criminal(state: FedsState, seat: int, command: MoveCriminal, rng: Rng)
         power == "patrol" and CITY_CARDS[state.city].patrol == "move", power, "move a criminal"
     )
     _require_criminal(state.locations[here].criminals.of(command.colour), command.colour, here)
-    if LOCATION_INDEX[command.to_location] not in _adjacent(here):
+    if _index(command.to_location) not in _adjacent(here):
         raise IllegalMove(f"the {command.to_location} is not next to the {LOCATIONS[here]}")
     moved = CriminalMoved(
         colour=command.colour, from_location=LOCATIONS[here], to_location=command.to_location

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import types
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import msgspec
 from msgspec.structs import replace
@@ -24,7 +24,15 @@ def key(command: Any) -> bytes:
     return msgspec.json.encode(command)
 
 
+def _plain(tp: Any) -> Any:
+    """``tp`` without ``Annotated`` (a described field's type is its first argument)."""
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
 def _literals(tp: Any) -> list[Any]:
+    tp = _plain(tp)
     if get_origin(tp) is Literal:
         return list(get_args(tp))
     if get_origin(tp) in (Union, types.UnionType):
@@ -34,6 +42,7 @@ def _literals(tp: Any) -> list[Any]:
 
 def _members(tp: Any) -> list[Any]:
     """The non-None members of a union type (or the type itself)."""
+    tp = _plain(tp)
     if get_origin(tp) in (Union, types.UnionType):
         return [a for a in get_args(tp) if a is not type(None)]
     return [tp]
@@ -59,7 +68,7 @@ def alternatives(value: Any, tp: Any) -> list[Any]:
                 for alt in alternatives(getattr(value, name), field_type)
             ]
     elif isinstance(value, list):
-        (element,) = get_args(_members(tp)[0]) or (Any,)
+        (element,) = get_args(_plain(_members(tp)[0])) or (Any,)
         out.append([])
         if value:
             out += [value[:-1], [*value, value[-1]]]

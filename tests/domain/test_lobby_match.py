@@ -23,23 +23,23 @@ from domain.match import (
     LeaveSeat,
     MakeMove,
     Match,
+    MatchEngine,
     Rematch,
     Resign,
-    Rules,
     SeatSpec,
 )
 
 SEED = bytes(range(32))
 
 
-def _table(*seats: SeatSpec) -> tuple[Rules, Match]:
+def _table(*seats: SeatSpec) -> tuple[MatchEngine, Match]:
     game = registry.get("bonnie_clyde")
     assert game is not None
-    rules = Rules(game)
+    rules = MatchEngine(game)
     return rules, rules.replay(rules.create("g1", {}, list(seats), SEED))
 
 
-def _apply(rules: Rules, match: Match, act: Any) -> tuple[Match, list[Any]]:
+def _apply(rules: MatchEngine, match: Match, act: Any) -> tuple[Match, list[Any]]:
     events = rules.perform(match, act, SEED)
     for event in events:
         match = rules.fold(match, event)
