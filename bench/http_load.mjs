@@ -77,6 +77,14 @@ async function play(apiKey, games, seconds, loopMode) {
   let errors = 0;
   const end = performance.now() + seconds * 1000;
   const json = { "content-type": "application/json" };
+  const failures = {}; // "what status problem-type": count, for the report
+
+  function failed(r, what) {
+    let type = "";
+    try { type = JSON.parse(r.text).type ?? ""; } catch { /* not JSON */ }
+    const key = `${what} ${r.status} ${type}`;
+    failures[key] = (failures[key] ?? 0) + 1;
+  }
 
   async function newGame() {
     const body = JSON.stringify({ game: "fbi", seats: Array(4).fill({ type: "human" }) });
@@ -106,12 +114,17 @@ async function play(apiKey, games, seconds, loopMode) {
         });
         gets += 1;
         getLatencies.push(r.ms);
-        if (r.status !== 200) { errors += 1; continue; }
+        if (r.status !== 200) { errors += 1; failed(r, "GET view"); continue; }
         view = JSON.parse(r.text);
         if (view.status !== "active") { next = null; continue; }
       }
       const action = view.awaiting.find((a) => a.seat === view.you);
-      if (!action) { errors += 1; next = view.awaiting[0]?.seat ?? null; view = null; continue; }
+      if (!action) {
+        // A new game: seat 0's view was read, another seat opens (a second GET, once a game).
+        next = view.awaiting[0]?.seat ?? null;
+        view = null;
+        continue;
+      }
       const headers = { ...json, authorization: `Bearer ${game.tokens[view.you]}` };
       if (prefer) headers.prefer = "return=representation";
       let path;
@@ -130,7 +143,7 @@ async function play(apiKey, games, seconds, loopMode) {
         body = game.kept.get(view.you);
       }
       const r = await request("POST", `/v1/games/${game.id}/${path}`, headers, JSON.stringify(body));
-      if (r.status !== 200) { errors += 1; view = null; continue; }
+      if (r.status !== 200) { errors += 1; failed(r, path); view = null; continue; }
       acts += 1;
       actLatencies.push(r.ms);
       loopLatencies.push(performance.now() - loopStarted);
@@ -155,6 +168,7 @@ async function play(apiKey, games, seconds, loopMode) {
     loop_p99_ms: loop.p99_ms,
     games_finished: finished,
     errors,
+    failures,
   };
 }
 

@@ -27,6 +27,8 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from service.redis_scripts import Script
+
 AnyRedis = Redis | RedisCluster
 
 _CREATE = """
@@ -210,9 +212,10 @@ class EventStore:
 
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
-        self._create = redis.register_script(_CREATE)
-        self._append = redis.register_script(_APPEND)
-        self._catch_up = redis.register_script(_CATCH_UP)
+        self._create = Script(redis, _CREATE)
+        # The two scripts of every act and every view read: the lean call path.
+        self._append = Script(redis, _APPEND)
+        self._catch_up = Script(redis, _CATCH_UP)
 
     async def create(
         self, game_id: str, meta: Mapping[str, str], seed: bytes, events: Sequence[bytes]
