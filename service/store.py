@@ -27,7 +27,7 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from service.redis_scripts import Script
+from service.redis_scripts import Scripts
 
 AnyRedis = Redis | RedisCluster
 
@@ -212,10 +212,11 @@ class EventStore:
 
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
-        self._create = Script(redis, _CREATE)
-        # The two scripts of every act and every view read: the lean call path.
-        self._append = Script(redis, _APPEND)
-        self._catch_up = Script(redis, _CATCH_UP)
+        # The scripts of every act and every view read: the lean call path.
+        scripts = Scripts(redis)
+        self._create = scripts.script(_CREATE)
+        self._append = scripts.script(_APPEND)
+        self._catch_up = scripts.script(_CATCH_UP)
 
     async def create(
         self, game_id: str, meta: Mapping[str, str], seed: bytes, events: Sequence[bytes]
