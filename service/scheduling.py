@@ -79,7 +79,7 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
             (game_id, action.seat, match.version),
             f"bot-{game_id}-{action.seat}-{match.version}",
         )
-        for action in rules.awaiting(match)
+        for action in loaded.awaited
         if match.seats[action.seat].type == "bot"  # resigned seats included
     ]
 

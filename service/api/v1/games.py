@@ -123,7 +123,7 @@ async def _ending(
     return MoveAccepted(
         version=applied.version,
         events=event_records(applied.loaded, applied.events, caller),
-        awaiting=with_deadlines(after.rules.awaiting(after.match), turn_deadlines or {}),
+        awaiting=with_deadlines(after.awaited, turn_deadlines or {}),
         replayed=applied.replayed,
     )
 
@@ -396,7 +396,7 @@ class GamesController(Controller):
         )
         caller = Caller(seat=seat)
         after, turn_deadlines = await _after_act(ctx, applied, caller)
-        awaiting = with_deadlines(after.rules.awaiting(after.match), turn_deadlines or {})
+        awaiting = with_deadlines(after.awaited, turn_deadlines or {})
         view: GameView | None = None
         headers: dict[str, str] = {}
         if prefer is not None and _wants_representation(prefer):

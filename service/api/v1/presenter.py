@@ -20,7 +20,7 @@ def game_view(
     """The caller's view; ``awaiting`` when already computed with these deadlines."""
     rules, match, seat = loaded.rules, loaded.match, caller.seat
     if awaiting is None:
-        awaiting = with_deadlines(rules.awaiting(match), turn_deadlines or {})
+        awaiting = with_deadlines(loaded.awaited, turn_deadlines or {})
     result = rules.result(match)
     return GameView(
         id=loaded.game_id,
