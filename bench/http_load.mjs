@@ -7,8 +7,9 @@
 //
 // play: GAMES concurrent 4-player FBI games, every seat a client (its own token). Each game
 // runs one loop: GET the acting seat's view, POST one legal act (a move, or a commitment
-// then a reveal in sealed steps). With MODE=prefer the POST asks for
-// `Prefer: return=representation`, and the GET is skipped whenever the same seat acts
+// then a reveal in sealed steps). The act's answer names the seats awaited next
+// (`awaiting`), so the loop reads exactly one view per act. With MODE=prefer the POST asks
+// for `Prefer: return=representation`, and the GET is skipped whenever the same seat acts
 // again (its view came back with its act). A finished game is replaced by a new one.
 import { createHash, randomBytes } from "node:crypto";
 import { Pool } from "undici";
@@ -76,6 +77,14 @@ async function play(apiKey, games, seconds, loopMode) {
   let errors = 0;
   const end = performance.now() + seconds * 1000;
   const json = { "content-type": "application/json" };
+  const failures = {}; // "what status problem-type": count, for the report
+
+  function failed(r, what) {
+    let type = "";
+    try { type = JSON.parse(r.text).type ?? ""; } catch { /* not JSON */ }
+    const key = `${what} ${r.status} ${type}`;
+    failures[key] = (failures[key] ?? 0) + 1;
+  }
 
   async function newGame() {
     const body = JSON.stringify({ game: "fbi", seats: Array(4).fill({ type: "human" }) });
@@ -87,38 +96,35 @@ async function play(apiKey, games, seconds, loopMode) {
 
   async function table() {
     let game = await newGame();
-    let view = null; // the last view we hold, and whose it is
-    let guess = 0; // whose view to read next: the seat most likely awaited
+    let view = null; // the view we hold, if it is current (prefer mode: the act's answer)
+    let next = 0; // the seat awaited next, from the last act's answer (`awaiting`)
     while (performance.now() < end) {
       const loopStarted = performance.now();
-      let seat = view ? view.awaiting[0]?.seat : guess;
-      if (view && view.status === "finished") {
+      if (next === null) {
+        // The last act ended the game: nobody is awaited.
         finished += 1;
         game = await newGame();
         view = null;
-        seat = guess = 0;
+        next = 0;
       }
-      if (!view || !prefer || view.you !== seat) {
+      if (!view || view.you !== next) {
+        // Exactly one GET per act: the answer named the seat awaited next.
         const r = await request("GET", `/v1/games/${game.id}`, {
-          authorization: `Bearer ${game.tokens[seat ?? guess]}`,
+          authorization: `Bearer ${game.tokens[next]}`,
         });
         gets += 1;
         getLatencies.push(r.ms);
-        if (r.status !== 200) { errors += 1; continue; }
+        if (r.status !== 200) { errors += 1; failed(r, "GET view"); continue; }
         view = JSON.parse(r.text);
-        if (view.status === "finished") continue;
-        seat = view.awaiting[0].seat;
-        if (view.you !== seat) {
-          const again = await request("GET", `/v1/games/${game.id}`, {
-            authorization: `Bearer ${game.tokens[seat]}`,
-          });
-          gets += 1;
-          getLatencies.push(again.ms);
-          view = JSON.parse(again.text);
-        }
+        if (view.status !== "active") { next = null; continue; }
       }
       const action = view.awaiting.find((a) => a.seat === view.you);
-      if (!action) { view = null; continue; }
+      if (!action) {
+        // A new game: seat 0's view was read, another seat opens (a second GET, once a game).
+        next = view.awaiting[0]?.seat ?? null;
+        view = null;
+        continue;
+      }
       const headers = { ...json, authorization: `Bearer ${game.tokens[view.you]}` };
       if (prefer) headers.prefer = "return=representation";
       let path;
@@ -137,15 +143,13 @@ async function play(apiKey, games, seconds, loopMode) {
         body = game.kept.get(view.you);
       }
       const r = await request("POST", `/v1/games/${game.id}/${path}`, headers, JSON.stringify(body));
-      if (r.status !== 200) { errors += 1; view = null; continue; }
+      if (r.status !== 200) { errors += 1; failed(r, path); view = null; continue; }
       acts += 1;
       actLatencies.push(r.ms);
       loopLatencies.push(performance.now() - loopStarted);
       const answer = JSON.parse(r.text);
-      // Who acts next, as far as this seat's view before its act tells: the next awaited
-      // seat of a sealed step, else the same seat (a second GET when that is wrong).
-      const others = view.awaiting.filter((a) => a.seat !== view.you);
-      guess = others.length ? others[0].seat : view.you;
+      // Whose turn it is now, from the answer itself (no GET to find out).
+      next = answer.awaiting.length ? answer.awaiting[0].seat : null;
       view = prefer ? answer.view : null;
     }
   }
@@ -164,6 +168,7 @@ async function play(apiKey, games, seconds, loopMode) {
     loop_p99_ms: loop.p99_ms,
     games_finished: finished,
     errors,
+    failures,
   };
 }
 

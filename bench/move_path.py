@@ -497,7 +497,12 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
             )
             errors = sum(r[key]["errors"] for r in rounds)
             if errors:
-                print(f"|   | ({errors} non-2xx answers) |")
+                kinds: dict[str, int] = {}
+                for r in rounds:
+                    for kind, count in r[key].get("failures", {}).items():
+                        kinds[kind] = kinds.get(kind, 0) + count
+                detail = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
+                print(f"|   | ({errors} non-2xx answers{'; ' + detail if detail else ''}) |")
         if bgio in rounds[0]:
             print(
                 f"|   | stakeout GET + POST acts/s ÷ boardgame.io moves/s:"

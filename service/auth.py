@@ -8,6 +8,7 @@ nothing (a spectator).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -16,6 +17,12 @@ from service.errors import Unauthorized
 from service.games import GameMeta, token_hash
 
 __all__ = ["ApiKeys", "Caller", "Unauthorized", "bearer", "caller_for", "seat_of"]
+
+
+# A bearer token's SHA-256, per process, for the tokens seen lately: every request of a
+# seat or key hashed its token again (the hash is what is kept and compared; the
+# comparison itself stays constant-time on every request).
+_digest = functools.lru_cache(maxsize=4096)(token_hash)
 
 
 @dataclass(frozen=True)
@@ -38,14 +45,15 @@ def bearer(authorization: str | None) -> str | None:
 class ApiKeys:
     def __init__(self, keys: tuple[str, ...]) -> None:
         self._hashes = [token_hash(k) for k in keys]
+        self._ids = {h: hashlib.sha256(h.encode()).hexdigest()[:16] for h in self._hashes}
 
     def identify(self, token: str) -> str | None:
         """The key's stable id (a hash prefix) when ``token`` is a valid API key."""
-        digest = token_hash(token)
+        digest = _digest(token)
         found = False
         for known in self._hashes:  # no early exit: the time does not depend on the match
             found |= hmac.compare_digest(digest, known)
-        return hashlib.sha256(digest.encode()).hexdigest()[:16] if found else None
+        return self._ids[digest] if found else None
 
     def require(self, authorization: str | None, needed_for: str) -> str:
         """The id of the API key in ``authorization``; 401 (saying ``needed_for``) if none."""
@@ -57,7 +65,7 @@ class ApiKeys:
 
 
 def seat_of(meta: GameMeta, token: str) -> int | None:
-    digest = token_hash(token)
+    digest = _digest(token)
     seat: int | None = None
     for index, known in enumerate(meta.token_hashes):
         if known is not None and hmac.compare_digest(digest, known):

@@ -40,7 +40,7 @@ async def play_bot_turn(
     if spec.type != "bot" or spec.level is None:
         return "idle"
     level = spec.level
-    actions = [a for a in loaded.rules.awaiting(loaded.match) if a.seat == seat]
+    actions = [a for a in loaded.awaited if a.seat == seat]
     if not actions:
         return "idle"
     action = actions[0]

@@ -16,7 +16,7 @@ job is harmless.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from domain.match import AwaitingAction
@@ -65,11 +65,7 @@ def plan(
 ) -> tuple[list[Deadline], list[int]]:
     """What `refresh` would record (pure): the new turns, and the seats no longer awaited."""
     seconds = loaded.meta.turn_seconds
-    awaited = {
-        a.seat: a
-        for a in loaded.rules.awaiting(loaded.match)
-        if loaded.match.seats[a.seat].type == "human"
-    }
+    awaited = {a.seat: a for a in loaded.awaited if loaded.match.seats[a.seat].type == "human"}
     fresh: list[Deadline] = []
     for seat, action in awaited.items():
         if _matches(known.get(seat), action) and seat not in acted_seats:
@@ -104,7 +100,7 @@ async def refresh(
 
 
 def with_deadlines(
-    awaiting: list[AwaitingAction], deadlines: dict[int, Deadline]
+    awaiting: Sequence[AwaitingAction], deadlines: dict[int, Deadline]
 ) -> list[AwaitingAction]:
     """``awaiting`` with each seat's deadline (epoch ms) filled in where it has one."""
     out = []

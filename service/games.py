@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
 import secrets
@@ -43,7 +44,7 @@ import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, Match, MatchEngine, SeatSpec, event_union
+from domain.match import Act, AwaitingAction, Match, MatchEngine, SeatSpec, event_union
 from domain.rng import new_seed
 from service.observability import (
     APPEND_CONFLICTS,
@@ -107,6 +108,12 @@ class Loaded:
     match: Match
     meta: GameMeta
     tip: str = ""
+
+    @functools.cached_property
+    def awaited(self) -> tuple[AwaitingAction, ...]:
+        """``rules.awaiting(match)``, worked out once per snapshot (an act's answer, its
+        follow-up and the next view read all ask; the snapshot never changes)."""
+        return tuple(self.rules.awaiting(self.match))
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,7 @@ async def awaited_act(scope: Scope, ctx: Any, who: Identity) -> bool:
     if found is None or found.group(3) is None:
         return False
     loaded = await ctx.games.load(who.game_id)
-    return any(action.seat == who.seat for action in loaded.rules.awaiting(loaded.match))
+    return any(action.seat == who.seat for action in loaded.awaited)
 
 
 class RateLimitMiddleware(ASGIMiddleware):

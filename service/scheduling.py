@@ -81,7 +81,7 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
             (game_id, action.seat, match.version),
             f"bot-{game_id}-{action.seat}-{match.version}",
         )
-        for action in rules.awaiting(match)
+        for action in loaded.awaited
         if match.seats[action.seat].type == "bot"  # resigned seats included
     ]
 
@@ -94,6 +94,10 @@ def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
         f"deadline-{game_id}-{deadline.seat}-{deadline.at_ms}",
         at_ms=deadline.at_ms,
     )
+
+
+# How often a process writes one game's last change to the activity index at most.
+ACTIVITY_EVERY_MS = 10_000
 
 
 class RqScheduler:
@@ -112,6 +116,8 @@ class RqScheduler:
         self.feed = AccountFeed(store.redis)
         self.webhook_backoff = webhook_backoff
         self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
+        # game id -> the change time this process last wrote to the activity index
+        self._activity: dict[str, int] = {}
 
     async def hooks_of(self, owner: str) -> list[Webhook]:
         """The owner's webhooks, read at most once a `HOOKS_TTL_SECONDS` per process: a
@@ -239,9 +245,24 @@ class RqScheduler:
         if loaded.match.recorded is not None or loaded.match.aborted:
             await self.store.retire_game(loaded.game_id)
         # The sweep's activity index: when the game last moved (service/abandon.py).
-        await abandon.record_change(self.store.redis, loaded, Change(None, at_ms))
+        await self._record_activity(loaded, at_ms)
         if requests:
             await anyio.to_thread.run_sync(self.enqueue, requests)
+
+    async def _record_activity(self, loaded: Loaded, at_ms: int) -> None:
+        """Write the game's last change to the activity index, at most once an
+        `ACTIVITY_EVERY_MS` per game and process (it was a round trip for every act), and
+        at once when the game ended. The index then lags a game's last move by at most that
+        long: the sweep judges idleness in minutes (a recent game) and abandonment in
+        hours or days (`STAKEOUT_ABANDON_SECONDS`)."""
+        game_id = loaded.game_id
+        last = self._activity.get(game_id)
+        if last is not None and 0 <= at_ms - last < ACTIVITY_EVERY_MS and not abandon.ended(loaded):
+            return
+        await abandon.record_change(self.store.redis, loaded, Change(None, at_ms))
+        if len(self._activity) >= 65536:
+            self._activity.clear()
+        self._activity[game_id] = at_ms
 
     async def on_change(self, loaded: Loaded, change: Change) -> None:
         """Inline follow-up (the workers: a job's follow-ups are done before it returns)."""

@@ -27,6 +27,8 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from service.redis_scripts import Scripts
+
 AnyRedis = Redis | RedisCluster
 
 _CREATE = """
@@ -226,9 +228,11 @@ class EventStore:
 
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
-        self._create = redis.register_script(_CREATE)
-        self._append = redis.register_script(_APPEND)
-        self._catch_up = redis.register_script(_CATCH_UP)
+        # The scripts of every act and every view read: the lean call path.
+        scripts = Scripts(redis)
+        self._create = scripts.script(_CREATE)
+        self._append = scripts.script(_APPEND)
+        self._catch_up = scripts.script(_CATCH_UP)
 
     async def create(
         self, game_id: str, meta: Mapping[str, str], seed: bytes, events: Sequence[bytes]

@@ -135,6 +135,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "for the caller).",
         "version": VERSION,
         "events": "The events this act appended, as the caller may see them.",
+        "awaiting": "Who the game waits for after the act, and for what (public: the "
+        "same list the view's `awaiting` shows), so a client knows whose turn it is "
+        "without reading the view. For a repeated Idempotency-Key: as the game is now.",
         "replayed": "True when this answers a repeated Idempotency-Key: nothing new was appended.",
         "view": "With `Prefer: return=representation` only: the caller's view after the act, "
         "as GET /v1/games/{id} gives it (then `Preference-Applied: return=representation`).",

@@ -38,6 +38,7 @@ from service.api.v1.schemas import (
 )
 from service.auth import Caller, Unauthorized
 from service.context import Context
+from service.deadlines import with_deadlines
 from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Loaded
 from service.live_sse import live_messages
@@ -125,9 +126,17 @@ async def _ending(
         idempotency_key=key,
         fingerprint=_fingerprint(route, seat, b""),
     )
+    return await act_answer(ctx, applied, caller)
+
+
+async def act_answer(ctx: Context, applied: Applied, caller: Caller) -> MoveAccepted:
+    """The answer to an act without a view: its version, the events the caller may see,
+    and the seats awaited after it."""
+    after, turn_deadlines = await _after_act(ctx, applied, caller)
     return MoveAccepted(
         version=applied.version,
         events=event_records(applied.loaded, applied.events, caller),
+        awaiting=with_deadlines(after.awaited, turn_deadlines or {}),
         replayed=applied.replayed,
     )
 
@@ -144,14 +153,17 @@ async def _turn_deadlines(ctx: Context, loaded: Loaded) -> dict[int, deadlines.D
     return deadlines.planned(known, loaded, latest[0].at_ms) if latest else known
 
 
-async def _view_after(ctx: Context, applied: Applied, caller: Caller) -> GameView:
-    """The caller's view after its act: the act's own snapshot, deadlines as they will be
-    recorded for this change (the follow-up records them just after the answer)."""
+async def _after_act(
+    ctx: Context, applied: Applied, caller: Caller
+) -> tuple[Loaded, dict[int, deadlines.Deadline] | None]:
+    """The game after an act, and its turn deadlines as they will be recorded for this
+    change (the follow-up records them just after the answer): what the answer's
+    `awaiting` and `view` show, the same a GET of the view gives afterwards."""
     loaded = applied.loaded
     if applied.replayed:  # a retried answer: the game as it is now
         loaded = await ctx.games.load(loaded.game_id)
     turn_deadlines = None
-    if loaded.meta.turn_seconds is not None:
+    if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
         known = await deadlines.current(ctx.store.redis, loaded.game_id)
         at_ms = applied.events[-1].at_ms if applied.events and not applied.replayed else 0
         turn_deadlines = (
@@ -161,7 +173,7 @@ async def _view_after(ctx: Context, applied: Applied, caller: Caller) -> GameVie
             if at_ms
             else known
         )
-    return game_view(loaded, caller, turn_deadlines)
+    return loaded, turn_deadlines
 
 
 # The longest a view read may wait for a new version (`?after_version=N&wait=S`).
@@ -437,17 +449,19 @@ class GamesController(Controller):
             if_match=_version(if_match),
         )
         caller = Caller(seat=seat)
-        after = applied.loaded
+        after, turn_deadlines = await _after_act(ctx, applied, caller)
+        awaiting = with_deadlines(after.awaited, turn_deadlines or {})
         view: GameView | None = None
         headers: dict[str, str] = {}
         if prefer is not None and _wants_representation(prefer):
-            view = await _view_after(ctx, applied, caller)
+            view = game_view(after, caller, turn_deadlines, awaiting)
             headers["Preference-Applied"] = "return=representation"
             headers["Vary"] = "Prefer"
         return Response(
             MoveAccepted(
                 version=applied.version,
-                events=event_records(after, applied.events, caller),
+                events=event_records(applied.loaded, applied.events, caller),
+                awaiting=awaiting,
                 replayed=applied.replayed,
                 view=view,
             ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from domain.match import AwaitingAction
 from service.api.v1.schemas import EventRecord, GameStatus, GameView, RematchLink, SeatInfo
 from service.auth import Caller
 from service.deadlines import Deadline, with_deadlines
@@ -11,9 +12,15 @@ from service.games import Loaded, Versioned
 
 
 def game_view(
-    loaded: Loaded, caller: Caller, turn_deadlines: dict[int, Deadline] | None = None
+    loaded: Loaded,
+    caller: Caller,
+    turn_deadlines: dict[int, Deadline] | None = None,
+    awaiting: list[AwaitingAction] | None = None,
 ) -> GameView:
+    """The caller's view; ``awaiting`` when already computed with these deadlines."""
     rules, match, seat = loaded.rules, loaded.match, caller.seat
+    if awaiting is None:
+        awaiting = with_deadlines(loaded.awaited, turn_deadlines or {})
     result = rules.result(match)
     return GameView(
         id=loaded.game_id,
@@ -22,7 +29,7 @@ def game_view(
         status=status_of(loaded),
         you=seat,
         seats=seat_infos(loaded),
-        awaiting=with_deadlines(rules.awaiting(match), turn_deadlines or {}),
+        awaiting=awaiting,
         legal=rules.legal(match, seat),
         state=rules.view(match, seat),
         result=result,

@@ -219,11 +219,12 @@ class EventRecord(msgspec.Struct, frozen=True):
 
 
 class MoveAccepted(msgspec.Struct, frozen=True):
-    """The new version and the events the caller may see; with
+    """The new version, the events the caller may see and the seats awaited now; with
     ``Prefer: return=representation``, also the caller's view after the act (``view``)."""
 
     version: int
     events: list[EventRecord]
+    awaiting: list[AwaitingAction]
     replayed: bool = False
     view: GameView | None = None
 

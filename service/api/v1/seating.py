@@ -10,7 +10,7 @@ from litestar.datastructures import State
 from litestar.params import Body, PathParameter
 
 from service import invites, rematch, tickets
-from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller, _viewer
+from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller, _viewer, act_answer
 from service.api.v1.lobby_schemas import (
     ClaimedSeat,
     ClaimRequest,
@@ -19,7 +19,7 @@ from service.api.v1.lobby_schemas import (
     RematchCreatedResponse,
     StreamTicket,
 )
-from service.api.v1.presenter import event_records, seat_infos, status_of
+from service.api.v1.presenter import seat_infos, status_of
 from service.api.v1.schemas import MoveAccepted
 from service.auth import Caller, bearer
 from service.errors import Forbidden, ServiceError, Unauthorized
@@ -108,10 +108,7 @@ class SeatingController(Controller):
         ctx = _ctx(request.app.state)
         seat = await _seat_caller(ctx, await ctx.games.load(game_id), authorization)
         applied = await invites.leave(ctx.games, game_id, seat)
-        return MoveAccepted(
-            version=applied.version,
-            events=event_records(applied.loaded, applied.events, Caller(seat=seat)),
-        )
+        return await act_answer(ctx, applied, Caller(seat=seat))
 
     @post(
         "/{game_id:str}/fill",
@@ -134,9 +131,7 @@ class SeatingController(Controller):
         if key_id != loaded.meta.owner:
             raise Forbidden("only the API key that created the game may fill its seats")
         applied = await invites.fill(ctx.games, game_id, data.level)
-        return MoveAccepted(
-            version=applied.version, events=event_records(applied.loaded, applied.events, Caller())
-        )
+        return await act_answer(ctx, applied, Caller())
 
     @post(
         "/{game_id:str}/stream-tickets",

@@ -1,0 +1,46 @@
+"""The sweep's activity index is written at most once an ACTIVITY_EVERY_MS per game and
+process (service/scheduling.py), and at once when a game ends."""
+
+from __future__ import annotations
+
+import asyncio
+
+import redis.asyncio
+
+from domain.match import Abort, SeatSpec
+from service.abandon import ACTIVITY
+from service.games import GameService
+from service.scheduling import ACTIVITY_EVERY_MS, RqScheduler
+from service.store import EventStore
+
+
+def test_activity_is_written_once_a_period_and_at_once_when_the_game_ends(
+    clean_redis: str,
+) -> None:
+    async def run() -> None:
+        client = redis.asyncio.Redis.from_url(clean_redis)
+        try:
+            store = EventStore(client)
+            games = GameService(store)
+            scheduler = RqScheduler(lambda: redis.Redis.from_url(clean_redis), store)
+            created = await games.create("owner", "fbi", {}, [SeatSpec("human")] * 4)
+            loaded = await games.load(created.game_id)
+            game_id = created.game_id
+
+            await scheduler.follow_up(loaded, (), 1_000_000)
+            assert await client.zscore(ACTIVITY, game_id) == 1_000_000
+            # Within the period: not written again.
+            await scheduler.follow_up(loaded, (), 1_000_000 + ACTIVITY_EVERY_MS - 1)
+            assert await client.zscore(ACTIVITY, game_id) == 1_000_000
+            # Past it: written.
+            await scheduler.follow_up(loaded, (), 1_000_000 + ACTIVITY_EVERY_MS)
+            assert await client.zscore(ACTIVITY, game_id) == 1_000_000 + ACTIVITY_EVERY_MS
+            # A game that ended leaves the index at once, within the period too.
+            applied = await games.apply(game_id, lambda r, m, s: Abort())
+            await scheduler.follow_up(applied.loaded, (), 1_000_000 + ACTIVITY_EVERY_MS + 1)
+            assert await client.zscore(ACTIVITY, game_id) is None
+            scheduler.close()
+        finally:
+            await client.aclose()
+
+    asyncio.run(run())
