@@ -13,7 +13,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from service import tickets
 from service.account_feed import AccountFeed, messages
-from service.api.v1.games import Authorization, _ctx
+from service.api.v1.games import Authorization, FeedAccept, _ctx
 from service.api.v1.lobby_schemas import StreamTicket
 from service.errors import Unauthorized
 from service.stream_access import TokenInUrl, feed_ticket_owner
@@ -67,14 +67,7 @@ class AccountFeedController(Controller):
         self,
         state: State,
         authorization: Authorization = None,
-        accept: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Accept",
-                required=False,
-                description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
-            ),
-        ] = None,
+        accept: FeedAccept = None,
         last_event_id: Annotated[
             str | None,
             HeaderParameter(

@@ -59,6 +59,15 @@ Authorization = Annotated[
         name="Authorization", description="Bearer seat token or API key", required=False
     ),
 ]
+# The live feeds' format, asked for with Accept: JSON lines or Server-Sent Events.
+FeedAccept = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Accept",
+        required=False,
+        description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
+    ),
+]
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
@@ -648,14 +657,7 @@ class GamesController(Controller):
         state: State,
         game_id: GameId,
         authorization: Authorization = None,
-        accept: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Accept",
-                required=False,
-                description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
-            ),
-        ] = None,
+        accept: FeedAccept = None,
         last_event_id: Annotated[
             str | None,
             HeaderParameter(

@@ -11,44 +11,14 @@
 //   the game's stylesheet, SVG drawn with presentation attributes;
 // - describeEvent gives every event of the game in words; the shared ones come from here.
 
-/** JSON with sorted keys and no spaces: the canonical form of a move (as the server hashes it). */
-export function canonical(value) {
-  if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
-  if (value !== null && typeof value === "object") {
-    return (
-      "{" +
-      Object.keys(value)
-        .sort()
-        .map((key) => JSON.stringify(key) + ":" + canonical(value[key]))
-        .join(",") +
-      "}"
-    );
-  }
-  return JSON.stringify(value);
-}
+import { h } from "../dom.js";
+import { canonical } from "../sealed.js";
 
-/** h("div", {class: "x", "aria-label": "y"}, child, "text", [more]) -> Element. */
-export function h(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key.startsWith("on") && typeof value === "function") {
-      node.addEventListener(key.slice(2), value);
-    } else {
-      node.setAttribute(key, value === true ? "" : String(value));
-    }
-  }
-  append(node, children);
-  return node;
-}
-
-function append(node, children) {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(node, child);
-    else node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-}
+// The pages' DOM helper, shared with the renderers:
+// h("div", {class: "x"}, child, "text", [more]) -> Element.
+export { h };
+// The canonical JSON of a move, as the server hashes it (the sealed scheme's own).
+export { canonical };
 
 /** An SVG element in the SVG namespace (h() would create HTML elements for the children). */
 export function svg(tag, attrs, ...children) {
