@@ -59,6 +59,16 @@ Authorization = Annotated[
         name="Authorization", description="Bearer seat token or API key", required=False
     ),
 ]
+# A page of a listing: where the previous page ended, and how many to list.
+PageCursor = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        pattern="^[0-9]{1,15}-[0-9a-f]{24}$",
+        description="From the previous page's next_cursor",
+    ),
+]
+PageLimit = Annotated[int, QueryParameter(ge=1, le=100, description="Page size")]
 # The live feeds' format, asked for with Accept: JSON lines or Server-Sent Events.
 FeedAccept = Annotated[
     str | None,
@@ -327,15 +337,8 @@ class GamesController(Controller):
         game: Annotated[
             GameName | None, QueryParameter(required=False, description="Only this game")
         ] = None,
-        cursor: Annotated[
-            str | None,
-            QueryParameter(
-                required=False,
-                pattern="^[0-9]{1,15}-[0-9a-f]{24}$",
-                description="From the previous page's next_cursor",
-            ),
-        ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size")] = 20,
+        cursor: PageCursor = None,
+        limit: PageLimit = 20,
         external_id: Annotated[
             str | None,
             QueryParameter(

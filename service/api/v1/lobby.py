@@ -9,7 +9,7 @@ from litestar.datastructures import State
 from litestar.params import QueryParameter
 
 from service import lobby
-from service.api.v1.games import _ctx, _summary
+from service.api.v1.games import PageCursor, PageLimit, _ctx, _summary
 from service.api.v1.lobby_schemas import LobbyPage
 from service.api.v1.schemas import GameName
 
@@ -46,15 +46,8 @@ class LobbyController(Controller):
                 description="waiting: with an open seat; playing: under way",
             ),
         ] = None,
-        cursor: Annotated[
-            str | None,
-            QueryParameter(
-                required=False,
-                pattern="^[0-9]{1,15}-[0-9a-f]{24}$",
-                description="From the previous page's next_cursor",
-            ),
-        ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size")] = 20,
+        cursor: PageCursor = None,
+        limit: PageLimit = 20,
     ) -> LobbyPage:
         ctx = _ctx(state)
         before: tuple[int, str] | None = None
