@@ -29,12 +29,11 @@ from typing import Literal
 from domain.errors import DomainError
 from domain.match import Abandon
 from service.games import Change, GameNotFound, GameService, Loaded
+from service.redis_keys import ABANDON_IDEMPOTENCY, ACTIVE_GAMES, GAME_ACTIVITY
 from service.store import AnyRedis
 
 log = logging.getLogger("stakeout")
 
-ACTIVITY = "games:activity"
-ACTIVE = "games:active"  # the sweep's working set (service/store.py)
 RECENT_MS = 5 * 60 * 1000
 ROTATION = 20
 
@@ -50,17 +49,17 @@ def ended(loaded: Loaded) -> bool:
 async def record_change(redis: AnyRedis, loaded: Loaded, change: Change) -> None:
     """After every change: remember when the game last moved; forget it once it ended."""
     if loaded.match.abandoned or loaded.match.aborted:
-        await redis.zrem(ACTIVE, loaded.game_id)
+        await redis.zrem(ACTIVE_GAMES, loaded.game_id)
     if ended(loaded):
-        await redis.zrem(ACTIVITY, loaded.game_id)
+        await redis.zrem(GAME_ACTIVITY, loaded.game_id)
     else:
-        await redis.zadd(ACTIVITY, {loaded.game_id: change.at_ms}, gt=True)
+        await redis.zadd(GAME_ACTIVITY, {loaded.game_id: change.at_ms}, gt=True)
 
 
 async def last_changes(redis: AnyRedis, game_ids: Sequence[str]) -> list[float | None]:
     if not game_ids:
         return []
-    scores: list[float | None] = await redis.zmscore(ACTIVITY, list(game_ids))
+    scores: list[float | None] = await redis.zmscore(GAME_ACTIVITY, list(game_ids))
     return scores
 
 
@@ -84,14 +83,14 @@ async def abandon(games: GameService, game_id: str, idle_ms: float) -> bool:
         applied = await games.apply(
             game_id,
             lambda r, m, s: Abandon(idle_seconds=int(idle_ms // 1000)),
-            idempotency_key="abandon",
+            idempotency_key=ABANDON_IDEMPOTENCY,
         )
     except (DomainError, GameNotFound):
-        await games.store.redis.zrem(ACTIVITY, game_id)
+        await games.store.redis.zrem(GAME_ACTIVITY, game_id)
         return False
     # The change handler retires it; done here too in case that one was cut short.
-    await games.store.redis.zrem(ACTIVE, game_id)
-    await games.store.redis.zrem(ACTIVITY, game_id)
+    await games.store.retire_game(game_id)
+    await games.store.redis.zrem(GAME_ACTIVITY, game_id)
     if applied.events:
         log.info("game abandoned", extra={"game_id": game_id})
     return bool(applied.events) or applied.replayed

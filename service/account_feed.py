@@ -28,6 +28,7 @@ import msgspec
 
 from domain.match import GameAborted, GameCreated, GameStarted, RematchCreated
 from service.games import Loaded
+from service.redis_keys import feed_active_key, feed_key, feed_seen_prefix
 from service.store import AnyRedis
 from service.webhooks import Notification, NotifiedSeat
 
@@ -46,14 +47,6 @@ for i = 1, #ARGV, 2 do
 end
 return appended
 """
-
-
-def feed_key(owner: str) -> str:
-    return f"owner:{{{owner}}}:feed"
-
-
-def _active_key(owner: str) -> str:
-    return f"owner:{{{owner}}}:feed:active"
 
 
 def seats_of(loaded: Loaded) -> list[NotifiedSeat]:
@@ -106,7 +99,7 @@ class AccountFeed:
 
     async def touch(self, owner: str) -> None:
         """The key uses its feed: record its games' notifications from now on."""
-        await self.redis.set(_active_key(owner), "1", ex=FEED_ACTIVE_SECONDS)
+        await self.redis.set(feed_active_key(owner), "1", ex=FEED_ACTIVE_SECONDS)
 
     async def active(self, owner: str) -> bool:
         """Whether ``owner`` reads its feed (read at most once a second per process)."""
@@ -114,7 +107,7 @@ class AccountFeed:
         known = self._active.get(owner)
         if known is not None and now - known[0] < 1.0:
             return known[1]
-        on = bool(await self.redis.exists(_active_key(owner)))
+        on = bool(await self.redis.exists(feed_active_key(owner)))
         if len(self._active) > 4096:
             self._active.clear()
         self._active[owner] = (now, on)
@@ -126,8 +119,8 @@ class AccountFeed:
         args: list[Any] = []
         for note in notes:
             args += [note.id, msgspec.json.encode(note)]
-        key = feed_key(owner)
-        return int(await self._append(keys=[key, key + ":seen:"], args=args))
+        keys = [feed_key(owner), feed_seen_prefix(owner)]
+        return int(await self._append(keys=keys, args=args))
 
     async def read(
         self, owner: str, after: str, block_ms: int = BLOCK_MS

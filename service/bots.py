@@ -17,12 +17,9 @@ from domain.errors import DomainError
 from domain.match import CommitSeal, MakeMove, Match, MatchEngine, RevealSeal
 from domain.rng import Rng
 from service.games import GameService
+from service.redis_keys import bot_idempotency, bot_seal_key
 
 BotTurn = Literal["moved", "committed", "revealed", "idle"]
-
-
-def _secret_key(game_id: str, seat: int, step: str) -> str:
-    return f"game:{{{game_id}}}:botseal:{seat}:{step}"
 
 
 async def play_bot_turn(
@@ -44,7 +41,7 @@ async def play_bot_turn(
     if not actions:
         return "idle"
     action = actions[0]
-    key = f"bot:{seat}:{action.action}:{version}"
+    key = bot_idempotency(seat, action.action, version)
     redis = games.store.redis
 
     def choose(rules: MatchEngine, match: Match, seed: bytes) -> dict[str, Any]:
@@ -65,9 +62,9 @@ async def play_bot_turn(
             move = choose(loaded.rules, loaded.match, seed)
             salt = sealed.new_salt()
             secret = msgspec.json.encode({"move": move, "salt": salt})
-            await redis.set(_secret_key(game_id, seat, action.step), secret, nx=True)
+            await redis.set(bot_seal_key(game_id, seat, action.step), secret, nx=True)
             kept = msgspec.json.decode(
-                await redis.get(_secret_key(game_id, seat, action.step)) or secret
+                await redis.get(bot_seal_key(game_id, seat, action.step)) or secret
             )
             digest = sealed.commitment(game_id, action.step, seat, kept["move"], kept["salt"])
             await games.apply(
@@ -76,7 +73,7 @@ async def play_bot_turn(
                 idempotency_key=key,
             )
             return "committed"
-        raw = await redis.get(_secret_key(game_id, seat, action.step))
+        raw = await redis.get(bot_seal_key(game_id, seat, action.step))
         # No kept secret only if Redis lost data: reveal nothing valid (a forfeit) rather than
         # stall the table.
         kept = {"move": {}, "salt": sealed.new_salt()} if raw is None else msgspec.json.decode(raw)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from domain.match import AwaitingAction
 from service.games import Loaded
+from service.redis_keys import deadlines_key
 from service.store import AnyRedis
 
 
@@ -38,10 +39,6 @@ class Deadline:
     def decode(cls, seat: int, raw: str) -> Deadline:
         action, step, at_ms = raw.rsplit("|", 2)
         return cls(seat, action, step, int(at_ms))
-
-
-def deadlines_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}:deadlines"
 
 
 async def current(redis: AnyRedis, game_id: str) -> dict[int, Deadline]:

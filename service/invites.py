@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from domain.engine import BotLevel
 from domain.match import ClaimSeat, FillSeats, LeaveSeat
 from service.games import Applied, GameService, token_hash
+from service.redis_keys import invite_key
 from service.store import AnyRedis
 
 INVITE_PREFIX = "/v1/invites/"
@@ -30,7 +31,7 @@ class UnknownInvite(Exception):
 
 
 def _key(code: str) -> str:
-    return "invite:" + token_hash(code)
+    return invite_key(token_hash(code))
 
 
 def new_codes(seats: int) -> list[str]:

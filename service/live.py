@@ -29,6 +29,7 @@ from typing import Any
 from redis import RedisError
 from redis.asyncio.cluster import RedisCluster
 
+from service.redis_keys import events_key, game_of_events_key, live_wake_key
 from service.store import AnyRedis, EventStore, StoredEvent
 
 log = logging.getLogger("stakeout.live")
@@ -37,14 +38,6 @@ BLOCK_MS = 5_000
 READERS = 4
 BATCH = 200
 RETRY_SECONDS = 1.0
-
-
-def _events_key(game_id: str) -> str:
-    return f"game:{{{game_id}}}:events"
-
-
-def _game_of(key: bytes) -> str:
-    return key.decode().split("{", 1)[1].split("}", 1)[0]
 
 
 @dataclass
@@ -89,7 +82,7 @@ class _Reader:
     async def _run(self) -> None:
         while True:
             await self._nonempty.wait()
-            streams: dict[Any, Any] = {_events_key(g): f"0-{w.last}" for g, w in self.games.items()}
+            streams: dict[Any, Any] = {events_key(g): f"0-{w.last}" for g, w in self.games.items()}
             if self._wake_key is not None:
                 streams[self._wake_key] = self._wake_last
             try:
@@ -103,7 +96,7 @@ class _Reader:
                 if self._wake_key is not None and key == self._wake_key.encode():
                     self._wake_last = bytes(entries[-1][0]).decode()
                     continue
-                watch = self.games.get(_game_of(key))
+                watch = self.games.get(game_of_events_key(key))
                 if watch is None:
                     continue
                 for entry_id, fields in entries:
@@ -154,8 +147,7 @@ class LiveFeed:
     def _reader_for(self, game_id: str) -> _Reader:
         if not self._readers:
             self._readers = [
-                _Reader(self._redis, f"stakeout:live:wake:{self._token}:{i}")
-                for i in range(self._size)
+                _Reader(self._redis, live_wake_key(self._token, i)) for i in range(self._size)
             ]
         return self._readers[hash(game_id) % len(self._readers)]
 

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.games import GameNotFound, GameService, Loaded
+from service.redis_keys import PUBLIC_LOBBY
 from service.store import AnyRedis
-
-LOBBY_KEY = "lobby:public"
 
 
 async def list_public(redis: AnyRedis, game_id: str, game: str, created_ms: int = 0) -> None:
-    await redis.zadd(LOBBY_KEY, {f"{game}|{game_id}": created_ms or int(time.time() * 1000)})
+    await redis.zadd(PUBLIC_LOBBY, {f"{game}|{game_id}": created_ms or int(time.time() * 1000)})
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ async def page(
     cursor = before
     while len(found) < limit and scanned < 10 * limit:
         rows: Any = await redis.zrevrangebyscore(
-            LOBBY_KEY, high, "-inf", start=0, num=limit + 64, withscores=True
+            PUBLIC_LOBBY, high, "-inf", start=0, num=limit + 64, withscores=True
         )
         batch = []
         for member, score in rows:
@@ -70,11 +69,11 @@ async def page(
             try:
                 loaded = await games.load(key[1])
             except GameNotFound:
-                await redis.zrem(LOBBY_KEY, member)
+                await redis.zrem(PUBLIC_LOBBY, member)
                 continue
             match = loaded.match
             if loaded.rules.ended(match):
-                await redis.zrem(LOBBY_KEY, member)
+                await redis.zrem(PUBLIC_LOBBY, member)
                 continue
             playing = "waiting" if match.waiting else "playing"
             if state is None or state == playing:

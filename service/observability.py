@@ -51,6 +51,8 @@ from prometheus_client.metrics_core import (
 from prometheus_client.multiprocess import MultiProcessCollector
 from rq import Queue, get_current_job
 
+from service.redis_keys import JOB_SECONDS, WORKER_ACTS
+
 log = logging.getLogger("stakeout.observability")
 access_log = logging.getLogger("stakeout.access")
 
@@ -120,8 +122,6 @@ def count_act(game: str, act: object) -> None:
 
 # ---- worker job durations, via the queue Redis -----------------------------------------
 
-JOB_SECONDS_KEY = "stakeout:metrics:job_seconds"
-WORKER_ACTS_KEY = "stakeout:metrics:worker_acts"
 JOB_BUCKETS: tuple[float, ...] = (
     0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, float("inf"),
 )  # fmt: skip
@@ -151,10 +151,10 @@ def record_job(
     cumulative) and the acts the job appended to the cluster-wide act counts, in one MULTI."""
     le = next(b for b in JOB_BUCKETS if seconds <= b)
     pipe = connection.pipeline(transaction=True)
-    pipe.hincrby(JOB_SECONDS_KEY, f"{job}|{_le(le)}", 1)
-    pipe.hincrbyfloat(JOB_SECONDS_KEY, f"{job}|sum", seconds)
+    pipe.hincrby(JOB_SECONDS, f"{job}|{_le(le)}", 1)
+    pipe.hincrbyfloat(JOB_SECONDS, f"{job}|sum", seconds)
     for (game, act), count in acts.items():
-        pipe.hincrby(WORKER_ACTS_KEY, f"{game}|{act}", int(count))
+        pipe.hincrby(WORKER_ACTS, f"{game}|{act}", int(count))
     pipe.execute()
 
 
@@ -214,8 +214,8 @@ class QueueCollector:
         try:
             connection = self._connection()
             depths = [(q, Queue(q, connection=connection).count) for q in self._queues]
-            raw: dict[Any, Any] = connection.hgetall(JOB_SECONDS_KEY)
-            acts: dict[Any, Any] = connection.hgetall(WORKER_ACTS_KEY)
+            raw: dict[Any, Any] = connection.hgetall(JOB_SECONDS)
+            acts: dict[Any, Any] = connection.hgetall(WORKER_ACTS)
         except redis.RedisError:
             # A scrape still answers with everything else: the process metrics matter most
             # precisely when the queue Redis is down.

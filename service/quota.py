@@ -19,9 +19,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from service.errors import ServiceError
+from service.redis_keys import ACTIVE_GAMES, quota_keys
 from service.store import AnyRedis
 
-ACTIVE = "games:active"
 PENDING_MS = 60_000
 
 _RESERVE = """
@@ -36,10 +36,6 @@ return 1
 
 class ActiveGameLimit(ServiceError):
     code = "active-game-limit"
-
-
-def _keys(owner: str) -> tuple[str, str]:
-    return f"owner:{{{owner}}}:active", f"owner:{{{owner}}}:pending"
 
 
 @dataclass
@@ -58,16 +54,16 @@ class GameQuota:
     async def _try(self, owner: str, token: str) -> bool:
         now = int(time.time() * 1000)
         args: list[int | str] = [self.limit, token, now, PENDING_MS]
-        return bool(await self._reserve(keys=list(_keys(owner)), args=args))
+        return bool(await self._reserve(keys=list(quota_keys(owner)), args=args))
 
     async def prune(self, owner: str) -> int:
         """Drop the key's games that have ended (left games:active); how many were dropped."""
-        active, _ = _keys(owner)
+        active, _ = quota_keys(owner)
         rows: list[bytes] = await self.redis.zrange(active, 0, -1)  # type: ignore[assignment]
         members = [m.decode() for m in rows]
         if not members:
             return 0
-        scores = await self.redis.zmscore(ACTIVE, members)
+        scores = await self.redis.zmscore(ACTIVE_GAMES, members)
         ended = [m for m, score in zip(members, scores, strict=True) if score is None]
         if ended:
             await self.redis.zrem(active, *ended)
@@ -87,7 +83,7 @@ class GameQuota:
                 f"this API key has {self.limit} active games, as many as it may; finish "
                 "or abandon one first"
             )
-        active, pending = _keys(owner)
+        active, pending = quota_keys(owner)
         slot = Slot()
         try:
             yield slot

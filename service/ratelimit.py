@@ -66,6 +66,7 @@ from redis.backoff import NoBackoff
 
 from service.errors import RateLimited
 from service.redis_connection import direct_writes
+from service.redis_keys import RATE_LIMIT_PREFIX
 from service.settings import Network
 
 log = logging.getLogger("stakeout")
@@ -76,7 +77,6 @@ TIMEOUT_SECONDS = 0.25
 OPEN_SECONDS = 5.0
 # Deciding whether a refused act is awaited loads the game (the store's own timeouts).
 AWAITED_CHECK_SECONDS = 2.0
-KEY_PREFIX = "stakeout:ratelimit:"
 # A lease is this fraction of the burst (at least one token); leases of this many
 # identities are held per process at most.
 LEASE_FRACTION = 20
@@ -147,7 +147,7 @@ class RateLimiter:
         try:
             answer = int(
                 await self._bucket(
-                    keys=[KEY_PREFIX + identity],
+                    keys=[RATE_LIMIT_PREFIX + identity],
                     args=[self.burst, repr(self._rate_per_ms), self.lease_size],
                 )
             )

@@ -21,7 +21,8 @@ import hmac
 from service.auth import ApiKeys, Caller, bearer, seat_of
 from service.errors import Unauthorized
 from service.games import Loaded, token_hash
-from service.store import AnyRedis, seat_tokens_key
+from service.redis_keys import seat_tokens_key
+from service.store import AnyRedis
 
 
 async def late_seat(redis: AnyRedis, game_id: str, token: str) -> int | None:

@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from domain.match import SeatSpec
+from service.redis_keys import stats_counted_key, stats_key
 from service.store import AnyRedis
 
 _COUNT_ONCE = """
@@ -53,14 +54,6 @@ def seat_kind(seat: SeatSpec) -> str:
     return seat.level if seat.type == "bot" and seat.level is not None else "human"
 
 
-def _counted(owner: str) -> str:
-    return f"owner:{{{owner}}}:stats-counted"
-
-
-def _counts(owner: str) -> str:
-    return f"owner:{{{owner}}}:stats"
-
-
 class StatsStore:
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
@@ -79,11 +72,12 @@ class StatsStore:
         args: list[Any] = [game_id]
         for field, amount in sorted(increments.items()):
             args += [field, amount]
-        counted = await self._count_once(keys=[_counted(owner), _counts(owner)], args=args)
+        keys = [stats_counted_key(owner), stats_key(owner)]
+        counted = await self._count_once(keys=keys, args=args)
         return bool(counted)
 
     async def of(self, owner: str) -> Stats:
-        raw = await self.redis.hgetall(_counts(owner))
+        raw = await self.redis.hgetall(stats_key(owner))
         counts = {_text(k): int(v) for k, v in raw.items()}
         games: list[GameStats] = []
         for game in sorted({field.split("|", 1)[0] for field in counts}):

@@ -27,6 +27,7 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from service.redis_keys import ACTIVE_GAMES, game_keys, owner_games_key, seat_tokens_key
 from service.redis_scripts import Scripts
 
 AnyRedis = Redis | RedisCluster
@@ -155,19 +156,6 @@ return {'ok', tostring(version), entries(KEYS[1], after, nil)}
 )
 
 
-ACTIVE_GAMES = "games:active"
-
-
-def _keys(game_id: str) -> tuple[str, str, str, str]:
-    tag = "{" + game_id + "}"
-    return (f"game:{tag}:events", f"game:{tag}:idem", f"game:{tag}:meta", f"game:{tag}:seed")
-
-
-def seat_tokens_key(game_id: str) -> str:
-    """The seat tokens granted after creation (claims, rematches): hashes only."""
-    return "game:{" + game_id + "}:seat_tokens"
-
-
 @dataclass(frozen=True)
 class StoredEvent:
     version: int
@@ -237,7 +225,7 @@ class EventStore:
     async def create(
         self, game_id: str, meta: Mapping[str, str], seed: bytes, events: Sequence[bytes]
     ) -> bool:
-        events_key, _, meta_key, seed_key = _keys(game_id)
+        events_key, _, meta_key, seed_key = game_keys(game_id)
         args: list[Any] = [len(meta)]
         for name, value in meta.items():
             args += [name, value]
@@ -263,7 +251,7 @@ class EventStore:
         ``grants``: seat -> token hash ("" withdraws the seat's token), stored with the
         append, atomically (a claim's token exists exactly when its event does).
         """
-        events_key, idem_key, meta_key, _ = _keys(game_id)
+        events_key, idem_key, meta_key, _ = game_keys(game_id)
         now = _now_ms() if now_ms is None else now_ms
         granted = ",".join(f"{seat}={digest}" for seat, digest in (grants or {}).items())
         reply = await self._append(
@@ -285,7 +273,7 @@ class EventStore:
         self, game_id: str, after: int, tip: str = "", idempotency_key: str | None = None
     ) -> Tail:
         """The entries after ``after`` (and the key's earlier answer first, if any)."""
-        events_key, idem_key, _, _ = _keys(game_id)
+        events_key, idem_key, _, _ = game_keys(game_id)
         reply = await self._catch_up(
             keys=[events_key, idem_key], args=[after, tip, idempotency_key or ""]
         )
@@ -301,7 +289,7 @@ class EventStore:
         self, game_id: str
     ) -> tuple[dict[str, str] | None, bytes | None, list[StoredEvent]]:
         """A game from cold, in one round trip: its meta, its seed and its whole stream."""
-        events_key, _, meta_key, seed_key = _keys(game_id)
+        events_key, _, meta_key, seed_key = game_keys(game_id)
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(meta_key)
         pipe.get(seed_key)
@@ -313,14 +301,14 @@ class EventStore:
 
     async def idempotent(self, game_id: str, key: str) -> Appended | None:
         """The earlier append made with idempotency ``key``, if any."""
-        raw = await self.redis.hget(_keys(game_id)[1], key)
+        raw = await self.redis.hget(game_keys(game_id)[1], key)
         return None if raw is None else _duplicate(_text(raw))
 
     async def read(
         self, game_id: str, after: int = 0, count: int | None = None
     ) -> list[StoredEvent]:
         """Events with version > ``after``, oldest first (at most ``count``)."""
-        events_key = _keys(game_id)[0]
+        events_key = game_keys(game_id)[0]
         rows = await self.redis.xrange(events_key, min=f"(0-{after}", max="+", count=count)
         return _rows(rows)
 
@@ -330,26 +318,26 @@ class EventStore:
         ]
 
     async def version(self, game_id: str) -> int:
-        return int(await self.redis.xlen(_keys(game_id)[0]))
+        return int(await self.redis.xlen(game_keys(game_id)[0]))
 
     async def versions(self, game_ids: Sequence[str]) -> list[int]:
         """The version of each game, in one pipelined round trip."""
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
-            pipe.xlen(_keys(game_id)[0])
+            pipe.xlen(game_keys(game_id)[0])
         return [int(v) for v in await pipe.execute()]
 
     async def meta(self, game_id: str) -> dict[str, str] | None:
-        raw = await self.redis.hgetall(_keys(game_id)[2])
+        raw = await self.redis.hgetall(game_keys(game_id)[2])
         if not raw:
             return None
         return {_text(k): _text(v) for k, v in raw.items()}
 
     async def set_meta(self, game_id: str, field: str, value: str) -> None:
-        await self.redis.hset(_keys(game_id)[2], field, value)
+        await self.redis.hset(game_keys(game_id)[2], field, value)
 
     async def seed(self, game_id: str) -> bytes:
-        raw = await self.redis.get(_keys(game_id)[3])
+        raw = await self.redis.get(game_keys(game_id)[3])
         if raw is None:
             raise KeyError(game_id)
         return bytes.fromhex(_text(raw))
@@ -357,7 +345,7 @@ class EventStore:
     # ---- the per-API-key index of games (its own key: fine on a cluster) -------------
 
     async def index_game(self, owner: str, game_id: str, created_ms: int) -> None:
-        await self.redis.zadd(f"owner:{{{owner}}}:games", {game_id: created_ms})
+        await self.redis.zadd(owner_games_key(owner), {game_id: created_ms})
         # One score for all members: the sweep pages through them in id (lexical) order.
         await self.redis.zadd(ACTIVE_GAMES, {game_id: 0})
 
@@ -376,7 +364,7 @@ class EventStore:
         self, owner: str, before: tuple[int, str] | None, count: int
     ) -> list[tuple[str, int]]:
         """Games of ``owner``, newest first, strictly after the cursor ``before``."""
-        key = f"owner:{{{owner}}}:games"
+        key = owner_games_key(owner)
         high: float | str = "+inf" if before is None else before[0]
         rows: Any = await self.redis.zrevrangebyscore(
             key, high, "-inf", start=0, num=count + 64, withscores=True

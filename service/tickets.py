@@ -15,6 +15,7 @@ import time
 import msgspec
 
 from service.games import token_hash
+from service.redis_keys import ticket_key
 from service.store import AnyRedis
 
 TICKET_SECONDS = 60
@@ -35,7 +36,7 @@ class InvalidTicket(Exception):
 
 
 def _key(ticket: str) -> str:
-    return "ticket:" + token_hash(ticket)
+    return ticket_key(token_hash(ticket))
 
 
 async def issue(redis: AnyRedis, grant: Grant) -> tuple[str, int]:

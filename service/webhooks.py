@@ -32,6 +32,7 @@ import httpx
 import msgspec
 
 from service import egress
+from service.redis_keys import owner_webhooks_key, webhook_attempts_key, webhook_key
 from service.store import AnyRedis
 
 EventKind = Literal[
@@ -132,18 +133,6 @@ def verify_signature(
     return hmac.compare_digest(expected, given)
 
 
-def _key(webhook_id: str) -> str:
-    return f"webhook:{{{webhook_id}}}"
-
-
-def _owner_key(owner: str) -> str:
-    return f"owner:{{{owner}}}:webhooks"
-
-
-def attempts_key(webhook_id: str) -> str:
-    return f"webhook:{{{webhook_id}}}:attempts"
-
-
 class WebhookStore:
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
@@ -160,28 +149,34 @@ class WebhookStore:
             secret="whsec_" + secrets.token_urlsafe(32),
             created_ms=int(time.time() * 1000),
         )
-        await self.redis.set(_key(webhook.id), msgspec.json.encode(webhook))
-        await self.redis.zadd(_owner_key(owner), {webhook.id: webhook.created_ms})
+        await self.redis.set(webhook_key(webhook.id), msgspec.json.encode(webhook))
+        await self.redis.zadd(owner_webhooks_key(owner), {webhook.id: webhook.created_ms})
         return webhook
 
     async def count(self, owner: str) -> int:
-        return int(await self.redis.zcard(_owner_key(owner)))
+        return int(await self.redis.zcard(owner_webhooks_key(owner)))
 
     async def get(self, webhook_id: str) -> Webhook | None:
-        raw = await self.redis.get(_key(webhook_id))
+        raw = await self.redis.get(webhook_key(webhook_id))
         return None if raw is None else msgspec.json.decode(raw, type=Webhook)
 
     async def of(self, owner: str) -> list[Webhook]:
-        ids: list[bytes] = await self.redis.zrange(_owner_key(owner), 0, -1)  # type: ignore[assignment]
+        ids: list[bytes] = await self.redis.zrange(owner_webhooks_key(owner), 0, -1)  # type: ignore[assignment]
         found = [await self.get(i.decode()) for i in ids]
         return [w for w in found if w is not None]
 
     async def remove(self, webhook: Webhook) -> None:
-        await self.redis.delete(_key(webhook.id), attempts_key(webhook.id))
-        await self.redis.zrem(_owner_key(webhook.owner), webhook.id)
+        await self.redis.delete(webhook_key(webhook.id), webhook_attempts_key(webhook.id))
+        await self.redis.zrem(owner_webhooks_key(webhook.owner), webhook.id)
+
+    async def record_attempt(self, webhook_id: str, attempt: Attempt) -> None:
+        """Log a delivery attempt, newest first (the last `KEPT_ATTEMPTS` are kept)."""
+        key = webhook_attempts_key(webhook_id)
+        await self.redis.lpush(key, msgspec.json.encode(attempt))
+        await self.redis.ltrim(key, 0, KEPT_ATTEMPTS - 1)
 
     async def attempts(self, webhook_id: str, offset: int, count: int) -> list[Attempt]:
-        rows = await self.redis.lrange(attempts_key(webhook_id), offset, offset + count - 1)
+        rows = await self.redis.lrange(webhook_attempts_key(webhook_id), offset, offset + count - 1)
         return [msgspec.json.decode(r, type=Attempt) for r in rows]
 
 

@@ -17,6 +17,7 @@ from service import deadlines, webhooks
 from service.bots import play_bot_turn
 from service.context import WORKER_TIMEOUT_SECONDS, Context, open_context
 from service.observability import timed_job
+from service.redis_keys import timeout_idempotency
 from service.scheduling import sweep
 from service.settings import Settings
 from service.stats import StatsStore
@@ -93,7 +94,7 @@ async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
             await ctx.games.apply(
                 game_id,
                 lambda r, m, s: TimeOut(seat, action, step),  # type: ignore[arg-type]
-                idempotency_key=f"timeout:{seat}:{at_ms}",
+                idempotency_key=timeout_idempotency(seat, at_ms),
             )
         except DomainError:
             return "acted in time"
@@ -166,9 +167,7 @@ async def _deliver(webhook_id: str, body: str) -> str:
             error=outcome.error,
             delivered=outcome.delivered,
         )
-        key = webhooks.attempts_key(webhook_id)
-        await ctx.store.redis.lpush(key, msgspec.json.encode(record))
-        await ctx.store.redis.ltrim(key, 0, webhooks.KEPT_ATTEMPTS - 1)
+        await WebhookStore(ctx.store.redis).record_attempt(webhook_id, record)
         if not outcome.delivered:
             raise DeliveryFailed(f"attempt {attempt}: {outcome.error or outcome.status_code}")
         return f"delivered on attempt {attempt}"

@@ -42,14 +42,13 @@ from rq.job import Job, JobStatus
 from rq.job_lifecycle import record_job_failure
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE
 
+from service.redis_keys import worker_alive_key, worker_reaped_key, worker_stranded_key
+
 log = logging.getLogger("stakeout.worker")
 
 BEAT_SECONDS = 1.0
 ALIVE_SECONDS = 5
 REAP_SECONDS = 2.0
-_ALIVE = "stakeout:worker-alive:"
-_REAPED = "stakeout:worker-reaped:"
-_STRANDED = "stakeout:worker-stranded:"
 STRANDED_SECONDS = 3.0
 
 # Delete a key only if it still holds the value we read (another scheduler may have it now).
@@ -70,11 +69,11 @@ def process_of(worker_name: str) -> str:
 
 
 def beat(connection: redis.Redis, process: str) -> None:
-    connection.set(_ALIVE + process, "1", ex=ALIVE_SECONDS)
+    connection.set(worker_alive_key(process), "1", ex=ALIVE_SECONDS)
 
 
 def is_alive(connection: redis.Redis, process: str) -> bool:
-    return bool(connection.exists(_ALIVE + process))
+    return bool(connection.exists(worker_alive_key(process)))
 
 
 def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
@@ -97,7 +96,7 @@ def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
             if is_alive(connection, process_of(worker)):
                 continue
             # One reaper acts on this (job, dead worker), however many workers look.
-            if not connection.set(f"{_REAPED}{job_id}:{worker}", "1", nx=True, ex=3600):
+            if not connection.set(worker_reaped_key(job_id, worker), "1", nx=True, ex=3600):
                 continue
             connection.zrem(registry.key, entry)  # else RQ calls it abandoned again later
             if job.retries_left:
@@ -128,7 +127,7 @@ def reap_stranded(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
         entries: list[Any] = list(connection.lrange(key, 0, -1))
         for raw in entries:
             job_id = bytes(raw).decode()
-            seen_key = f"{_STRANDED}{job_id}"
+            seen_key = worker_stranded_key(job_id)
             try:
                 job = Job.fetch(job_id, connection=connection)
             except NoSuchJobError:

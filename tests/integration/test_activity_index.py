@@ -8,8 +8,8 @@ import asyncio
 import redis.asyncio
 
 from domain.match import Abort, SeatSpec
-from service.abandon import ACTIVITY
 from service.games import GameService
+from service.redis_keys import GAME_ACTIVITY as ACTIVITY
 from service.scheduling import ACTIVITY_EVERY_MS, RqScheduler
 from service.store import EventStore
 

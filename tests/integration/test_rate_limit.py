@@ -22,7 +22,8 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.embedded import EmbeddedRedis
-from service.ratelimit import KEY_PREFIX, TIMEOUT_SECONDS, RateLimiter, client_address
+from service.ratelimit import TIMEOUT_SECONDS, RateLimiter, client_address
+from service.redis_keys import RATE_LIMIT_PREFIX
 from service.settings import Settings
 from tests.conftest import free_port, start_worker, stop_worker
 from tests.helpers import API_KEY, auth, create, view
@@ -342,7 +343,7 @@ def test_processes_take_tokens_in_leases_and_together_never_exceed_the_bucket(
         try:
             assert one.lease_size == 10
             first = await one.retry_after("key:leased")
-            raw = await one._redis.hget(KEY_PREFIX + "key:leased", "tokens")
+            raw = await one._redis.hget(RATE_LIMIT_PREFIX + "key:leased", "tokens")
             allowed = [first is None]
             for i in range(399):
                 limiter = two if i % 2 == 0 else one

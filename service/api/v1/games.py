@@ -43,6 +43,7 @@ from service.errors import Forbidden, GameNotFinished, InvalidRequest
 from service.games import Applied, Loaded
 from service.live_sse import live_messages
 from service.quota import GameQuota
+from service.redis_keys import owner_idempotency, seat_idempotency
 from service.replays import replay_document
 from service.seat_tokens import caller_of
 from service.stream_access import TokenInUrl, ticket_caller
@@ -456,7 +457,7 @@ class GamesController(Controller):
         applied: Applied = await ctx.games.apply(
             game_id,
             lambda rules, match, seed: act,
-            idempotency_key=f"s{seat}:{idempotency_key}" if idempotency_key else None,
+            idempotency_key=seat_idempotency(seat, idempotency_key) if idempotency_key else None,
             fingerprint=_fingerprint(route, seat, body),
             if_match=_version(if_match),
         )
@@ -754,7 +755,7 @@ class GameEndingsController(Controller):
         ctx = _ctx(request.app.state)
         loaded = await ctx.games.load(game_id)
         seat = await _seat_caller(ctx, loaded, authorization)
-        key = f"s{seat}:{idempotency_key}" if idempotency_key else None
+        key = seat_idempotency(seat, idempotency_key) if idempotency_key else None
         return await _ending(ctx, game_id, Resign(seat), key, "resign", Caller(seat=seat))
 
     @post(
@@ -781,5 +782,5 @@ class GameEndingsController(Controller):
         loaded = await ctx.games.load(game_id)
         if key_id != loaded.meta.owner:
             raise Forbidden("only the API key that created the game may abort it")
-        key = f"owner:{idempotency_key}" if idempotency_key else None
+        key = owner_idempotency(idempotency_key) if idempotency_key else None
         return await _ending(ctx, game_id, Abort(), key, "abort", Caller())
