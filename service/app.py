@@ -14,6 +14,7 @@ from litestar import Litestar
 from litestar.config.cors import CORSConfig
 
 from service.api.v1.account_feed import AccountFeedController
+from service.api.v1.dependencies import DEPENDENCIES
 from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
@@ -83,6 +84,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
             *([] if settings.metrics_port else [metrics]),
         ],
         lifespan=[lifespan],
+        # Controllers receive the process's objects as handler parameters (ctx, games, ...).
+        dependencies=DEPENDENCIES,
         middleware=[RateLimitMiddleware(settings.trusted_proxies)] if limited else [],
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.

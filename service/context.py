@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -18,13 +18,16 @@ import redis.backoff
 import redis.retry
 from redis.asyncio.cluster import RedisCluster
 
+from service.account_feed import AccountFeed
 from service.auth import ApiKeys
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
 from service.redis_connection import direct_writes
 from service.scheduling import FollowUps, RqScheduler
 from service.settings import Settings
+from service.stats import StatsStore
 from service.store import AnyRedis, EventStore
+from service.webhooks import WebhookStore
 
 
 @dataclass
@@ -36,6 +39,15 @@ class Context:
     api_keys: ApiKeys
     live: LiveFeed
     follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
+    # The stores of an API key's webhooks, statistics and account feed: one each per process.
+    webhooks: WebhookStore = field(init=False)
+    stats: StatsStore = field(init=False)
+    account_feed: AccountFeed = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.webhooks = WebhookStore(self.store.redis)
+        self.stats = StatsStore(self.store.redis)
+        self.account_feed = AccountFeed(self.store.redis, self.live.blocking_client)
 
 
 # A Redis that does not answer within these bounds is unavailable: the request gets a 503

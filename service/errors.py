@@ -48,6 +48,22 @@ class RateLimited(ServiceError):
         self.retry_after = retry_after
 
 
+class WebhookNotFound(ServiceError):
+    code = "not-found"
+
+
+class WebhookLimit(ServiceError):
+    code = "webhook-limit"
+
+
+class WebhookTargetRefused(ServiceError):
+    code = "webhook-target-refused"
+
+
+class WebhookUrlInvalid(ServiceError):
+    code = "webhook-url-invalid"
+
+
 # Redis (event store or queue) did not answer: a connection refused or reset, or a command
 # past its short timeout (service/context.py). Retryable, so 503 with Retry-After.
 REDIS_DOWN = (

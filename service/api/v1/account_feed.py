@@ -7,24 +7,20 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, get, post
-from litestar.datastructures import State
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
 from service import tickets
-from service.account_feed import AccountFeed, messages
-from service.api.v1.games import Authorization, FeedAccept, _ctx
+from service.account_feed import messages
+from service.api.v1.dependencies import Injected
+from service.api.v1.games import Authorization, FeedAccept
 from service.api.v1.lobby_schemas import StreamTicket
+from service.context import Context
 from service.errors import Unauthorized
 from service.stream_access import TokenInUrl, feed_ticket_owner
 
 FeedCursor = "^[0-9]{1,20}-[0-9]{1,20}$"
 _encoder = msgspec.json.Encoder()
-
-
-def _feed(state: State) -> AccountFeed:
-    ctx = _ctx(state)
-    return AccountFeed(ctx.store.redis, ctx.live.blocking_client)
 
 
 async def _sse(items: AsyncIterator[tuple[str | None, dict[str, Any]]]) -> AsyncIterator[Any]:
@@ -65,7 +61,7 @@ class AccountFeedController(Controller):
     )
     async def stream_feed(
         self,
-        state: State,
+        ctx: Injected[Context],
         authorization: Authorization = None,
         accept: FeedAccept = None,
         last_event_id: Annotated[
@@ -101,14 +97,13 @@ class AccountFeedController(Controller):
             ),
         ] = None,
     ) -> Stream:
-        ctx = _ctx(state)
         if token is not None:
             raise TokenInUrl("an API key never goes into a URL: use POST /v1/feed/tickets")
         if ticket is not None:
             owner = await feed_ticket_owner(ctx, ticket)
         else:
             owner = ctx.api_keys.require(authorization, "the account feed needs an API key")
-        feed = _feed(state)
+        feed = ctx.account_feed
         await feed.touch(owner)
         items = messages(feed, owner, last_event_id or after)
         headers = {"Cache-Control": "no-store"}
@@ -124,12 +119,13 @@ class AccountFeedController(Controller):
         "once, for about 60 s. Asking for one starts recording the key's feed.",
         status_code=201,
     )
-    async def feed_ticket(self, state: State, authorization: Authorization = None) -> StreamTicket:
-        ctx = _ctx(state)
+    async def feed_ticket(
+        self, ctx: Injected[Context], authorization: Authorization = None
+    ) -> StreamTicket:
         if authorization is None:
             raise Unauthorized("a feed ticket needs the API key")
         owner = ctx.api_keys.require(authorization, "a feed ticket needs the API key")
-        await _feed(state).touch(owner)
+        await ctx.account_feed.touch(owner)
         ticket, expires = await tickets.issue(
             ctx.store.redis, tickets.Grant("feed", api_key_id=owner)
         )

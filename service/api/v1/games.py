@@ -9,7 +9,6 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 from litestar import Controller, Request, get, post
-from litestar.datastructures import State
 from litestar.params import Body, HeaderParameter, PathParameter, QueryParameter
 from litestar.response import Response, ServerSentEvent, Stream
 
@@ -17,6 +16,7 @@ from domain.errors import InvalidOptions
 from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
 from service import deadlines, invites, lobby
+from service.api.v1.dependencies import Injected
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
     BotSeat,
@@ -200,11 +200,6 @@ async def _after_act(
 MAX_WAIT_SECONDS = 30
 
 
-def _ctx(state: State) -> Context:
-    ctx: Context = state.ctx
-    return ctx
-
-
 def _version(if_match: str | None) -> int | None:
     return None if if_match is None else int(if_match.strip('"'))
 
@@ -263,9 +258,11 @@ class GamesController(Controller):
         status_code=201,
     )
     async def create_game(
-        self, state: State, data: Annotated[CreateGame, Body()], authorization: Authorization = None
+        self,
+        ctx: Injected[Context],
+        data: Annotated[CreateGame, Body()],
+        authorization: Authorization = None,
     ) -> GameCreatedResponse:
-        ctx = _ctx(state)
         key_id = ctx.api_keys.require(authorization, "creating a game needs an API key")
         game = str(type(data).__struct_config__.tag)
         if data.public and data.private:
@@ -329,7 +326,7 @@ class GamesController(Controller):
     )
     async def list_games(
         self,
-        state: State,
+        ctx: Injected[Context],
         authorization: Authorization = None,
         status: Annotated[
             GameStatus | None,
@@ -350,7 +347,6 @@ class GamesController(Controller):
             ),
         ] = None,
     ) -> GamePage:
-        ctx = _ctx(state)
         owner = ctx.api_keys.require(authorization, "listing games needs an API key")
         before: tuple[int, str] | None = None
         if cursor is not None:
@@ -399,7 +395,7 @@ class GamesController(Controller):
     )
     async def get_game(
         self,
-        state: State,
+        ctx: Injected[Context],
         game_id: GameId,
         authorization: Authorization = None,
         after_version: Annotated[
@@ -421,7 +417,6 @@ class GamesController(Controller):
         ] = 0,
         if_none_match: IfNoneMatch = None,
     ) -> Response[GameView]:
-        ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         caller = await _viewer(ctx, loaded, authorization)
         waits = wait and loaded.match.version <= after_version
@@ -440,6 +435,7 @@ class GamesController(Controller):
     async def _act(
         self,
         request: Request[Any, Any, Any],
+        ctx: Context,
         game_id: str,
         authorization: str | None,
         act_for: Callable[[int], Act],
@@ -448,7 +444,6 @@ class GamesController(Controller):
         route: str,
         prefer: str | None,
     ) -> Response[MoveAccepted]:
-        ctx = _ctx(request.app.state)
         # The seats and their tokens never change: the cached snapshot (no round trip)
         # is enough to authorise; the act itself costs one round trip (GameService.apply).
         seat = await _seat_caller(ctx, await ctx.games.snapshot(game_id), authorization)
@@ -494,6 +489,7 @@ class GamesController(Controller):
     async def post_move(
         self,
         request: Request[Any, Any, Any],
+        ctx: Injected[Context],
         game_id: GameId,
         data: Annotated[Move, Body(description="One item of the view's legal list")],
         authorization: Authorization = None,
@@ -505,6 +501,7 @@ class GamesController(Controller):
 
         return await self._act(
             request,
+            ctx,
             game_id,
             authorization,
             lambda seat: MakeMove(seat, move),
@@ -528,6 +525,7 @@ class GamesController(Controller):
     async def post_commitment(
         self,
         request: Request[Any, Any, Any],
+        ctx: Injected[Context],
         game_id: GameId,
         data: Annotated[Commit, Body()],
         authorization: Authorization = None,
@@ -536,6 +534,7 @@ class GamesController(Controller):
     ) -> Response[MoveAccepted]:
         return await self._act(
             request,
+            ctx,
             game_id,
             authorization,
             lambda seat: CommitSeal(seat, data.commitment, data.step),
@@ -555,6 +554,7 @@ class GamesController(Controller):
     async def post_reveal(
         self,
         request: Request[Any, Any, Any],
+        ctx: Injected[Context],
         game_id: GameId,
         data: Annotated[Reveal, Body()],
         authorization: Authorization = None,
@@ -569,6 +569,7 @@ class GamesController(Controller):
 
         return await self._act(
             request,
+            ctx,
             game_id,
             authorization,
             lambda seat: RevealSeal(seat, move, data.salt),
@@ -586,7 +587,7 @@ class GamesController(Controller):
     )
     async def list_events(
         self,
-        state: State,
+        ctx: Injected[Context],
         game_id: GameId,
         authorization: Authorization = None,
         after: Annotated[
@@ -595,7 +596,6 @@ class GamesController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=500, description="Page size")] = 100,
         if_none_match: IfNoneMatch = None,
     ) -> Response[EventPage]:
-        ctx = _ctx(state)
         loaded, events = await ctx.games.events(game_id, after, limit + 1)
         caller = await _viewer(ctx, loaded, authorization)
         # A page changes only when the game does (new events, has_more): its ETag is the
@@ -624,9 +624,8 @@ class GamesController(Controller):
         ),
     )
     async def get_replay(
-        self, state: State, game_id: GameId, authorization: Authorization = None
+        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
     ) -> ReplayDocument:
-        ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         await _viewer(ctx, loaded, authorization)
         if loaded.rules.result(loaded.match) is None and not (
@@ -658,7 +657,7 @@ class GamesController(Controller):
     )
     async def stream_events(
         self,
-        state: State,
+        ctx: Injected[Context],
         game_id: GameId,
         authorization: Authorization = None,
         accept: FeedAccept = None,
@@ -699,7 +698,6 @@ class GamesController(Controller):
             ),
         ] = None,
     ) -> Stream:
-        ctx = _ctx(state)
         if token is not None:
             raise TokenInUrl(
                 "a seat token or API key never goes into a URL: POST "
@@ -747,12 +745,11 @@ class GameEndingsController(Controller):
     )
     async def resign(
         self,
-        request: Request[Any, Any, Any],
+        ctx: Injected[Context],
         game_id: GameId,
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        ctx = _ctx(request.app.state)
         loaded = await ctx.games.load(game_id)
         seat = await _seat_caller(ctx, loaded, authorization)
         key = seat_idempotency(seat, idempotency_key) if idempotency_key else None
@@ -772,12 +769,11 @@ class GameEndingsController(Controller):
     )
     async def abort(
         self,
-        request: Request[Any, Any, Any],
+        ctx: Injected[Context],
         game_id: GameId,
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        ctx = _ctx(request.app.state)
         key_id = ctx.api_keys.require(authorization, "aborting a game needs its API key")
         loaded = await ctx.games.load(game_id)
         if key_id != loaded.meta.owner:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.datastructures import State
 from litestar.params import QueryParameter
 
 from service import lobby
-from service.api.v1.games import PageCursor, PageLimit, _ctx, _summary
+from service.api.v1.dependencies import Injected
+from service.api.v1.games import PageCursor, PageLimit, _summary
 from service.api.v1.lobby_schemas import LobbyPage
 from service.api.v1.schemas import GameName
+from service.context import Context
 
 
 class LobbyController(Controller):
@@ -33,7 +34,7 @@ class LobbyController(Controller):
     )
     async def get_lobby(
         self,
-        state: State,
+        ctx: Injected[Context],
         game: Annotated[
             GameName | None, QueryParameter(required=False, description="Only this game")
         ] = None,
@@ -49,7 +50,6 @@ class LobbyController(Controller):
         cursor: PageCursor = None,
         limit: PageLimit = 20,
     ) -> LobbyPage:
-        ctx = _ctx(state)
         before: tuple[int, str] | None = None
         if cursor is not None:
             created_text, _, last_id = cursor.partition("-")

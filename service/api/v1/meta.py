@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.datastructures import State
 from litestar.params import PathParameter
 
 from domain import registry
+from service.api.v1.dependencies import Injected
 from service.api.v1.schemas import GameList, Health, RulesDocument, rules_data
-from service.context import Context
 from service.errors import ServiceError
-from service.games import GameNotFound
+from service.games import GameNotFound, GameService
+from service.store import EventStore
 
 
 class Unavailable(ServiceError):
@@ -70,14 +70,12 @@ class HealthController(Controller):
             " replica); `store_regressions` counts those findings since the process started."
         ),
     )
-    async def readyz(self, state: State) -> Health:
-        ctx: Context = state.ctx
-        games = ctx.games
+    async def readyz(self, games: Injected[GameService], store: Injected[EventStore]) -> Health:
         try:
             # One round trip: the versions of the most recently used cached games (a ping
             # when none), so a store that went backwards is found here too.
             if await games.check_cached() is None:
-                await ctx.store.ping()
+                await store.ping()
         except Exception as exc:
             raise Unavailable(f"event store unreachable: {type(exc).__name__}") from exc
         if games.reloading:

@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.datastructures import State
 from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter, QueryParameter
 
-from service.api.v1.games import Authorization, GameId, _ctx, _viewer
+from service.api.v1.dependencies import Injected
+from service.api.v1.games import Authorization, GameId, _viewer
 from service.api.v1.presenter import game_view
 from service.api.v1.schemas import GameView
 from service.auth import Caller
+from service.context import Context
 from service.errors import GameNotFinished, InvalidRequest
 from service.games import Loaded
 
@@ -40,7 +41,7 @@ class ReplayViewsController(Controller):
     )
     async def view_at(
         self,
-        state: State,
+        ctx: Injected[Context],
         game_id: GameId,
         version: Annotated[
             int, PathParameter(ge=1, le=10**9, description="An event's version (1 = the first)")
@@ -53,7 +54,6 @@ class ReplayViewsController(Controller):
             ),
         ] = -1,
     ) -> GameView:
-        ctx = _ctx(state)
         loaded = await ctx.games.load(game_id)
         await _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
         if loaded.rules.result(loaded.match) is None and not (

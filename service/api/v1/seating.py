@@ -3,14 +3,14 @@ the rest with bots (service/invites.py does the work)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Controller, Request, get, post
-from litestar.datastructures import State
+from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
 from service import invites, rematch, tickets
-from service.api.v1.games import Authorization, GameId, _ctx, _seat_caller, _viewer, act_answer
+from service.api.v1.dependencies import Injected
+from service.api.v1.games import Authorization, GameId, _seat_caller, _viewer, act_answer
 from service.api.v1.lobby_schemas import (
     ClaimedSeat,
     ClaimRequest,
@@ -22,8 +22,11 @@ from service.api.v1.lobby_schemas import (
 from service.api.v1.presenter import seat_infos, status_of
 from service.api.v1.schemas import MoveAccepted
 from service.auth import Caller, bearer
+from service.context import Context
 from service.errors import Forbidden, ServiceError, Unauthorized
+from service.games import GameService
 from service.seat_tokens import caller_of
+from service.store import EventStore
 
 InviteCode = Annotated[
     str,
@@ -38,9 +41,9 @@ class UnknownInviteProblem(ServiceError):
     code = "unknown-invite"
 
 
-async def _invite(state: State, code: str) -> tuple[str, int]:
+async def _invite(store: EventStore, code: str) -> tuple[str, int]:
     try:
-        return await invites.lookup(_ctx(state).store.redis, code)
+        return await invites.lookup(store.redis, code)
     except invites.UnknownInvite:
         raise UnknownInviteProblem("no such invite (check the code)") from None
 
@@ -56,9 +59,11 @@ class InvitesController(Controller):
         description="No authentication: the code is the secret. The game, the seat the "
         "invite claims, the seats (who sits where, which are still open) and the options.",
     )
-    async def get_invite(self, state: State, code: InviteCode) -> InviteInfo:
-        game_id, seat = await _invite(state, code)
-        loaded = await _ctx(state).games.load(game_id)
+    async def get_invite(
+        self, store: Injected[EventStore], games: Injected[GameService], code: InviteCode
+    ) -> InviteInfo:
+        game_id, seat = await _invite(store, code)
+        loaded = await games.load(game_id)
         return InviteInfo(
             game_id=game_id,
             game=loaded.rules.game.name,
@@ -79,10 +84,14 @@ class InvitesController(Controller):
         status_code=201,
     )
     async def claim_invite(
-        self, state: State, code: InviteCode, data: Annotated[ClaimRequest, Body()]
+        self,
+        store: Injected[EventStore],
+        games: Injected[GameService],
+        code: InviteCode,
+        data: Annotated[ClaimRequest, Body()],
     ) -> ClaimedSeat:
-        game_id, seat = await _invite(state, code)
-        claimed = await invites.claim(_ctx(state).games, game_id, seat, data.name, data.external_id)
+        game_id, seat = await _invite(store, code)
+        claimed = await invites.claim(games, game_id, seat, data.name, data.external_id)
         return ClaimedSeat(game_id=game_id, seat=seat, token=claimed.token)
 
 
@@ -103,9 +112,8 @@ class SeatingController(Controller):
         status_code=200,
     )
     async def leave(
-        self, request: Request[Any, Any, Any], game_id: GameId, authorization: Authorization = None
+        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
     ) -> MoveAccepted:
-        ctx = _ctx(request.app.state)
         seat = await _seat_caller(ctx, await ctx.games.load(game_id), authorization)
         applied = await invites.leave(ctx.games, game_id, seat)
         return await act_answer(ctx, applied, Caller(seat=seat))
@@ -120,12 +128,11 @@ class SeatingController(Controller):
     )
     async def fill(
         self,
-        request: Request[Any, Any, Any],
+        ctx: Injected[Context],
         game_id: GameId,
         data: Annotated[FillRequest, Body()],
         authorization: Authorization = None,
     ) -> MoveAccepted:
-        ctx = _ctx(request.app.state)
         key_id = ctx.api_keys.require(authorization, "filling seats needs the game's API key")
         loaded = await ctx.games.snapshot(game_id)
         if key_id != loaded.meta.owner:
@@ -144,9 +151,8 @@ class SeatingController(Controller):
         status_code=201,
     )
     async def stream_ticket(
-        self, state: State, game_id: GameId, authorization: Authorization = None
+        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
     ) -> StreamTicket:
-        ctx = _ctx(state)
         caller = await _viewer(ctx, await ctx.games.snapshot(game_id), authorization)
         grant = tickets.Grant("game", game_id, caller.seat, caller.api_key_id)
         ticket, expires = await tickets.issue(ctx.store.redis, grant)
@@ -167,9 +173,8 @@ class SeatingController(Controller):
         status_code=201,
     )
     async def rematch_game(
-        self, state: State, game_id: GameId, authorization: Authorization = None
+        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
     ) -> RematchCreatedResponse:
-        ctx = _ctx(state)
         if authorization is None:
             raise Unauthorized("a rematch needs a seat token or the game's API key")
         loaded = await ctx.games.snapshot(game_id)

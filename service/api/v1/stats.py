@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from litestar import Controller, get
-from litestar.datastructures import State
 
+from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization
-from service.context import Context
+from service.auth import ApiKeys
 from service.stats import Stats, StatsStore
 
 
@@ -24,7 +24,11 @@ class StatsController(Controller):
             "each winner). A game counts once its result is recorded."
         ),
     )
-    async def get_stats(self, state: State, authorization: Authorization = None) -> Stats:
-        ctx: Context = state.ctx
-        owner = ctx.api_keys.require(authorization, "statistics belong to an API key")
-        return await StatsStore(ctx.store.redis).of(owner)
+    async def get_stats(
+        self,
+        stats: Injected[StatsStore],
+        api_keys: Injected[ApiKeys],
+        authorization: Authorization = None,
+    ) -> Stats:
+        owner = api_keys.require(authorization, "statistics belong to an API key")
+        return await stats.of(owner)
