@@ -20,6 +20,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.account_feed import AccountFeed
 from service.auth import ApiKeys
+from service.game_summaries import GameSummaries
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
 from service.redis_connection import direct_writes
@@ -43,11 +44,13 @@ class Context:
     webhooks: WebhookStore = field(init=False)
     stats: StatsStore = field(init=False)
     account_feed: AccountFeed = field(init=False)
+    summaries: GameSummaries = field(init=False)  # the game list's
 
     def __post_init__(self) -> None:
         self.webhooks = WebhookStore(self.store.redis)
         self.stats = StatsStore(self.store.redis)
         self.account_feed = AccountFeed(self.store.redis, self.live.blocking_client)
+        self.summaries = GameSummaries(self.store.redis)
 
 
 # A Redis that does not answer within these bounds is unavailable: the request gets a 503

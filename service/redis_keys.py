@@ -15,11 +15,12 @@ key                               type    holds                                 
                                           last`` of the append it made (fields
                                           below)
 ``game:{<id>}:meta``              hash    creation facts: game, owner, seats, token  none
-                                          hashes, options; ``status``, ``result``
-                                          and ``awaiting`` kept by the store
+                                          hashes, options
 ``game:{<id>}:seed``              string  the secret shuffle seed (hex)              none
 ``game:{<id>}:seat_tokens``       hash    ``s<seat>`` -> token hash, ``h<hash>`` ->  none
                                           seat (tokens granted after creation)
+``game:{<id>}:summary``           string  the game list's summary of the game at     none
+                                          a version (JSON), kept by its follow-up
 ``game:{<id>}:deadlines``         hash    seat -> ``action|step|ms`` (awaited turns) none
 ``game:{<id>}:botseal:<s>:<step>``string  a bot's sealed move and salt (JSON)        none
 ``games:active``                  zset    games not yet retired, all score 0 (the    none
@@ -90,6 +91,10 @@ def game_of_events_key(key: bytes) -> str:
 
 def seat_tokens_key(game_id: str) -> str:
     return "game:{" + game_id + "}:seat_tokens"
+
+
+def summary_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:summary"
 
 
 def deadlines_key(game_id: str) -> str:

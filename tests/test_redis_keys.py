@@ -86,6 +86,7 @@ def test_the_stored_layout_is_unchanged() -> None:
     assert k.meta_key(gid) == k.game_keys(gid)[2]
     assert k.game_of_events_key(k.events_key(gid).encode()) == gid
     assert k.seat_tokens_key(gid) == "game:{0123456789abcdef01234567}:seat_tokens"
+    assert k.summary_key(gid) == "game:{0123456789abcdef01234567}:summary"
     assert k.deadlines_key(gid) == "game:{0123456789abcdef01234567}:deadlines"
     assert k.bot_seal_key(gid, 2, "s3") == "game:{0123456789abcdef01234567}:botseal:2:s3"
     assert (k.ACTIVE_GAMES, k.GAME_ACTIVITY, k.PUBLIC_LOBBY) == (

@@ -17,6 +17,7 @@ from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, S
 from domain.verify import ReplayDocument
 from service import deadlines, invites, lobby
 from service.api.v1.dependencies import Injected
+from service.api.v1.game_list import GameFilter, page_of_games, parse_cursor
 from service.api.v1.presenter import event_records, game_view
 from service.api.v1.schemas import (
     BotSeat,
@@ -27,7 +28,6 @@ from service.api.v1.schemas import (
     GameName,
     GamePage,
     GameStatus,
-    GameSummary,
     GameView,
     Invite,
     Move,
@@ -215,20 +215,6 @@ async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) 
     return caller.seat
 
 
-def _summary(loaded: Loaded, created_ms: int) -> GameSummary:
-    view = game_view(loaded, Caller())
-    return GameSummary(
-        id=view.id,
-        game=view.game,
-        status=view.status,
-        version=view.version,
-        created_ms=created_ms,
-        seats=view.seats,
-        awaiting=view.awaiting,
-        result=view.result,
-    )
-
-
 async def _viewer(ctx: Context, loaded: Loaded, authorization: str | None) -> Caller:
     """The caller, if it may look at this game at all (private games: seats and owner)."""
     caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
@@ -348,39 +334,8 @@ class GamesController(Controller):
         ] = None,
     ) -> GamePage:
         owner = ctx.api_keys.require(authorization, "listing games needs an API key")
-        before: tuple[int, str] | None = None
-        if cursor is not None:
-            created_text, _, last_id = cursor.partition("-")
-            before = (int(created_text), last_id)
-        found: list[GameSummary] = []
-        # Filters are applied to the index in order; scanning stops at a bounded amount of
-        # work per page (a short page with a cursor means: keep going).
-        scanned = 0
-        while len(found) < limit and scanned < 10 * limit:
-            rows = await ctx.store.owned_games(owner, before, limit)
-            if not rows:
-                before = None
-                break
-            for game_id, created_ms in rows:
-                scanned += 1
-                before = (created_ms, game_id)
-                summary = _summary(await ctx.games.load(game_id), created_ms)
-                if (
-                    (status is None or summary.status == status)
-                    and (game is None or summary.game == game)
-                    and (
-                        external_id is None
-                        or any(seat.external_id == external_id for seat in summary.seats)
-                    )
-                ):
-                    found.append(summary)
-                if len(found) >= limit:
-                    break
-            if len(rows) < limit and len(found) < limit:
-                before = None
-                break
-        next_cursor = f"{before[0]}-{before[1]}" if before is not None else None
-        return GamePage(games=found, next_cursor=next_cursor)
+        wanted = GameFilter(status, game, external_id)
+        return await page_of_games(ctx, owner, parse_cursor(cursor), limit, wanted)
 
     @get(
         "/{game_id:str}",

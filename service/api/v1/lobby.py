@@ -9,8 +9,9 @@ from litestar.params import QueryParameter
 
 from service import lobby
 from service.api.v1.dependencies import Injected
-from service.api.v1.games import PageCursor, PageLimit, _summary
+from service.api.v1.games import PageCursor, PageLimit
 from service.api.v1.lobby_schemas import LobbyPage
+from service.api.v1.presenter import summary_of
 from service.api.v1.schemas import GameName
 from service.context import Context
 
@@ -58,6 +59,6 @@ class LobbyController(Controller):
             ctx.store.redis, ctx.games, game, lobby_state, before, limit
         )
         return LobbyPage(
-            games=[_summary(e.loaded, e.created_ms) for e in entries],
+            games=[summary_of(e.loaded, e.created_ms) for e in entries],
             next_cursor=f"{after[0]}-{after[1]}" if after is not None else None,
         )

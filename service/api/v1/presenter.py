@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.match import AwaitingAction
-from service.api.v1.schemas import EventRecord, GameStatus, GameView, RematchLink, SeatInfo
+from service.api.v1.schemas import (
+    EventRecord,
+    GameStatus,
+    GameSummary,
+    GameView,
+    RematchLink,
+    SeatInfo,
+)
 from service.auth import Caller
 from service.deadlines import Deadline, with_deadlines
 from service.games import Loaded, Versioned
@@ -34,6 +41,21 @@ def game_view(
         state=rules.view(match, seat),
         result=result,
         rematch=RematchLink(match.rematch) if match.rematch is not None else None,
+    )
+
+
+def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
+    """A game as the game list and the lobby show it: what a spectator's view says of it,
+    without the state and the legal moves."""
+    return GameSummary(
+        id=loaded.game_id,
+        game=loaded.rules.game.name,
+        status=status_of(loaded),
+        version=loaded.match.version,
+        created_ms=created_ms,
+        seats=seat_infos(loaded),
+        awaiting=with_deadlines(loaded.awaited, {}),
+        result=loaded.rules.result(loaded.match),
     )
 
 

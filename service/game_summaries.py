@@ -1,0 +1,70 @@
+"""The game list's summary of each game, kept with the game so that a listing folds no stream.
+
+A game's follow-up (run after every change, off the request path: `service.scheduling`)
+writes the summary of the game as it left it to ``game:{<id>}:summary``. A listing reads
+the summaries of a page's games together with the games' versions, in one round trip, and
+takes a summary only when it is at its game's version. Any other game (a follow-up still
+pending or failed, two follow-ups written in the wrong order, a game from before summaries
+were kept) is loaded as before, and its summary written then: a listing answers exactly what
+loading every game would, and folds a stream only for a game whose summary is behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
+
+from service.api.v1.presenter import summary_of
+from service.api.v1.schemas import GameSummary
+from service.games import GameService, Loaded
+from service.redis_keys import events_key, summary_key
+from service.store import AnyRedis
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(GameSummary).decode
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """One listed game's kept summary (``None``: none kept) and its game's version."""
+
+    game_id: str
+    created_ms: int
+    summary: GameSummary | None
+    version: int
+
+
+class GameSummaries:
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def keep(self, loaded: Loaded) -> GameSummary:
+        """Write the summary of ``loaded`` (the creation time is the game's own)."""
+        summary = summary_of(loaded, loaded.meta.created_ms)
+        await self.redis.set(summary_key(loaded.game_id), _encode(summary))
+        return summary
+
+    async def kept(self, rows: Sequence[tuple[str, int]]) -> list[Kept]:
+        """The kept summaries of ``rows`` (game id, creation time) and the games'
+        versions, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id, _ in rows:
+            pipe.get(summary_key(game_id))
+            pipe.xlen(events_key(game_id))
+        replies = await pipe.execute()
+        out = []
+        for i, (game_id, created_ms) in enumerate(rows):
+            raw, version = replies[2 * i], int(replies[2 * i + 1])
+            out.append(Kept(game_id, created_ms, None if raw is None else _decode(raw), version))
+        return out
+
+    async def current(self, kept: Kept, games: GameService) -> GameSummary:
+        """The game's summary at its version: the kept one if it is, else from the game."""
+        summary = kept.summary
+        if summary is None or summary.version != kept.version:
+            summary = await self.keep(await games.load(kept.game_id))
+        if summary.created_ms != kept.created_ms:  # the listing's index says when
+            summary = msgspec.structs.replace(summary, created_ms=kept.created_ms)
+        return summary

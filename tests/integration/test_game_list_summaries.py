@@ -1,0 +1,143 @@
+"""GET /v1/games answers from the summaries kept with the games: no stream is folded, and the
+answer is byte for byte the one that loading every game gives."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+
+from service.context import Context
+from service.redis_keys import summary_key
+from tests.helpers import API_KEY, act, auth, create, view
+
+HUMANS2 = [{"type": "human"}, {"type": "human"}]
+
+
+def _play(client: Any, game_id: str, tokens: list[str], actions: int | None, seed: int) -> None:
+    """Random legal acts by the humans: ``actions`` of them, or to the end (None)."""
+    rng = random.Random(seed)
+    secrets_: dict[int, tuple[dict[str, Any], str]] = {}
+    done = 0
+    while actions is None or done < actions:
+        seen = view(client, game_id)
+        if seen["status"] == "finished":
+            return
+        action = seen["awaiting"][0]
+        seat = action["seat"]
+        legal = view(client, game_id, tokens[seat])["legal"]
+        move = rng.choice(legal) if legal else {}
+        response = act(client, game_id, tokens[seat], seat, action, move, secrets_)
+        assert response.status_code == 200, response.text
+        done += 1
+
+
+def _tokens(created: dict[str, Any]) -> list[str]:
+    return [s["token"] for s in created["seats"]]
+
+
+def _games_of_every_kind(client: Any) -> dict[str, dict[str, Any]]:
+    """A finished, a running, a waiting, a resigned and an aborted game, as created."""
+    finished = create(client, "fbi", HUMANS2)
+    _play(client, finished["id"], _tokens(finished), None, seed=3)
+    running = create(client, "feds", [*HUMANS2, {"type": "human"}])
+    _play(client, running["id"], _tokens(running), 3, seed=5)
+    waiting = create(client, "bonnie_clyde", [{"type": "human", "name": "ann"}, {"type": "open"}])
+    resigned = create(client, "fbi", [{"type": "human", "external_id": "u-1"}, {"type": "human"}])
+    _resign(client, resigned, 0)
+    aborted = create(client, "fbi", HUMANS2)
+    assert client.post(f"/v1/games/{aborted['id']}/abort", headers=auth(API_KEY)).status_code == 200
+    return {
+        "finished": finished,
+        "running": running,
+        "waiting": waiting,
+        "resigned": resigned,
+        "aborted": aborted,
+    }
+
+
+def _resign(client: Any, created: dict[str, Any], seat: int) -> None:
+    token = _tokens(created)[seat]
+    response = client.post(f"/v1/games/{created['id']}/resign", headers=auth(token))
+    assert response.status_code == 200, response.text
+
+
+def _listing(client: Any, **params: Any) -> bytes:
+    response = client.get("/v1/games", params=params, headers=auth(API_KEY))
+    assert response.status_code == 200, response.text
+    return bytes(response.content)
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, ctx: Context) -> Counter[str]:
+    """Counts every way a game is read from its stream: loaded, opened cold, caught up."""
+    calls: Counter[str] = Counter()
+
+    def counted(name: str, target: Any) -> None:
+        real: Callable[..., Any] = getattr(target, name)
+
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(target, name, wrapper)
+
+    counted("load", ctx.games)
+    counted("opening", ctx.store)
+    counted("catch_up", ctx.store)
+    counted("read", ctx.store)
+    return calls
+
+
+def _settle(client: Any, ctx: Context) -> None:
+    """Every follow-up run (they write the summaries after the answers)."""
+    assert ctx.follow_ups is not None
+    assert client.blocking_portal.call(ctx.follow_ups.drain, 30.0)
+
+
+def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
+    client: Any, clean_redis: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ctx: Context = client.app.state.ctx
+    created = _games_of_every_kind(client)
+    games = [c["id"] for c in created.values()]
+    _settle(client, ctx)
+    first = _listing(client)
+    raw = redis.Redis.from_url(clean_redis)
+    try:
+        assert all(raw.exists(summary_key(g)) for g in games)
+        ctx.games._cache.clear()  # a load would now fold each whole stream
+        calls = _spy(monkeypatch, ctx)
+        assert _listing(client) == first
+        assert b'"status":"finished"' in _listing(client, status="finished")
+        assert b'"external_id":"u-1"' in _listing(client, external_id="u-1", limit=1)
+        assert sum(calls.values()) == 0, calls
+
+        # Without kept summaries (games from before they were kept), every game is loaded,
+        # as a listing always did: the same bytes, and the summaries are written then.
+        raw.delete(*(summary_key(g) for g in games))
+        assert _listing(client) == first
+        assert calls["load"] == len(games)
+        assert all(raw.exists(summary_key(g)) for g in games)
+        calls.clear()
+        assert _listing(client) == first
+        assert sum(calls.values()) == 0, calls
+
+        # A summary behind its game (follow-ups written out of order) is not taken.
+        running = created["running"]
+        behind = raw.get(summary_key(running["id"]))
+        assert behind is not None
+        _resign(client, running, 1)
+        _settle(client, ctx)
+        calls.clear()
+        fresh = _listing(client)
+        assert fresh != first
+        assert sum(calls.values()) == 0, calls
+        raw.set(summary_key(running["id"]), behind)
+        assert _listing(client) == fresh
+        assert calls["load"] == 1
+    finally:
+        raw.close()
