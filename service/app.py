@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
+from litestar.types import ControllerRouterHandler
 
 from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.dependencies import DEPENDENCIES
@@ -39,6 +40,52 @@ def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     # With the limit off (a setting) the middleware is left out: no layer to pass.
     limited = settings.rate_limit_per_minute > 0
+    app = Litestar(
+        route_handlers=_route_handlers(settings),
+        lifespan=[_lifespan(settings)],
+        # Controllers receive the process's objects as handler parameters (ctx, games, ...).
+        dependencies=DEPENDENCIES,
+        middleware=[RateLimitMiddleware(settings.trusted_proxies)] if limited else [],
+        exception_handlers={Exception: problem_handler},
+        # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
+        request_class=StrictRequest,
+        # A body must be JSON (415); unknown /schema/... paths are problems, not HTML.
+        before_request=check_request,
+        after_request=problem_for_not_found,
+        openapi_config=openapi_config(),
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=_cors(),
+        debug=False,
+        # Logging is configured once per process (service/cli.py: JSON lines); Litestar's
+        # default would replace the root handler with its own plain-text one.
+        logging_config=None,
+    )
+    # Request ids, access log and HTTP metrics around everything, unmatched routes included.
+    return instrument(app)
+
+
+def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
+    # /metrics stays out of the OpenAPI document (include_in_schema=False), and off the
+    # API port when it has its own (STAKEOUT_METRICS_PORT, service/metrics_port.py).
+    return [
+        GamesController,
+        GameEndingsController,
+        ReplayViewsController,
+        InvitesController,
+        LobbyController,
+        AccountFeedController,
+        SeatingController,
+        WebhooksController,
+        StatsController,
+        RulesController,
+        HealthController,
+        web_router(),  # the web client at /web/ (service/web/)
+        *([] if settings.metrics_port else [metrics]),
+    ]
+
+
+def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
+    """Opens the process's clients and helpers for the app's life (`app.state`)."""
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -65,55 +112,22 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 if metrics_server is not None:
                     metrics_server.shutdown()
 
-    app = Litestar(
-        # /metrics stays out of the OpenAPI document (include_in_schema=False), and off the
-        # API port when it has its own (STAKEOUT_METRICS_PORT, service/metrics_port.py).
-        route_handlers=[
-            GamesController,
-            GameEndingsController,
-            ReplayViewsController,
-            InvitesController,
-            LobbyController,
-            AccountFeedController,
-            SeatingController,
-            WebhooksController,
-            StatsController,
-            RulesController,
-            HealthController,
-            web_router(),  # the web client at /web/ (service/web/)
-            *([] if settings.metrics_port else [metrics]),
+    return lifespan
+
+
+def _cors() -> CORSConfig:
+    return CORSConfig(
+        allow_origins=["*"],
+        allow_headers=[
+            "Authorization",
+            "Content-Type",
+            "Idempotency-Key",
+            "If-Match",
+            "Prefer",
+            "X-Request-ID",
         ],
-        lifespan=[lifespan],
-        # Controllers receive the process's objects as handler parameters (ctx, games, ...).
-        dependencies=DEPENDENCIES,
-        middleware=[RateLimitMiddleware(settings.trusted_proxies)] if limited else [],
-        exception_handlers={Exception: problem_handler},
-        # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
-        request_class=StrictRequest,
-        # A body must be JSON (415); unknown /schema/... paths are problems, not HTML.
-        before_request=check_request,
-        after_request=problem_for_not_found,
-        openapi_config=openapi_config(),
-        request_max_body_size=settings.max_body_bytes,
-        cors_config=CORSConfig(
-            allow_origins=["*"],
-            allow_headers=[
-                "Authorization",
-                "Content-Type",
-                "Idempotency-Key",
-                "If-Match",
-                "Prefer",
-                "X-Request-ID",
-            ],
-            expose_headers=["ETag", "Preference-Applied", "Retry-After", "X-Request-ID"],
-        ),
-        debug=False,
-        # Logging is configured once per process (service/cli.py: JSON lines); Litestar's
-        # default would replace the root handler with its own plain-text one.
-        logging_config=None,
+        expose_headers=["ETag", "Preference-Applied", "Retry-After", "X-Request-ID"],
     )
-    # Request ids, access log and HTTP metrics around everything, unmatched routes included.
-    return instrument(app)
 
 
 def app_factory() -> Litestar:

@@ -7,16 +7,18 @@ exposes, and reveals once every seat has committed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
 
 from domain import sealed
 from domain.budget import Budget
+from domain.engine import BotLevel
 from domain.errors import DomainError
 from domain.match import CommitSeal, MakeMove, Match, MatchEngine, RevealSeal
 from domain.rng import Rng
-from service.games import GameService
+from service.games import GameService, Loaded
 from service.redis_keys import bot_idempotency, bot_seal_key
 
 BotTurn = Literal["moved", "committed", "revealed", "idle"]
@@ -36,53 +38,74 @@ async def play_bot_turn(
     spec = loaded.match.seats[seat]  # a resigned seat is a bot's
     if spec.type != "bot" or spec.level is None:
         return "idle"
-    level = spec.level
     actions = [a for a in loaded.awaited if a.seat == seat]
     if not actions:
         return "idle"
     action = actions[0]
+    bot = _Bot(games, game_id, seat, spec.level, budget)
     key = bot_idempotency(seat, action.action, version)
-    redis = games.store.redis
-
-    def choose(rules: MatchEngine, match: Match, seed: bytes) -> dict[str, Any]:
-        rng = Rng(seed, f"bot.{seat}.{match.version}")
-        move: dict[str, Any] = msgspec.to_builtins(rules.bot_move(match, seat, level, rng, budget))
-        return move
-
     try:
         if action.action == "move":
-            await games.apply(
-                game_id,
-                lambda r, m, s: MakeMove(seat, choose(r, m, s)),
-                idempotency_key=key,
-            )
-            return "moved"
+            return await bot.move(key)
         if action.action == "commit":
-            seed = await games.store.seed(game_id)
-            move = choose(loaded.rules, loaded.match, seed)
-            salt = sealed.new_salt()
-            secret = msgspec.json.encode({"move": move, "salt": salt})
-            await redis.set(bot_seal_key(game_id, seat, action.step), secret, nx=True)
-            kept = msgspec.json.decode(
-                await redis.get(bot_seal_key(game_id, seat, action.step)) or secret
-            )
-            digest = sealed.commitment(game_id, action.step, seat, kept["move"], kept["salt"])
-            await games.apply(
-                game_id,
-                lambda r, m, s: CommitSeal(seat, digest, action.step),
-                idempotency_key=key,
-            )
-            return "committed"
-        raw = await redis.get(bot_seal_key(game_id, seat, action.step))
+            return await bot.commit(loaded, action.step, key)
+        return await bot.reveal(action.step, key)
+    except DomainError:
+        # The game moved on between scheduling and running (another job acted first).
+        return "idle"
+
+
+@dataclass(frozen=True)
+class _Bot:
+    """One bot seat of one game, acting through the game service."""
+
+    games: GameService
+    game_id: str
+    seat: int
+    level: BotLevel
+    budget: Budget
+
+    def choose(self, rules: MatchEngine, match: Match, seed: bytes) -> dict[str, Any]:
+        rng = Rng(seed, f"bot.{self.seat}.{match.version}")
+        move = rules.bot_move(match, self.seat, self.level, rng, self.budget)
+        chosen: dict[str, Any] = msgspec.to_builtins(move)
+        return chosen
+
+    async def move(self, key: str) -> BotTurn:
+        seat = self.seat
+        await self.games.apply(
+            self.game_id,
+            lambda r, m, s: MakeMove(seat, self.choose(r, m, s)),
+            idempotency_key=key,
+        )
+        return "moved"
+
+    async def commit(self, loaded: Loaded, step: str, key: str) -> BotTurn:
+        """Choose, keep the choice and its salt server-side (the first kept wins), commit."""
+        seed = await self.games.store.seed(self.game_id)
+        move = self.choose(loaded.rules, loaded.match, seed)
+        secret = msgspec.json.encode({"move": move, "salt": sealed.new_salt()})
+        redis, sealed_key = self.games.store.redis, bot_seal_key(self.game_id, self.seat, step)
+        await redis.set(sealed_key, secret, nx=True)
+        kept = msgspec.json.decode(await redis.get(sealed_key) or secret)
+        digest = sealed.commitment(self.game_id, step, self.seat, kept["move"], kept["salt"])
+        seat = self.seat
+        await self.games.apply(
+            self.game_id, lambda r, m, s: CommitSeal(seat, digest, step), idempotency_key=key
+        )
+        return "committed"
+
+    async def reveal(self, step: str, key: str) -> BotTurn:
+        raw = await self.games.store.redis.get(bot_seal_key(self.game_id, self.seat, step))
         # No kept secret only if Redis lost data: reveal nothing valid (a forfeit) rather than
         # stall the table.
-        kept = {"move": {}, "salt": sealed.new_salt()} if raw is None else msgspec.json.decode(raw)
-        await games.apply(
-            game_id,
+        kept: dict[str, Any] = (
+            {"move": {}, "salt": sealed.new_salt()} if raw is None else msgspec.json.decode(raw)
+        )
+        seat = self.seat
+        await self.games.apply(
+            self.game_id,
             lambda r, m, s: RevealSeal(seat, kept["move"], kept["salt"]),
             idempotency_key=key,
         )
         return "revealed"
-    except DomainError:
-        # The game moved on between scheduling and running (another job acted first).
-        return "idle"

@@ -23,6 +23,7 @@ from service.auth import ApiKeys
 from service.game_summaries import GameSummaries
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
+from service.quota import GameQuota
 from service.redis_connection import direct_writes
 from service.scheduling import FollowUps, RqScheduler
 from service.settings import Settings
@@ -45,12 +46,14 @@ class Context:
     stats: StatsStore = field(init=False)
     account_feed: AccountFeed = field(init=False)
     summaries: GameSummaries = field(init=False)  # the game list's
+    quota: GameQuota = field(init=False)
 
     def __post_init__(self) -> None:
         self.webhooks = WebhookStore(self.store.redis)
         self.stats = StatsStore(self.store.redis)
         self.account_feed = AccountFeed(self.store.redis, self.live.blocking_client)
         self.summaries = GameSummaries(self.store.redis)
+        self.quota = GameQuota(self.store.redis, self.settings.max_active_games)
 
 
 # A Redis that does not answer within these bounds is unavailable: the request gets a 503

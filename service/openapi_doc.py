@@ -378,135 +378,143 @@ def _component_names(doc: dict[str, Any]) -> None:
 _ACTS = ("postMove", "postCommitment", "postReveal")
 
 
+# The fields every notification carries (`service.webhooks.Notification`).
+_NOTIFICATION_FIELDS: dict[str, Any] = {
+    "id": {"type": "string", "description": "The notification's id, the same on retries."},
+    "game_id": {"type": "string", "description": "The game's id (24 hex digits)."},
+    "version": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "The game's version when this happened.",
+    },
+    "at_ms": {
+        "type": "integer",
+        "description": "When it happened (epoch milliseconds, server clock).",
+    },
+    "seats": {
+        "type": ["array", "null"],
+        "description": "Who sits where (never a token).",
+        "items": {
+            "type": "object",
+            "description": "A seat: its number, kind, name and external id.",
+            "properties": {
+                "seat": {"type": "integer", "description": "The seat (0-based)."},
+                "type": {"type": "string", "description": "human, bot or open."},
+                "name": {
+                    "type": ["string", "null"],
+                    "description": "The seat's display name, or null.",
+                },
+                "external_id": {
+                    "type": ["string", "null"],
+                    "description": "The client backend's id of the seat's player, or null.",
+                },
+            },
+        },
+    },
+    "rematch_game_id": {
+        "type": ["string", "null"],
+        "description": "rematch.created: the new game's id; null for other kinds.",
+    },
+}
+_SEAT_LIST = {"type": "array", "items": {"type": "integer"}}
+# Each kind's schema name, kind, description and own fields.
+_NOTIFICATION_KINDS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "SeatAwaitedNotification": (
+        "seat.awaited",
+        "A human seat must act (a new turn, step or sealed action).",
+        {
+            "seat": {"type": "integer", "description": "The seat (0-based)."},
+            "action": {
+                "type": "string",
+                "enum": ["move", "commit", "reveal"],
+                "description": "What it must do.",
+            },
+            "step": {"type": "string", "description": "The step id (see AwaitingAction)."},
+            "deadline": {
+                "type": ["integer", "null"],
+                "description": "When a bot acts for it (epoch ms); null without deadlines.",
+            },
+        },
+    ),
+    "GameFinishedNotification": (
+        "game.finished",
+        "The game ended: played to the end (scores and winners), or abandoned or "
+        "aborted (no scores).",
+        {
+            "status": {
+                "type": "string",
+                "enum": ["finished", "abandoned", "aborted"],
+                "description": "finished: played to the end; abandoned: nobody acted for "
+                "STAKEOUT_ABANDON_SECONDS; aborted: ended by its creator.",
+            },
+            "scores": {
+                **_SEAT_LIST,
+                "type": ["array", "null"],
+                "description": "Final scores by seat; null when abandoned or aborted.",
+            },
+            "winners": {
+                **_SEAT_LIST,
+                "type": ["array", "null"],
+                "description": "The winning seats; null when abandoned or aborted.",
+            },
+        },
+    ),
+    "GameStartedNotification": (
+        "game.started",
+        "The game started: no seat is open any more (at creation for a game without open seats).",
+        {},
+    ),
+    "GameAbortedNotification": (
+        "game.aborted",
+        "The game's creator aborted it (webhooks registered for game.finished also get "
+        "that notification with status aborted).",
+        {},
+    ),
+    "RematchCreatedNotification": (
+        "rematch.created",
+        "The next game of this table was created (rematch_game_id).",
+        {},
+    ),
+    "ResultRecordedNotification": (
+        "result.recorded",
+        "The scoring job recorded the final result (once per game).",
+        {
+            "scores": {**_SEAT_LIST, "description": "Final scores by seat."},
+            "winners": {**_SEAT_LIST, "description": "The winning seats."},
+        },
+    ),
+}
+
+
 def _notification_schemas() -> dict[str, dict[str, Any]]:
     """One schema per webhook notification kind (the JSON body a delivery POSTs). Every
     delivery carries all the fields of `service.webhooks.Notification`; those a kind does
     not use are null."""
-    common: dict[str, Any] = {
-        "id": {"type": "string", "description": "The notification's id, the same on retries."},
-        "game_id": {"type": "string", "description": "The game's id (24 hex digits)."},
-        "version": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "The game's version when this happened.",
-        },
-        "at_ms": {
-            "type": "integer",
-            "description": "When it happened (epoch milliseconds, server clock).",
-        },
-        "seats": {
-            "type": ["array", "null"],
-            "description": "Who sits where (never a token).",
-            "items": {
-                "type": "object",
-                "description": "A seat: its number, kind, name and external id.",
-                "properties": {
-                    "seat": {"type": "integer", "description": "The seat (0-based)."},
-                    "type": {"type": "string", "description": "human, bot or open."},
-                    "name": {
-                        "type": ["string", "null"],
-                        "description": "The seat's display name, or null.",
-                    },
-                    "external_id": {
-                        "type": ["string", "null"],
-                        "description": "The client backend's id of the seat's player, or null.",
-                    },
-                },
-            },
-        },
-        "rematch_game_id": {
-            "type": ["string", "null"],
-            "description": "rematch.created: the new game's id; null for other kinds.",
-        },
+    # Copies: the document's later passes edit schemas in place.
+    return {
+        name: _notification_schema(name, kind, text, copy.deepcopy(own))
+        for name, (kind, text, own) in _NOTIFICATION_KINDS.items()
     }
-    seats = {"type": "array", "items": {"type": "integer"}}
-    kinds: dict[str, tuple[str, str, dict[str, Any]]] = {
-        "SeatAwaitedNotification": (
-            "seat.awaited",
-            "A human seat must act (a new turn, step or sealed action).",
-            {
-                "seat": {"type": "integer", "description": "The seat (0-based)."},
-                "action": {
-                    "type": "string",
-                    "enum": ["move", "commit", "reveal"],
-                    "description": "What it must do.",
-                },
-                "step": {"type": "string", "description": "The step id (see AwaitingAction)."},
-                "deadline": {
-                    "type": ["integer", "null"],
-                    "description": "When a bot acts for it (epoch ms); null without deadlines.",
-                },
-            },
-        ),
-        "GameFinishedNotification": (
-            "game.finished",
-            "The game ended: played to the end (scores and winners), or abandoned or "
-            "aborted (no scores).",
-            {
-                "status": {
-                    "type": "string",
-                    "enum": ["finished", "abandoned", "aborted"],
-                    "description": "finished: played to the end; abandoned: nobody acted for "
-                    "STAKEOUT_ABANDON_SECONDS; aborted: ended by its creator.",
-                },
-                "scores": {
-                    **seats,
-                    "type": ["array", "null"],
-                    "description": "Final scores by seat; null when abandoned or aborted.",
-                },
-                "winners": {
-                    **seats,
-                    "type": ["array", "null"],
-                    "description": "The winning seats; null when abandoned or aborted.",
-                },
-            },
-        ),
-        "GameStartedNotification": (
-            "game.started",
-            "The game started: no seat is open any more (at creation for a game without "
-            "open seats).",
-            {},
-        ),
-        "GameAbortedNotification": (
-            "game.aborted",
-            "The game's creator aborted it (webhooks registered for game.finished also get "
-            "that notification with status aborted).",
-            {},
-        ),
-        "RematchCreatedNotification": (
-            "rematch.created",
-            "The next game of this table was created (rematch_game_id).",
-            {},
-        ),
-        "ResultRecordedNotification": (
-            "result.recorded",
-            "The scoring job recorded the final result (once per game).",
-            {
-                "scores": {**seats, "description": "Final scores by seat."},
-                "winners": {**seats, "description": "The winning seats."},
-            },
-        ),
+
+
+def _notification_schema(name: str, kind: str, text: str, own: dict[str, Any]) -> dict[str, Any]:
+    properties = {
+        "kind": {
+            "type": "string",
+            "const": kind,
+            "default": kind,
+            "description": f"Always `{kind}`.",
+        },
+        **copy.deepcopy(_NOTIFICATION_FIELDS),
+        **own,
     }
-    out: dict[str, dict[str, Any]] = {}
-    for name, (kind, text, own) in kinds.items():
-        properties = {
-            "kind": {
-                "type": "string",
-                "const": kind,
-                "default": kind,
-                "description": f"Always `{kind}`.",
-            },
-            **common,
-            **own,
-        }
-        out[name] = {
-            "type": "object",
-            "title": name,
-            "description": text + " Fields of other kinds are present and null.",
-            "required": sorted(properties),
-            "properties": properties,
-        }
-    return out
+    return {
+        "type": "object",
+        "title": name,
+        "description": text + " Fields of other kinds are present and null.",
+        "required": sorted(properties),
+        "properties": properties,
+    }
 
 
 def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
@@ -671,18 +679,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     _describe_schemas(doc)
     _component_names(doc)
     schemas["Problem"] = _problem_schema()
-    components["securitySchemes"] = {
-        "apiKey": {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "An API key: creates games; reads any game as a spectator.",
-        },
-        "seatToken": {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A seat token from createGame: acts as that seat of that game.",
-        },
-    }
+    components["securitySchemes"] = copy.deepcopy(_SECURITY_SCHEMES)
     doc["security"] = []
     doc["servers"] = [{"url": "/", "description": "This server"}]
     for name in _strict_request_schemas():
@@ -690,81 +687,105 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
             schemas[name]["additionalProperties"] = False
     for path, item in doc.get("paths", {}).items():
         for method, op in item.items():
-            if method not in {"get", "post", "put", "patch", "delete"}:
-                continue
-            op_id = op.get("operationId", "")
-            for param in op.get("parameters", []):
-                _drop_null(param)
-            responses = op.setdefault("responses", {})
-            statuses = _PROBLEMS.get(op_id, [400])
-            if path not in UNCOUNTED:  # the rate limit's exemptions answer no 429
-                statuses = [*statuses, 429]
-            for status in statuses:
-                codes = [c for c, (s, _) in CATALOGUE.items() if s == status]
-                responses[str(status)] = {
-                    "description": "Problem: " + ", ".join(codes),
-                    "content": {
-                        PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}
-                    },
-                }
-            if "429" in responses:
-                responses["429"]["headers"] = {
-                    "Retry-After": {
-                        "description": "Seconds until the credential may send again",
-                        "schema": {"type": "integer", "minimum": 1},
-                    }
-                }
-            op["security"] = _SECURITY.get(op_id, [{}])
-            if op_id in _ACTS and "200" in responses:
-                responses["200"]["headers"] = {
-                    "Preference-Applied": {
-                        "description": "`return=representation` when the answer carries `view`"
-                        " (asked for with `Prefer: return=representation`)",
-                        "schema": {"type": "string", "enum": ["return=representation"]},
-                    }
-                }
-            if op_id in _CONDITIONAL:
-                _conditional(responses)
-            if op_id == "createGame":
-                created = responses.get("201", {})
-                created["links"] = {
-                    name: {
-                        "operationId": target,
-                        "parameters": {"game_id": "$response.body#/id"},
-                        "description": f"{target} on the new game",
-                    }
-                    for name, target in _LINK_TARGETS.items()
-                }
-                # create -> claim (the second seat's invite, when it is an open seat).
-                created["links"]["ClaimInvite"] = {
-                    "operationId": "claimInvite",
-                    "parameters": {"code": "$response.body#/seats/1/invite/code"},
-                    "description": "claimInvite with the second seat's invite (an open seat)",
-                }
-            if op_id in ("streamEvents", "streamAccountFeed") and "200" in responses:
-                content = responses["200"].setdefault("content", {})
-                content["application/x-ndjson"] = {
-                    "schema": {
-                        "type": "string",
-                        "description": "JSON lines (with `Accept: application/x-ndjson`): one "
-                        "message per line, each an object with `kind` and `version`",
-                    }
-                }
-            if op_id == "claimInvite":
-                claimed = responses.get("201", {})
-                claimed["links"] = {
-                    name: {
-                        "operationId": target,
-                        "parameters": {"game_id": "$response.body#/game_id"},
-                        "description": f"{target} on the claimed seat's game",
-                    }
-                    for name, target in _CLAIM_LINK_TARGETS.items()
-                }
+            if method in {"get", "post", "put", "patch", "delete"}:
+                _finish_operation(path, op)
     _add_discriminators(doc, schemas)
     _name_enums(doc)
     doc["webhooks"] = _webhooks(schemas)
     _request_defaults_in_words(doc)
     return doc
+
+
+def _finish_operation(path: str, op: dict[str, Any]) -> None:
+    """One operation: its parameters, problem answers, security, headers and links."""
+    op_id = op.get("operationId", "")
+    for param in op.get("parameters", []):
+        _drop_null(param)
+    responses = op.setdefault("responses", {})
+    _add_problems(path, op_id, responses)
+    op["security"] = _SECURITY.get(op_id, [{}])
+    if op_id in _ACTS and "200" in responses:
+        responses["200"]["headers"] = {
+            "Preference-Applied": {
+                "description": "`return=representation` when the answer carries `view`"
+                " (asked for with `Prefer: return=representation`)",
+                "schema": {"type": "string", "enum": ["return=representation"]},
+            }
+        }
+    if op_id in _CONDITIONAL:
+        _conditional(responses)
+    if op_id == "createGame":
+        _link_created_game(responses.get("201", {}))
+    if op_id in ("streamEvents", "streamAccountFeed") and "200" in responses:
+        content = responses["200"].setdefault("content", {})
+        content["application/x-ndjson"] = {
+            "schema": {
+                "type": "string",
+                "description": "JSON lines (with `Accept: application/x-ndjson`): one "
+                "message per line, each an object with `kind` and `version`",
+            }
+        }
+    if op_id == "claimInvite":
+        claimed = responses.get("201", {})
+        claimed["links"] = {
+            name: {
+                "operationId": target,
+                "parameters": {"game_id": "$response.body#/game_id"},
+                "description": f"{target} on the claimed seat's game",
+            }
+            for name, target in _CLAIM_LINK_TARGETS.items()
+        }
+
+
+def _add_problems(path: str, op_id: str, responses: dict[str, Any]) -> None:
+    """The operation's problem answers (a 429 with Retry-After under the rate limit)."""
+    statuses = _PROBLEMS.get(op_id, [400])
+    if path not in UNCOUNTED:  # the rate limit's exemptions answer no 429
+        statuses = [*statuses, 429]
+    for status in statuses:
+        codes = [c for c, (s, _) in CATALOGUE.items() if s == status]
+        responses[str(status)] = {
+            "description": "Problem: " + ", ".join(codes),
+            "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+    if "429" in responses:
+        responses["429"]["headers"] = {
+            "Retry-After": {
+                "description": "Seconds until the credential may send again",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        }
+
+
+def _link_created_game(created: dict[str, Any]) -> None:
+    created["links"] = {
+        name: {
+            "operationId": target,
+            "parameters": {"game_id": "$response.body#/id"},
+            "description": f"{target} on the new game",
+        }
+        for name, target in _LINK_TARGETS.items()
+    }
+    # create -> claim (the second seat's invite, when it is an open seat).
+    created["links"]["ClaimInvite"] = {
+        "operationId": "claimInvite",
+        "parameters": {"code": "$response.body#/seats/1/invite/code"},
+        "description": "claimInvite with the second seat's invite (an open seat)",
+    }
+
+
+_SECURITY_SCHEMES = {
+    "apiKey": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key: creates games; reads any game as a spectator.",
+    },
+    "seatToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A seat token from createGame: acts as that seat of that game.",
+    },
+}
 
 
 def _refs(node: Any) -> set[str]:

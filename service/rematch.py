@@ -23,7 +23,6 @@ from domain.match import Rematch, SeatSpec
 from service.context import Context
 from service.games import GameExists, Loaded, token_hash
 from service.lobby import list_public
-from service.quota import GameQuota
 from service.seat_tokens import grant_seat, rematch_token
 
 
@@ -59,8 +58,7 @@ async def rematch(ctx: Context, game_id: str, seat: int | None, token: str | Non
     loaded = await ctx.games.load(game_id)
     new_id = loaded.match.rematch
     if new_id is None or await ctx.store.version(new_id) == 0:
-        quota = GameQuota(ctx.store.redis, ctx.settings.max_active_games)
-        async with quota.slot(loaded.meta.owner) as slot:
+        async with ctx.quota.slot(loaded.meta.owner) as slot:
             if new_id is None:
                 chosen = secrets.token_hex(12)
                 applied = await ctx.games.apply(game_id, lambda r, m, s: Rematch(chosen))

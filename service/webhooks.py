@@ -22,6 +22,7 @@ timestamps (we suggest five minutes) to stop replays.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import secrets
@@ -191,13 +192,11 @@ def notifications(
 ) -> list[Notification]:
     """What changed, as notifications (pure): new turns of human seats, the end (played
     out, abandoned, or aborted by the game's creator), the result."""
+    note = functools.partial(Notification, game_id=game_id, version=version, at_ms=at_ms)
     out = [
-        Notification(
+        note(
             id=f"{game_id}-{version}-awaited-{seat}",
             kind="seat.awaited",
-            game_id=game_id,
-            version=version,
-            at_ms=at_ms,
             seat=seat,
             action=action,
             step=step,
@@ -205,35 +204,24 @@ def notifications(
         )
         for seat, action, step, deadline in new_turns
     ]
-    ends: list[tuple[EventKind, str, tuple[list[int], list[int]] | None]] = [
-        ("game.finished", "finished", finished),
-        ("result.recorded", "recorded", recorded),
-    ]
-    for kind, suffix, outcome in ends:
-        if outcome is not None:
-            out.append(
-                Notification(
-                    id=f"{game_id}-{suffix}",
-                    kind=kind,
-                    game_id=game_id,
-                    version=version,
-                    at_ms=at_ms,
-                    scores=outcome[0],
-                    winners=outcome[1],
-                    status="finished" if kind == "game.finished" else None,
-                )
-            )
-    if ended is not None:
+    if finished is not None:
+        scores, winners = finished
         out.append(
-            Notification(
-                id=f"{game_id}-{ended}",
+            note(
+                id=f"{game_id}-finished",
                 kind="game.finished",
-                game_id=game_id,
-                version=version,
-                at_ms=at_ms,
-                status=ended,
+                scores=scores,
+                winners=winners,
+                status="finished",
             )
         )
+    if recorded is not None:
+        scores, winners = recorded
+        out.append(
+            note(id=f"{game_id}-recorded", kind="result.recorded", scores=scores, winners=winners)
+        )
+    if ended is not None:
+        out.append(note(id=f"{game_id}-{ended}", kind="game.finished", status=ended))
     return out
 
 

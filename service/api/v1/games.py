@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -40,9 +40,8 @@ from service.auth import Caller, Unauthorized
 from service.context import Context
 from service.deadlines import with_deadlines
 from service.errors import Forbidden, GameNotFinished, InvalidRequest
-from service.games import Applied, Loaded
+from service.games import Applied, Created, Loaded
 from service.live_sse import live_messages
-from service.quota import GameQuota
 from service.redis_keys import owner_idempotency, seat_idempotency
 from service.replays import replay_document
 from service.seat_tokens import caller_of
@@ -119,6 +118,45 @@ PreferHeader = Annotated[
             " so no GET is needed; `Preference-Applied` confirms it."
         ),
         max_length=256,
+    ),
+]
+
+
+# The live feed's parameters (GET /v1/games/{id}/stream).
+LastEventId = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        required=False,
+        pattern="^[0-9]{1,9}$",
+        description="Resume after this version",
+    ),
+]
+StreamAfter = Annotated[
+    int | None,
+    QueryParameter(ge=0, le=10**9, required=False, description="Start after this version"),
+]
+StreamFeed = Annotated[
+    Literal["events", "view"],
+    QueryParameter(
+        description="events: the event records; view: the caller's view after each batch"
+    ),
+]
+StreamTicketParameter = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        max_length=128,
+        description="A single-use stream ticket (POST /v1/games/{id}/stream-tickets) "
+        "instead of Authorization",
+    ),
+]
+TokenParameter = Annotated[
+    str | None,
+    QueryParameter(
+        required=False,
+        max_length=512,
+        description="Refused (400 token-in-url): get a stream ticket instead",
     ),
 ]
 
@@ -228,6 +266,43 @@ def _fingerprint(route: str, seat: int, body: bytes) -> str:
     return hashlib.sha256(f"{route}|{seat}|".encode() + body).hexdigest()
 
 
+def _seat_specs(data: CreateGame) -> list[SeatSpec]:
+    return [
+        SeatSpec("bot", s.level, s.name)
+        if isinstance(s, BotSeat)
+        else SeatSpec("open" if isinstance(s, OpenSeat) else "human", None, s.name, s.external_id)
+        for s in data.seats
+    ]
+
+
+def _invite_codes(seats: list[SeatSpec]) -> dict[int, str]:
+    """An invite code for each open seat."""
+    return {i: c for i, c in enumerate(invites.new_codes(len(seats))) if seats[i].type == "open"}
+
+
+def _creation_answer(
+    created: Created, game: str, seats: list[SeatSpec], codes: dict[int, str]
+) -> GameCreatedResponse:
+    return GameCreatedResponse(
+        id=created.game_id,
+        game=game,
+        version=created.version,
+        seed_commitment=created.seed_commitment,
+        seats=[
+            SeatGrant(
+                i,
+                s.type,
+                s.level,
+                created.tokens[i],
+                s.name,
+                s.external_id,
+                Invite(codes[i], invites.INVITE_PREFIX + codes[i]) if i in codes else None,
+            )
+            for i, s in enumerate(seats)
+        ],
+    )
+
+
 class GamesController(Controller):
     path = "/v1/games"
     tags = ["games"]
@@ -253,20 +328,10 @@ class GamesController(Controller):
         game = str(type(data).__struct_config__.tag)
         if data.public and data.private:
             raise InvalidOptions("a game is public (in the lobby) or private, not both")
-        seats = [
-            SeatSpec("bot", s.level, s.name)
-            if isinstance(s, BotSeat)
-            else SeatSpec(
-                "open" if isinstance(s, OpenSeat) else "human", None, s.name, s.external_id
-            )
-            for s in data.seats
-        ]
+        seats = _seat_specs(data)
         game_id = secrets.token_hex(12)
-        codes = {
-            i: c for i, c in enumerate(invites.new_codes(len(seats))) if seats[i].type == "open"
-        }
-        quota = GameQuota(ctx.store.redis, ctx.settings.max_active_games)
-        async with quota.slot(key_id) as slot:
+        codes = _invite_codes(seats)
+        async with ctx.quota.slot(key_id) as slot:
             await invites.record(ctx.store.redis, game_id, codes)
             created = await ctx.games.create(
                 key_id,
@@ -281,24 +346,7 @@ class GamesController(Controller):
             slot.game_id = created.game_id
         if data.public:
             await lobby.list_public(ctx.store.redis, game_id, game)
-        return GameCreatedResponse(
-            id=created.game_id,
-            game=game,
-            version=created.version,
-            seed_commitment=created.seed_commitment,
-            seats=[
-                SeatGrant(
-                    i,
-                    s.type,
-                    s.level,
-                    created.tokens[i],
-                    s.name,
-                    s.external_id,
-                    Invite(codes[i], invites.INVITE_PREFIX + codes[i]) if i in codes else None,
-                )
-                for i, s in enumerate(seats)
-            ],
-        )
+        return _creation_answer(created, game, seats, codes)
 
     @get(
         "/",
@@ -616,42 +664,11 @@ class GamesController(Controller):
         game_id: GameId,
         authorization: Authorization = None,
         accept: FeedAccept = None,
-        last_event_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                required=False,
-                pattern="^[0-9]{1,9}$",
-                description="Resume after this version",
-            ),
-        ] = None,
-        after: Annotated[
-            int | None,
-            QueryParameter(ge=0, le=10**9, required=False, description="Start after this version"),
-        ] = None,
-        feed: Annotated[
-            Literal["events", "view"],
-            QueryParameter(
-                description="events: the event records; view: the caller's view after each batch"
-            ),
-        ] = "events",
-        ticket: Annotated[
-            str | None,
-            QueryParameter(
-                required=False,
-                max_length=128,
-                description="A single-use stream ticket (POST /v1/games/{id}/stream-tickets) "
-                "instead of Authorization",
-            ),
-        ] = None,
-        token: Annotated[
-            str | None,
-            QueryParameter(
-                required=False,
-                max_length=512,
-                description="Refused (400 token-in-url): get a stream ticket instead",
-            ),
-        ] = None,
+        last_event_id: LastEventId = None,
+        after: StreamAfter = None,
+        feed: StreamFeed = "events",
+        ticket: StreamTicketParameter = None,
+        token: TokenParameter = None,
     ) -> Stream:
         if token is not None:
             raise TokenInUrl(
@@ -665,18 +682,29 @@ class GamesController(Controller):
             caller = await _viewer(ctx, loaded, authorization)
         start = int(last_event_id) if last_event_id is not None else after
         ndjson = accept is not None and "application/x-ndjson" in accept.lower()
-        headers = {"Cache-Control": "no-store"}
         if feed == "view":
-            messages = view_messages(ctx, loaded, caller, start)
-            if ndjson:
-                return Stream(
-                    as_ndjson(messages), media_type="application/x-ndjson", headers=headers
-                )
-            return ServerSentEvent(as_sse(messages), headers=headers)
-        events = live_messages(ctx, loaded, caller, start or 0)
-        if ndjson:
-            return Stream(sse_as_ndjson(events), media_type="application/x-ndjson", headers=headers)
-        return ServerSentEvent(events, headers=headers)
+            return _view_feed(view_messages(ctx, loaded, caller, start), ndjson)
+        return _event_feed(live_messages(ctx, loaded, caller, start or 0), ndjson)
+
+
+def _view_feed(messages: AsyncIterator[Any], ndjson: bool) -> Stream:
+    if ndjson:
+        return Stream(
+            as_ndjson(messages),
+            media_type="application/x-ndjson",
+            headers={"Cache-Control": "no-store"},
+        )
+    return ServerSentEvent(as_sse(messages), headers={"Cache-Control": "no-store"})
+
+
+def _event_feed(events: AsyncIterator[Any], ndjson: bool) -> Stream:
+    if ndjson:
+        return Stream(
+            sse_as_ndjson(events),
+            media_type="application/x-ndjson",
+            headers={"Cache-Control": "no-store"},
+        )
+    return ServerSentEvent(events, headers={"Cache-Control": "no-store"})
 
 
 class GameEndingsController(Controller):
