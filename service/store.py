@@ -1,7 +1,7 @@
 """The event store on Redis (contract in DESIGN.md).
 
-Layout — every key of a game shares the hash tag ``{<id>}``, so the store runs unchanged on
-Redis Cluster:
+Layout (the whole of it, with every other key, is in `service/redis_keys.py`) — every key
+of a game shares the hash tag ``{<id>}``, so the store runs unchanged on Redis Cluster:
 
 - ``game:{id}:events``  the stream, one entry per event, entry id ``0-<version>``; never
   trimmed, so ``XLEN`` is the version.

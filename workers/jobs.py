@@ -20,8 +20,7 @@ from service.observability import timed_job
 from service.redis_keys import timeout_idempotency
 from service.scheduling import sweep
 from service.settings import Settings
-from service.stats import StatsStore
-from service.webhooks import Notification, WebhookStore
+from service.webhooks import Notification
 
 # Jobs run in the worker process itself (workers/main.py uses RQ's SimpleWorker), so one
 # event loop and one context (Redis clients, the warm game cache) serve every job of the
@@ -66,7 +65,7 @@ async def _score(game_id: str) -> str:
         loaded = await ctx.games.load(game_id)
         outcome = loaded.match.recorded
         if outcome is not None:
-            await StatsStore(ctx.store.redis).count_result(
+            await ctx.stats.count_result(
                 loaded.meta.owner, game_id, loaded.meta.game, loaded.meta.seats, outcome.winners
             )
         return "recorded" if applied.events and not applied.replayed else "already recorded"
@@ -135,7 +134,7 @@ class DeliveryFailed(Exception):
 async def _deliver(webhook_id: str, body: str) -> str:
     async with _context() as ctx:
         settings = ctx.settings
-        hook = await WebhookStore(ctx.store.redis).get(webhook_id)
+        hook = await ctx.webhooks.get(webhook_id)
         if hook is None:
             return "webhook removed"
         note = msgspec.json.decode(body, type=Notification)
@@ -167,7 +166,7 @@ async def _deliver(webhook_id: str, body: str) -> str:
             error=outcome.error,
             delivered=outcome.delivered,
         )
-        await WebhookStore(ctx.store.redis).record_attempt(webhook_id, record)
+        await ctx.webhooks.record_attempt(webhook_id, record)
         if not outcome.delivered:
             raise DeliveryFailed(f"attempt {attempt}: {outcome.error or outcome.status_code}")
         return f"delivered on attempt {attempt}"
