@@ -11,6 +11,7 @@ loading every game would, and folds a stream only for a game whose summary is be
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,15 @@ from service.store import AnyRedis
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(GameSummary).decode
+# Kept summaries start with the format they were written in: the wire type's schema (so a
+# changed GameSummary, SeatInfo, ... never reads an old record as if it were new) and a
+# number to bump when `summary_of` changes what it says of a game. Another format is no
+# summary: the game is loaded and its summary written anew.
+_FORMAT = (
+    b"1."
+    + hashlib.sha256(_encode(msgspec.json.schema(GameSummary))).hexdigest()[:12].encode()
+    + b"|"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +53,7 @@ class GameSummaries:
     async def keep(self, loaded: Loaded) -> GameSummary:
         """Write the summary of ``loaded`` (the creation time is the game's own)."""
         summary = summary_of(loaded, loaded.meta.created_ms)
-        await self.redis.set(summary_key(loaded.game_id), _encode(summary))
+        await self.redis.set(summary_key(loaded.game_id), _FORMAT + _encode(summary))
         return summary
 
     async def kept(self, rows: Sequence[tuple[str, int]]) -> list[Kept]:
@@ -57,7 +67,7 @@ class GameSummaries:
         out = []
         for i, (game_id, created_ms) in enumerate(rows):
             raw, version = replies[2 * i], int(replies[2 * i + 1])
-            out.append(Kept(game_id, created_ms, None if raw is None else _decode(raw), version))
+            out.append(Kept(game_id, created_ms, _summary(raw), version))
         return out
 
     async def current(self, kept: Kept, games: GameService) -> GameSummary:
@@ -68,3 +78,10 @@ class GameSummaries:
         if summary.created_ms != kept.created_ms:  # the listing's index says when
             summary = msgspec.structs.replace(summary, created_ms=kept.created_ms)
         return summary
+
+
+def _summary(raw: bytes | None) -> GameSummary | None:
+    """A kept summary, if it is in this code's format."""
+    if raw is None or not raw.startswith(_FORMAT):
+        return None
+    return _decode(raw[len(_FORMAT) :])

@@ -20,7 +20,8 @@ key                               type    holds                                 
 ``game:{<id>}:seat_tokens``       hash    ``s<seat>`` -> token hash, ``h<hash>`` ->  none
                                           seat (tokens granted after creation)
 ``game:{<id>}:summary``           string  the game list's summary of the game at     none
-                                          a version (JSON), kept by its follow-up
+                                          a version (``<format>|<JSON>``), kept by
+                                          its follow-up
 ``game:{<id>}:deadlines``         hash    seat -> ``action|step|ms`` (awaited turns) none
 ``game:{<id>}:botseal:<s>:<step>``string  a bot's sealed move and salt (JSON)        none
 ``games:active``                  zset    games not yet retired, all score 0 (the    none

@@ -139,5 +139,15 @@ def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
         raw.set(summary_key(running["id"]), behind)
         assert _listing(client) == fresh
         assert calls["load"] == 1
+
+        # A summary in another format (written by another release) is not taken either.
+        current = raw.get(summary_key(running["id"]))
+        assert current is not None
+        assert current.startswith(b"1.")
+        raw.set(summary_key(running["id"]), b"0" + current[1:])
+        calls.clear()
+        assert _listing(client) == fresh
+        assert calls["load"] == 1
+        assert raw.get(summary_key(running["id"])) == current
     finally:
         raw.close()
