@@ -342,7 +342,7 @@ def main() -> None:
         print(f"installing undici{'' if args.skip_bgio else ' and boardgame.io'} (npm) ...")
         npm_install(tmp, not args.skip_bgio)
         driver = tmp / DRIVER.name
-        valkey = EmbeddedRedis(tmp / "valkey")
+        valkey = EmbeddedRedis(tmp / "valkey", unix_socket=True)  # as `stakeout run` has it
         redis_url = valkey.start()
         env = {
             **os.environ,

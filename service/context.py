@@ -21,7 +21,7 @@ from redis.asyncio.cluster import RedisCluster
 from service.auth import ApiKeys
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
-from service.redis_connection import direct_writes
+from service.redis_connection import direct_client
 from service.scheduling import FollowUps, RqScheduler
 from service.settings import Settings
 from service.store import AnyRedis, EventStore
@@ -71,9 +71,7 @@ def event_redis(
         # The cluster client follows MOVED/ASK itself; a dead node still fails fast.
         return RedisCluster.from_url(settings.redis_url, **options)
     retry = redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,))
-    return redis.asyncio.Redis.from_url(
-        settings.redis_url, retry=retry, **options, **direct_writes(settings.redis_url)
-    )
+    return direct_client(settings.redis_url, retry=retry, **options)
 
 
 def queue_redis(settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS) -> redis.Redis:
