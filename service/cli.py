@@ -31,6 +31,8 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
         # any local peer.
         "proxy_headers": False,
+        # httptools, with an answer's head and body sent in one write (service/http_protocol.py)
+        "http": "service.http_protocol:OneWriteProtocol",
     }
 
 

@@ -42,6 +42,7 @@ from litestar.enums import ParamType, ScopeType
 from litestar.exceptions import ValidationException
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import ParameterKwarg
+from litestar.routes import HTTPRoute
 from litestar.serialization import encode_json, get_serializer
 from litestar.types import (
     ASGIApp,
@@ -130,6 +131,16 @@ class FastLane:
         self._lanes: dict[int, _Lane | None] = {}
         self._serializer = get_serializer(app.type_encoders)
         self.served = 0  # requests this lane answered (the rest went to Litestar)
+        # Where the lane's routes start (``/v1/games/``): other paths are not routed twice.
+        self._prefixes = tuple(
+            {
+                route.path_format.split("{", 1)[0]
+                for route in app.routes
+                if isinstance(route, HTTPRoute)
+                for handler in route.route_handlers
+                if handler.opt.get("lane")
+            }
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         lane = self._route(scope) if scope["type"] == ScopeType.HTTP else None
@@ -154,6 +165,8 @@ class FastLane:
     def _route(self, scope: Scope) -> _Lane | None:
         method = scope.get("method")
         if method not in ("GET", "POST") or scope.get("query_string"):
+            return None
+        if not scope["path"].startswith(self._prefixes):
             return None
         if scope.get("root_path"):
             return None
