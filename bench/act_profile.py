@@ -210,9 +210,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--prefer", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--tcp", action="store_true", help="reach Valkey over loopback TCP, not its Unix socket"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        server = EmbeddedRedis(Path(tmp) / "valkey")
+        server = EmbeddedRedis(Path(tmp) / "valkey", unix_socket=not args.tcp)
         url = server.start()
         try:
             # Access logs as `stakeout serve` writes them (JSON lines), to a file.

@@ -5,7 +5,8 @@
 Starts, on this machine, in temporary folders (nothing is written to the repository):
 
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
-  under uvicorn (uvloop + httptools) with ``--processes`` worker processes, the rate limit
+  under uvicorn (uvloop + httptools, an answer written at once: `service/http_protocol.py`,
+  as `stakeout serve` has it) with ``--processes`` worker processes, the rate limit
   off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``) and no quota of active games, JSON access logs on
   (to a file);
 - a bare Litestar app (one no-op route) under the same uvicorn settings;
@@ -53,6 +54,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "bench" / "http_load.mjs"
+HTTP_PROTOCOL = "service.http_protocol:OneWriteProtocol"
 API_KEY = "sk_bench"
 BGIO_VERSION = "0.50.2"
 
@@ -248,7 +250,9 @@ def process(args: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -
 
 def uvicorn_args(target: str, port: int, processes: int, factory: bool) -> list[str]:
     args = [sys.executable, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)]
-    args += ["--workers", str(processes), "--loop", "uvloop", "--http", "httptools"]
+    # The same HTTP protocol for both apps: `stakeout serve`'s (httptools, an answer's head
+    # and body in one write: service/http_protocol.py).
+    args += ["--workers", str(processes), "--loop", "uvloop", "--http", HTTP_PROTOCOL]
     args += ["--no-access-log", "--log-level", "warning"]
     return [*args, "--factory"] if factory else args
 
@@ -342,7 +346,7 @@ def main() -> None:
         print(f"installing undici{'' if args.skip_bgio else ' and boardgame.io'} (npm) ...")
         npm_install(tmp, not args.skip_bgio)
         driver = tmp / DRIVER.name
-        valkey = EmbeddedRedis(tmp / "valkey")
+        valkey = EmbeddedRedis(tmp / "valkey", unix_socket=True)  # as `stakeout run` has it
         redis_url = valkey.start()
         env = {
             **os.environ,
@@ -383,7 +387,7 @@ def main() -> None:
                 servers.enter_context(
                     process(
                         uvicorn_args("bare_app:app", ports["bare"], args.processes, False),
-                        {**env, "PYTHONPATH": str(bare_dir)},
+                        {**env, "PYTHONPATH": os.pathsep.join((str(bare_dir), str(ROOT)))},
                         tmp / "bare.log",
                         cwd=bare_dir,
                     )
@@ -464,7 +468,8 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
         return median(values)
 
     print(
-        f"\nstakeout: {processes} API process(es), uvloop + httptools; driver: Node undici;"
+        f"\nstakeout: {processes} API process(es), uvloop + httptools (one write an answer);"
+        " driver: Node undici;"
         f" medians of {len(rounds)} interleaved rounds"
     )
     print(

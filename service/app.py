@@ -16,6 +16,7 @@ from litestar.types import ControllerRouterHandler
 
 from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.dependencies import DEPENDENCIES
+from service.api.v1.fast_lane import FastLane
 from service.api.v1.games import GameEndingsController, GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
@@ -36,16 +37,18 @@ from service.strictness import check_request, problem_for_not_found
 from service.web_pages import web_router
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
+def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Litestar:
+    """``fast_lane=False``: every request through Litestar (tests compare the two paths)."""
     settings = settings or Settings.from_env()
     # With the limit off (a setting) the middleware is left out: no layer to pass.
     limited = settings.rate_limit_per_minute > 0
+    rate_limit = RateLimitMiddleware(settings.trusted_proxies) if limited else None
     app = Litestar(
         route_handlers=_route_handlers(settings),
         lifespan=[_lifespan(settings)],
         # Controllers receive the process's objects as handler parameters (ctx, games, ...).
         dependencies=DEPENDENCIES,
-        middleware=[RateLimitMiddleware(settings.trusted_proxies)] if limited else [],
+        middleware=[rate_limit] if rate_limit is not None else [],
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
         request_class=StrictRequest,
@@ -60,7 +63,11 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )
-    # Request ids, access log and HTTP metrics around everything, unmatched routes included.
+    # The view and act routes without Litestar's per-request work (same functions, same
+    # answers); then request ids, access log and HTTP metrics around everything, unmatched
+    # routes included.
+    if fast_lane:
+        app.asgi_handler = FastLane(app, app.asgi_handler, settings.max_body_bytes, rate_limit)
     return instrument(app)
 
 

@@ -31,6 +31,8 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
         # any local peer.
         "proxy_headers": False,
+        # httptools, with an answer's head and body sent in one write (service/http_protocol.py)
+        "http": "service.http_protocol:OneWriteProtocol",
     }
 
 
@@ -78,7 +80,11 @@ def _run(settings: Settings) -> None:
 
     embedded: EmbeddedRedis | None = None
     if settings.redis_url is None:
-        embedded = EmbeddedRedis(settings.data_dir / "valkey", appendfsync=settings.appendfsync)
+        # The processes of this machine reach it over its Unix socket (cheaper than TCP per
+        # command); the TCP port stays open for redis-cli and the like.
+        embedded = EmbeddedRedis(
+            settings.data_dir / "valkey", appendfsync=settings.appendfsync, unix_socket=True
+        )
         settings = replace(settings, redis_url=embedded.start())
     key_note = "from STAKEOUT_API_KEYS"
     if not settings.api_keys:
@@ -106,7 +112,11 @@ def _run(settings: Settings) -> None:
     )
     processes_note = "" if settings.api_processes else "one per core; "
     where = str(settings.data_dir / "valkey")
-    redis_note = f"  (embedded, AOF in {where}, restarted if it dies)" if embedded else ""
+    redis_note = (
+        f"  (embedded, also on {embedded.tcp_url}; AOF in {where}, restarted if it dies)"
+        if embedded
+        else ""
+    )
     print(
         f"\nstakeout is starting on {base}\n"
         f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"

@@ -24,7 +24,7 @@ from service.game_summaries import GameSummaries
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
 from service.quota import GameQuota
-from service.redis_connection import direct_writes
+from service.redis_connection import direct_client
 from service.scheduling import FollowUps, RqScheduler
 from service.settings import Settings
 from service.stats import StatsStore
@@ -89,9 +89,7 @@ def event_redis(
         # The cluster client follows MOVED/ASK itself; a dead node still fails fast.
         return RedisCluster.from_url(settings.redis_url, **options)
     retry = redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,))
-    return redis.asyncio.Redis.from_url(
-        settings.redis_url, retry=retry, **options, **direct_writes(settings.redis_url)
-    )
+    return direct_client(settings.redis_url, retry=retry, **options)
 
 
 def queue_redis(settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS) -> redis.Redis:

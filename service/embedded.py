@@ -25,9 +25,21 @@ def _ephemeral_port() -> int:
 
 
 class EmbeddedRedis:
-    def __init__(self, data_dir: Path, port: int | None = None, appendfsync: str = "everysec"):
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        appendfsync: str = "everysec",
+        unix_socket: bool = False,
+    ):
         data_dir.mkdir(parents=True, exist_ok=True)
         self._data_dir = data_dir
+        # Clients on the same machine may also connect over a Unix socket in the data folder:
+        # a command over loopback TCP costs its sender the whole TCP path of both ends in the
+        # kernel, several times what a Unix socket costs (bench/redis_transport.py). A path
+        # longer than the kernel's limit (about 100 bytes) keeps TCP only.
+        socket_path = (data_dir / "valkey.sock").resolve()
+        self._socket = socket_path if unix_socket and len(str(socket_path)) < 100 else None
         self._fixed_port = port
         self._appendfsync = appendfsync
         self._last_port: int | None = None
@@ -41,6 +53,7 @@ class EmbeddedRedis:
             appendonly="yes",
             appendfsync=self._appendfsync,
             save="",
+            unix_socket_path=self._socket,
         )
 
     def start(self) -> str:
@@ -58,6 +71,11 @@ class EmbeddedRedis:
 
     @property
     def url(self) -> str:
+        """The Unix socket's URL when the server has one, else the TCP one."""
+        return f"unix://{self._socket}?db=0" if self._socket else self.tcp_url
+
+    @property
+    def tcp_url(self) -> str:
         return f"redis://127.0.0.1:{self._server.port}/0"
 
     @property

@@ -57,7 +57,6 @@ from ipaddress import IPv4Address, IPv6Address, ip_address
 from typing import Any
 
 import msgspec
-import redis.asyncio
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -65,7 +64,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from service.errors import RateLimited
-from service.redis_connection import direct_writes
+from service.redis_connection import direct_client
 from service.redis_keys import RATE_LIMIT_PREFIX
 from service.settings import Network
 
@@ -122,12 +121,11 @@ class RateLimiter:
         self.per_minute = per_minute
         self.burst = burst if burst is not None else per_minute
         self._rate_per_ms = per_minute / 60_000
-        self._redis = redis.asyncio.Redis.from_url(
+        self._redis = direct_client(
             redis_url,
             socket_timeout=timeout,
             socket_connect_timeout=timeout,
             retry=Retry(NoBackoff(), 0),
-            **direct_writes(redis_url),
         )
         self._bucket = self._redis.register_script(_BUCKET_SCRIPT)
         self._open_until = 0.0
@@ -297,17 +295,26 @@ class RateLimitMiddleware(ASGIMiddleware):
         self.seats = _SeatTokens()
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        refusal = await self.refusal(scope)
+        if refusal is not None:
+            raise refusal
+        await next_app(scope, receive, send)
+
+    async def refusal(self, scope: Scope) -> RateLimited | None:
+        """The refusal of a request over its budget (None: it may go on). Also asked by
+        the fast lane (service/api/v1/fast_lane.py), which passes no middleware."""
         state = scope["litestar_app"].state
         limiter: RateLimiter | None = getattr(state, "rate_limiter", None)
-        if limiter is not None:
-            wait = await self._check(scope, state.ctx, limiter)
-            if wait is not None:
-                raise RateLimited(
-                    f"this credential (or address) is over {limiter.per_minute} requests a "
-                    f"minute (bursts of {limiter.burst}); retry in {wait} s",
-                    retry_after=wait,
-                )
-        await next_app(scope, receive, send)
+        if limiter is None:
+            return None
+        wait = await self._check(scope, state.ctx, limiter)
+        if wait is None:
+            return None
+        return RateLimited(
+            f"this credential (or address) is over {limiter.per_minute} requests a "
+            f"minute (bursts of {limiter.burst}); retry in {wait} s",
+            retry_after=wait,
+        )
 
     async def _check(self, scope: Scope, ctx: Any, limiter: RateLimiter) -> int | None:
         try:

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
-from urllib.parse import urlsplit
 
-from redis.asyncio.connection import Connection
+import redis.asyncio
+from redis.asyncio.connection import (
+    AbstractConnection,
+    Connection,
+    ConnectionPool,
+    UnixDomainSocketConnection,
+)
 
 
-class DirectConnection(Connection):
+class _WritesAtOnce(AbstractConnection):
     async def send_packed_command(
         self, command: bytes | str | Iterable[bytes], check_health: bool = True
     ) -> None:
@@ -38,10 +43,25 @@ class DirectConnection(Connection):
             self.socket_timeout = timeout
 
 
-def direct_writes(url: str) -> dict[str, Any]:
-    """``from_url`` options that use these connections for a ``redis://`` URL (a TLS or
-    Unix-socket URL names its own connection class, which ``from_url`` keeps)."""
-    return {"connection_class": DirectConnection} if urlsplit(url).scheme == "redis" else {}
+class DirectConnection(_WritesAtOnce, Connection):
+    """TCP."""
 
 
-__all__ = ["DirectConnection", "direct_writes"]
+class DirectUnixConnection(_WritesAtOnce, UnixDomainSocketConnection):
+    """A Unix socket (the embedded server of `stakeout run`)."""
+
+
+def direct_client(url: str, **options: Any) -> redis.asyncio.Redis:
+    """An asyncio client of ``url`` (``redis://`` or ``unix://``) whose connections write at
+    once; ``options`` as for ``Redis.from_url``. A TLS URL keeps redis-py's own class."""
+    pool = ConnectionPool.from_url(url, **options)
+    # from_url names the class from the URL's scheme (the Unix one included); ours replace
+    # the two plain ones.
+    direct = {Connection: DirectConnection, UnixDomainSocketConnection: DirectUnixConnection}
+    pool.connection_class = direct.get(pool.connection_class, pool.connection_class)
+    client = redis.asyncio.Redis(connection_pool=pool)
+    client.auto_close_connection_pool = True  # as from_url's: closing the client closes these
+    return client
+
+
+__all__ = ["DirectConnection", "DirectUnixConnection", "direct_client"]

@@ -18,7 +18,7 @@ from service.problems import PROBLEM_MEDIA_TYPE, problem
 JSON_MEDIA_TYPES = ("application/json",)
 
 
-def _is_json(media_type: str) -> bool:
+def is_json(media_type: str) -> bool:
     media_type = media_type.strip().lower()
     return media_type in JSON_MEDIA_TYPES or (
         media_type.startswith("application/") and media_type.endswith("+json")
@@ -47,7 +47,7 @@ async def check_request(request: Request[Any, Any, Any]) -> Response[Any] | None
     if request.route_handler.parsed_data_field is None:
         return None
     media_type, _ = request.content_type
-    if not _is_json(media_type):
+    if not is_json(media_type):
         raise HTTPException(
             status_code=415,
             detail=f"send the body as application/json, not {media_type or 'no Content-Type'}",

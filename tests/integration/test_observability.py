@@ -11,16 +11,18 @@ import io
 import json
 import logging
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from litestar import Litestar
 from prometheus_client.parser import text_string_to_metric_families
 
 from domain.match import CommitSeal
 from domain.sealed import commitment
 from service.context import open_context
-from service.observability import JsonFormatter, timed_job
+from service.observability import JsonFormatter, configure_logging, timed_job
 from service.settings import Settings
 from tests.helpers import API_KEY, auth, create, view, wait_for
 
@@ -294,3 +296,70 @@ def test_a_job_logs_a_json_line_with_its_duration(json_lines: io.StringIO) -> No
     assert done["outcome"] == "ok"
     assert done["duration_ms"] >= 0
     assert "request_id" not in done
+
+
+def test_access_lines_of_one_loop_turn_leave_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `stakeout serve` logs (configure_logging: the fast path), the access lines of the
+    answers finished in one turn of the event loop are written together, every one whole
+    and in order, at the start of the next turn."""
+    from litestar import get
+
+    from service import observability
+
+    writes: list[str] = []
+
+    class Stream(io.StringIO):
+        def write(self, text: str) -> int:
+            writes.append(text)
+            return len(text)
+
+    monkeypatch.setattr(sys, "stderr", Stream())
+    # configure_logging points the fast path at that stream: put it back afterwards.
+    monkeypatch.setattr(observability, "_FAST_HANDLER", observability._FAST_HANDLER)
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    try:
+        configure_logging("INFO")
+
+        @get("/noop")
+        async def noop() -> str:
+            return "ok"
+
+        app = observability.instrument(Litestar(route_handlers=[noop], logging_config=None))
+
+        async def one(i: int) -> None:
+            scope = {
+                "type": "http",
+                "method": "GET",
+                "path": "/noop",
+                "raw_path": b"/noop",
+                "query_string": b"",
+                "headers": [(b"x-request-id", f"turn-{i}".encode())],
+                "asgi": {"version": "3.0"},
+                "http_version": "1.1",
+                "scheme": "http",
+                "server": ("testserver", 80),
+                "client": ("127.0.0.1", 1),
+                "root_path": "",
+                "state": {},
+            }
+
+            async def receive() -> dict[str, Any]:
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            async def send(message: Any) -> None:
+                pass
+
+            await app(scope, receive, send)  # type: ignore[arg-type]
+
+        async def scenario() -> None:
+            await asyncio.gather(*(one(i) for i in range(20)))
+            await asyncio.sleep(0)
+
+        asyncio.run(scenario())
+    finally:
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+    lines = [json.loads(line) for text in writes for line in text.splitlines()]
+    assert [line["request_id"] for line in lines] == [f"turn-{i}" for i in range(20)]
+    assert len(writes) < 20  # fewer writes than lines

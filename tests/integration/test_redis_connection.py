@@ -15,7 +15,7 @@ import redis
 
 from service.context import event_redis
 from service.embedded import EmbeddedRedis
-from service.redis_connection import DirectConnection
+from service.redis_connection import DirectConnection, DirectUnixConnection
 from service.settings import Settings
 
 
@@ -48,8 +48,38 @@ def test_store_commands_make_no_task_each(settings: Settings) -> None:
     assert answers == [str(i).encode() for i in range(20)]
 
 
-def test_a_frozen_redis_still_times_out_on_the_reply(tmp_path: Path) -> None:
-    server = EmbeddedRedis(tmp_path / "valkey")
+def test_over_the_embedded_servers_unix_socket_too(tmp_path: Path) -> None:
+    """`stakeout run` connects its processes over the embedded server's Unix socket."""
+    server = EmbeddedRedis(tmp_path / "v", unix_socket=True)
+    url = server.start()
+    try:
+        assert url.startswith("unix://")
+
+        async def scenario() -> tuple[type, int, Any]:
+            client = event_redis(Settings(redis_url=url))
+            try:
+                await client.ping()
+                made = [0]
+                _counting_tasks(asyncio.get_running_loop(), made)
+                await client.set("direct:key", "over the socket")
+                answer = await client.get("direct:key")
+                return client.connection_pool.connection_class, made[0], answer
+            finally:
+                await client.aclose()
+
+        connection_class, tasks, answer = asyncio.run(scenario())
+        # The same key is there over TCP: one server, two ways in.
+        over_tcp = redis.Redis.from_url(server.tcp_url).get("direct:key")
+    finally:
+        server.stop()
+    assert connection_class is DirectUnixConnection
+    assert tasks == 0
+    assert answer == over_tcp == b"over the socket"
+
+
+@pytest.mark.parametrize("unix_socket", [False, True], ids=["tcp", "unix"])
+def test_a_frozen_redis_still_times_out_on_the_reply(tmp_path: Path, unix_socket: bool) -> None:
+    server = EmbeddedRedis(tmp_path / "valkey", unix_socket=unix_socket)
     url = server.start()
     pid = server._server._process.pid
     try:
@@ -79,7 +109,15 @@ def test_a_frozen_redis_still_times_out_on_the_reply(tmp_path: Path) -> None:
     assert issubclass(failed, redis.TimeoutError)
 
 
-@pytest.mark.parametrize("url", ["rediss://example:6380/0", "unix:///tmp/redis.sock"])
-def test_other_schemes_keep_their_own_connection_class(url: str) -> None:
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("rediss://example:6380/0", redis.asyncio.SSLConnection),
+        ("unix:///tmp/redis.sock", DirectUnixConnection),
+        ("redis://example:6379/0", DirectConnection),
+    ],
+)
+def test_each_scheme_gets_its_connection_class(url: str, expected: type) -> None:
+    """TLS keeps redis-py's own class; plain TCP and Unix sockets write at once."""
     client = event_redis(Settings(redis_url=url))
-    assert client.connection_pool.connection_class is not DirectConnection
+    assert client.connection_pool.connection_class is expected  # type: ignore[union-attr]

@@ -6,7 +6,7 @@ import asyncio
 
 import redis.asyncio
 
-from service.redis_connection import direct_writes
+from service.redis_connection import direct_client
 from service.redis_scripts import Scripts
 
 ECHO = "return {KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]) + 1}"
@@ -14,7 +14,7 @@ ECHO = "return {KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]) + 1}"
 
 def _client(url: str) -> redis.asyncio.Redis:
     retry = redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,))
-    return redis.asyncio.Redis.from_url(url, retry=retry, socket_timeout=2, **direct_writes(url))
+    return direct_client(url, retry=retry, socket_timeout=2)
 
 
 def test_a_script_answers_as_redis_py_does_and_is_loaded_when_the_server_lost_it(
@@ -25,7 +25,7 @@ def test_a_script_answers_as_redis_py_does_and_is_loaded_when_the_server_lost_it
         try:
             script = Scripts(client).script(ECHO)
             plain = client.register_script(ECHO)
-            args = ["a", b"\x00\xffb", 41]
+            args: list[str | bytes | int] = ["a", b"\x00\xffb", 41]
             expected = await plain(keys=["k"], args=args)
             assert await script(["k"], args) == expected == [b"k", b"a", b"\x00\xffb", 42]
             await client.script_flush()  # a restarted server knows no script

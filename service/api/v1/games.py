@@ -303,6 +303,89 @@ def _creation_answer(
     )
 
 
+async def view_answer(
+    ctx: Context, loaded: Loaded, caller: Caller
+) -> tuple[GameView, dict[str, str]]:
+    """The caller's view of a game as `GET /v1/games/{id}` answers it, and its headers."""
+    turn_deadlines = None
+    if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
+        turn_deadlines = await _turn_deadlines(ctx, loaded)
+    headers = {"ETag": etag(loaded.match.version), "Vary": "Authorization"}
+    return game_view(loaded, caller, turn_deadlines), headers
+
+
+async def view_for(
+    ctx: Context, game_id: str, authorization: str | None
+) -> tuple[GameView, dict[str, str]]:
+    """`view_answer` for a game and a credential (no long poll, no If-None-Match)."""
+    loaded = await ctx.games.load(game_id)
+    return await view_answer(ctx, loaded, await _viewer(ctx, loaded, authorization))
+
+
+def move_act(data: Move) -> Callable[[int], Act]:
+    move = msgspec.to_builtins(data)
+    return lambda seat: MakeMove(seat, move)
+
+
+def commitment_act(data: Commit) -> Callable[[int], Act]:
+    return lambda seat: CommitSeal(seat, data.commitment, data.step)
+
+
+def reveal_act(data: Reveal, body: bytes) -> Callable[[int], Act]:
+    # The commitment hashes the move exactly as the client sent it, so read it raw.
+    raw = msgspec.json.decode(body)
+    move = raw.get("move") if isinstance(raw, dict) else None
+    if not isinstance(move, dict):
+        raise InvalidRequest("move must be an object")
+    return lambda seat: RevealSeal(seat, move, data.salt)
+
+
+async def act_answer_for(
+    ctx: Context,
+    game_id: str,
+    authorization: str | None,
+    act_for: Callable[[int], Act],
+    body: bytes,
+    route: str,
+    idempotency_key: str | None,
+    if_match: str | None,
+    prefer: str | None,
+) -> tuple[MoveAccepted, dict[str, str]]:
+    """A seat's act (move, commitment, reveal) applied, and the answer with its headers.
+
+    Client acts do not depend on the state, so a retry of the decision reuses ``act_for``'s
+    act; ``body`` is what the Idempotency-Key's fingerprint covers.
+    """
+    # The seats and their tokens never change: the cached snapshot (no round trip)
+    # is enough to authorise; the act itself costs one round trip (GameService.apply).
+    seat = await _seat_caller(ctx, await ctx.games.snapshot(game_id), authorization)
+    act = act_for(seat)
+    applied: Applied = await ctx.games.apply(
+        game_id,
+        lambda rules, match, seed: act,
+        idempotency_key=seat_idempotency(seat, idempotency_key) if idempotency_key else None,
+        fingerprint=_fingerprint(route, seat, body),
+        if_match=_version(if_match),
+    )
+    caller = Caller(seat=seat)
+    after, turn_deadlines = await _after_act(ctx, applied, caller)
+    awaiting = with_deadlines(after.awaited, turn_deadlines or {})
+    view: GameView | None = None
+    headers: dict[str, str] = {}
+    if prefer is not None and _wants_representation(prefer):
+        view = game_view(after, caller, turn_deadlines, awaiting)
+        headers["Preference-Applied"] = "return=representation"
+        headers["Vary"] = "Prefer"
+    answer = MoveAccepted(
+        version=applied.version,
+        events=event_records(applied.loaded, applied.events, caller),
+        awaiting=awaiting,
+        replayed=applied.replayed,
+        view=view,
+    )
+    return answer, headers
+
+
 class GamesController(Controller):
     path = "/v1/games"
     tags = ["games"]
@@ -388,6 +471,7 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
+        opt={"lane": "view"},  # also served by the fast lane (fast_lane.py)
         summary="The caller's view of a game",
         description=(
             "With a seat token: that seat's view and legal moves; without: a spectator's. "
@@ -427,13 +511,8 @@ class GamesController(Controller):
             loaded = await ctx.games.load(game_id)
         if not_modified(if_none_match, loaded.match.version):
             return not_modified_response(loaded.match.version)
-        turn_deadlines = None
-        if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
-            turn_deadlines = await _turn_deadlines(ctx, loaded)
-        return Response(
-            game_view(loaded, caller, turn_deadlines),
-            headers={"ETag": etag(loaded.match.version), "Vary": "Authorization"},
-        )
+        view, headers = await view_answer(ctx, loaded, caller)
+        return Response(view, headers=headers)
 
     async def _act(
         self,
@@ -447,41 +526,23 @@ class GamesController(Controller):
         route: str,
         prefer: str | None,
     ) -> Response[MoveAccepted]:
-        # The seats and their tokens never change: the cached snapshot (no round trip)
-        # is enough to authorise; the act itself costs one round trip (GameService.apply).
-        seat = await _seat_caller(ctx, await ctx.games.snapshot(game_id), authorization)
-        body = await request.body()
-        act = act_for(seat)  # client acts do not depend on the state: retries reuse them
-        applied: Applied = await ctx.games.apply(
+        answer, headers = await act_answer_for(
+            ctx,
             game_id,
-            lambda rules, match, seed: act,
-            idempotency_key=seat_idempotency(seat, idempotency_key) if idempotency_key else None,
-            fingerprint=_fingerprint(route, seat, body),
-            if_match=_version(if_match),
+            authorization,
+            act_for,
+            await request.body(),
+            route,
+            idempotency_key,
+            if_match,
+            prefer,
         )
-        caller = Caller(seat=seat)
-        after, turn_deadlines = await _after_act(ctx, applied, caller)
-        awaiting = with_deadlines(after.awaited, turn_deadlines or {})
-        view: GameView | None = None
-        headers: dict[str, str] = {}
-        if prefer is not None and _wants_representation(prefer):
-            view = game_view(after, caller, turn_deadlines, awaiting)
-            headers["Preference-Applied"] = "return=representation"
-            headers["Vary"] = "Prefer"
-        return Response(
-            MoveAccepted(
-                version=applied.version,
-                events=event_records(applied.loaded, applied.events, caller),
-                awaiting=awaiting,
-                replayed=applied.replayed,
-                view=view,
-            ),
-            headers=headers,
-        )
+        return Response(answer, headers=headers)
 
     @post(
         "/{game_id:str}/moves",
         operation_id="postMove",
+        opt={"lane": "moves"},  # also served by the fast lane (fast_lane.py)
         summary="Make a public move",
         description=(
             "Body: one item of `legal`. Without If-Match the move is decided on the latest "
@@ -500,14 +561,12 @@ class GamesController(Controller):
         if_match: IfMatch = None,
         prefer: PreferHeader = None,
     ) -> Response[MoveAccepted]:
-        move = msgspec.to_builtins(data)
-
         return await self._act(
             request,
             ctx,
             game_id,
             authorization,
-            lambda seat: MakeMove(seat, move),
+            move_act(data),
             idempotency_key,
             if_match,
             "moves",
@@ -517,6 +576,7 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/commitments",
         operation_id="postCommitment",
+        opt={"lane": "commitments"},  # also served by the fast lane (fast_lane.py)
         summary="Commit to a sealed move",
         description=(
             "commitment = hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}')),"
@@ -540,7 +600,7 @@ class GamesController(Controller):
             ctx,
             game_id,
             authorization,
-            lambda seat: CommitSeal(seat, data.commitment, data.step),
+            commitment_act(data),
             idempotency_key,
             None,
             "commitments",
@@ -550,6 +610,7 @@ class GamesController(Controller):
     @post(
         "/{game_id:str}/reveals",
         operation_id="postReveal",
+        opt={"lane": "reveals"},  # also served by the fast lane (fast_lane.py)
         summary="Reveal a sealed move",
         description="Opens once every seat of the step has committed; must hash to the commitment.",
         status_code=200,
@@ -564,18 +625,12 @@ class GamesController(Controller):
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
     ) -> Response[MoveAccepted]:
-        # The commitment hashes the move exactly as the client sent it, so read it raw.
-        raw = msgspec.json.decode(await request.body())
-        move = raw.get("move") if isinstance(raw, dict) else None
-        if not isinstance(move, dict):
-            raise InvalidRequest("move must be an object")
-
         return await self._act(
             request,
             ctx,
             game_id,
             authorization,
-            lambda seat: RevealSeal(seat, move, data.salt),
+            reveal_act(data, await request.body()),
             idempotency_key,
             None,
             "reveals",
