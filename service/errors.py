@@ -48,6 +48,14 @@ class RateLimited(ServiceError):
         self.retry_after = retry_after
 
 
+class Unavailable(ServiceError):
+    code = "unavailable"
+
+
+class UnknownInviteProblem(ServiceError):
+    code = "unknown-invite"
+
+
 class WebhookNotFound(ServiceError):
     code = "not-found"
 

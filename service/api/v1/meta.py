@@ -10,13 +10,9 @@ from litestar.params import PathParameter
 from domain import registry
 from service.api.v1.dependencies import Injected
 from service.api.v1.schemas import GameList, Health, RulesDocument, rules_data
-from service.errors import ServiceError
+from service.errors import Unavailable
 from service.games import GameNotFound, GameService
 from service.store import EventStore
-
-
-class Unavailable(ServiceError):
-    code = "unavailable"
 
 
 class RulesController(Controller):

@@ -23,7 +23,7 @@ from service.api.v1.presenter import seat_infos, status_of
 from service.api.v1.schemas import MoveAccepted
 from service.auth import Caller, bearer
 from service.context import Context
-from service.errors import Forbidden, ServiceError, Unauthorized
+from service.errors import Forbidden, Unauthorized, UnknownInviteProblem
 from service.games import GameService
 from service.seat_tokens import caller_of
 from service.store import EventStore
@@ -35,10 +35,6 @@ InviteCode = Annotated[
         pattern="^[A-Za-z0-9_-]{8,128}$",
     ),
 ]
-
-
-class UnknownInviteProblem(ServiceError):
-    code = "unknown-invite"
 
 
 async def _invite(store: EventStore, code: str) -> tuple[str, int]:
