@@ -36,6 +36,19 @@ def _whole_floats_as_ints(value: Any) -> Any:
     return value
 
 
+_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder(target: Any) -> msgspec.json.Decoder[Any]:
+    """One strict decoder per body type. ``msgspec.json.decode(type=...)`` caches what it
+    learns of a Struct, but not of a union of them (a move body is a union of every game's
+    commands): about 19 µs to work it out again on every call, against 0.1 µs to decode."""
+    decoder = _DECODERS.get(target)
+    if decoder is None:
+        decoder = _DECODERS[target] = msgspec.json.Decoder(target, strict=True)
+    return decoder
+
+
 def decode_body(body: bytes, target: Any) -> Any:
     """``body`` decoded strictly as ``target``; every failure is a `ValidationException`.
 
@@ -44,7 +57,7 @@ def decode_body(body: bytes, target: Any) -> Any:
     such numbers made integers (only then: the common case decodes once).
     """
     try:
-        return msgspec.json.decode(body or b"null", type=target, strict=True)
+        return _decoder(target).decode(body or b"null")
     except msgspec.ValidationError as exc:
         try:
             plain = _whole_floats_as_ints(msgspec.json.decode(body or b"null"))

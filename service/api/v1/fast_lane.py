@@ -154,7 +154,9 @@ class FastLane:
             await self.inner(scope, receive, send)
             return
         try:
-            if more or (lane.kind == "act" and not _json_body(values)):
+            if more or len(body) > self.max_body:  # Litestar answers 413
+                raise _Declined
+            if lane.kind == "act" and not _json_body(values):
                 raise _Declined
             data = decode_body(body, lane.body_type) if lane.body_type is not None else None
         except (_Declined, ValidationException):
