@@ -20,7 +20,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.account_feed import AccountFeed
 from service.auth import ApiKeys
-from service.game_summaries import GameSummaries
+from service.game_summaries import GameSummaries, kept_record
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
 from service.quota import GameQuota
@@ -128,7 +128,7 @@ async def open_context(
     scheduler = RqScheduler(lambda: queue_redis(settings, timeout), store, settings.webhook_backoff)
     follow_ups = FollowUps(scheduler.follow_up) if background else None
     on_change = follow_ups.submit if follow_ups is not None else scheduler.on_change
-    games = GameService(store, settings.game_cache_size, on_change)
+    games = GameService(store, settings.game_cache_size, on_change, kept_record)
     try:
         yield Context(
             settings, store, games, scheduler, ApiKeys(settings.api_keys), live, follow_ups

@@ -35,7 +35,6 @@ from rq.job import Job, JobStatus
 
 from service import abandon, deadlines, webhooks
 from service.account_feed import AccountFeed, for_feed, lifecycle, seats_of
-from service.game_summaries import GameSummaries
 from service.games import Change, GameNotFound, GameService, Loaded
 from service.observability import FOLLOW_UP_FAILURES
 from service.store import EventStore
@@ -115,7 +114,6 @@ class RqScheduler:
         self.store = store
         self.webhooks = WebhookStore(store.redis)
         self.feed = AccountFeed(store.redis)
-        self.summaries = GameSummaries(store.redis)
         self.webhook_backoff = webhook_backoff
         self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
         # game id -> the change time this process last wrote to the activity index
@@ -228,9 +226,8 @@ class RqScheduler:
         at_ms: int,
         events: Collection[Any] = (),
     ) -> None:
-        """The summary, jobs, turn records, webhook deliveries and account-feed entries a
+        """The jobs, turn records, webhook deliveries and account-feed entries a
         game's new state calls for (``events``: those just appended)."""
-        await self.summaries.keep(loaded)  # the game list's (service/game_summaries.py)
         requests = jobs_for(loaded)
         hooks = await self.hooks_of(loaded.meta.owner)
         feed_on = await self.feed.active(loaded.meta.owner)
