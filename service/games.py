@@ -178,6 +178,39 @@ class _Entry:
         return self.loaded
 
 
+@dataclass(frozen=True)
+class _Decided:
+    """An act decided on a snapshot: its events, or why it is refused."""
+
+    act: Act | None
+    events: list[Any]
+    refusal: Exception | None
+
+
+def _decided(loaded: Loaded, seed: bytes, decide: Decision, if_match: int | None) -> _Decided:
+    match = loaded.match
+    if if_match is not None and if_match != match.version:
+        return _Decided(None, [], VersionMismatch(match.version))
+    try:
+        act = decide(loaded.rules, match, seed)
+        return _Decided(act, loaded.rules.perform(match, act, seed), None)
+    except DomainError as exc:
+        return _Decided(None, [], exc)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """Where an attempt left an act: answered (``applied``), or to decide again on
+    ``loaded`` (``checked``: just confirmed to be the stream's latest)."""
+
+    applied: Applied | None
+    entry: _Entry
+    loaded: Loaded
+    checked: bool
+    # Another writer appended first: the stream's version then (its entries are folded in).
+    lost_race: int | None = None
+
+
 class StoreBehind(Exception):
     """The store holds less than a cached snapshot (handled inside the service)."""
 
@@ -409,100 +442,101 @@ class GameService:
         if_match: int | None,
         grants: dict[int, str] | None = None,
     ) -> Applied:
-        loaded = entry.loaded
-        game_id = loaded.game_id
-        checked = False  # the snapshot was just confirmed to be the stream's latest
+        """Decide on the cached snapshot and append (one round trip); a snapshot found
+        stale is caught up from what the store answered and decided on again."""
+        step = _Step(None, entry, entry.loaded, checked=False)
         for _ in range(MAX_RETRIES):
-            rules, match = loaded.rules, loaded.match
-            refusal: Exception | None = None
-            events: list[Any] = []
-            act: Act | None = None
-            if if_match is not None and if_match != match.version:
-                refusal = VersionMismatch(match.version)
+            entry, loaded = step.entry, step.loaded
+            decided = _decided(loaded, entry.seed, decide, if_match)
+            if decided.refusal is not None or decided.act is None or not decided.events:
+                if step.checked:  # the refusal (or nothing to do) stands on the latest state
+                    if decided.refusal is not None:
+                        raise decided.refusal
+                    return Applied(loaded.match.version, [], loaded)
+                step = await self._recheck(entry, loaded, key, fingerprint)
             else:
-                try:
-                    act = decide(rules, match, entry.seed)
-                    events = rules.perform(match, act, entry.seed)
-                except DomainError as exc:
-                    refusal = exc
-            if refusal is not None or act is None or not events:
-                if checked:
-                    if refusal is not None:
-                        raise refusal
-                    return Applied(match.version, [], loaded)
-                # Decided on the cached snapshot: before refusing (or answering "nothing
-                # to do"), look at the store once, the key's earlier answer first.
-                tail = await self.store.catch_up(game_id, match.version, loaded.tip, key)
-                if tail.status == "duplicate":
-                    return self._duplicate(
-                        entry, tail.first, tail.version, tail.fingerprint, fingerprint, tail.events
-                    )
-                if tail.status == "behind":
-                    self._behind(game_id, match.version, tail.version)
-                    entry = await self._cold(game_id)
-                    loaded = entry.loaded
-                    continue
-                loaded = entry.advance(self._fold(loaded, tail.events))
-                checked = True
-                continue
-            codec = self.codec(rules)
-            encoded = [codec.encoder.encode(e) for e in events]
-            now = _now_ms()
-            # The snapshot after the act, folded before the append so that its summary goes
-            # with it (dropped if the append loses a race).
-            folded = match
-            for event in events:
-                folded = rules.fold(folded, event)
-            after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
-            result = await self.store.append(
-                game_id,
-                match.version,
-                encoded,
-                key,
-                fingerprint,
-                cause=codec.encoder.encode(act),
-                tip=loaded.tip,
-                now_ms=now,
-                grants=grants,
-                summary=self.summarize(after) if self.summarize is not None else b"",
+                step = await self._append(entry, loaded, decided, key, fingerprint, grants)
+                if step.lost_race is not None and if_match is not None:
+                    raise VersionMismatch(step.lost_race)
+            if step.applied is not None:
+                return step.applied
+        raise Contention(f"game {entry.loaded.game_id} is too busy; retry")
+
+    async def _recheck(
+        self, entry: _Entry, loaded: Loaded, key: str | None, fingerprint: str
+    ) -> _Step:
+        """Before a refusal (or "nothing to do") decided on the cached snapshot stands,
+        look at the store once: the key's earlier answer first, then what was missed."""
+        game_id, version = loaded.game_id, loaded.match.version
+        tail = await self.store.catch_up(game_id, version, loaded.tip, key)
+        if tail.status == "duplicate":
+            applied = self._duplicate(
+                entry, tail.first, tail.version, tail.fingerprint, fingerprint, tail.events
             )
-            if result.status == "ok":
-                count_act(rules.game.name, act)
-                entry.advance(after)
-                first = match.version + 1
-                if self.on_change is not None:
-                    seat = getattr(act, "seat", None)
-                    await self.on_change(
-                        after, Change(seat if isinstance(seat, int) else None, now, tuple(events))
-                    )
-                return Applied(
-                    result.version,
-                    [Versioned(first + i, e, now) for i, e in enumerate(events)],
-                    after,
-                )
-            if result.status == "duplicate":
-                return self._duplicate(
-                    entry,
-                    result.first,
-                    result.version,
-                    result.fingerprint,
-                    fingerprint,
-                    result.events,
-                )
-            if result.status == "missing":
-                raise GameNotFound(game_id)
-            if result.status == "behind":
-                self._behind(game_id, match.version, result.version)
-                entry = await self._cold(game_id)
-                loaded = entry.loaded
-                checked = True
-                continue
-            APPEND_CONFLICTS.labels(rules.game.name).inc()
-            loaded = entry.advance(self._fold(loaded, result.events))
-            checked = True
-            if if_match is not None:
-                raise VersionMismatch(result.version)
-        raise Contention(f"game {game_id} is too busy; retry")
+            return _Step(applied, entry, loaded, checked=True)
+        if tail.status == "behind":
+            self._behind(game_id, version, tail.version)
+            entry = await self._cold(game_id)
+            return _Step(None, entry, entry.loaded, checked=False)
+        return _Step(None, entry, entry.advance(self._fold(loaded, tail.events)), checked=True)
+
+    async def _append(
+        self,
+        entry: _Entry,
+        loaded: Loaded,
+        decided: _Decided,
+        key: str | None,
+        fingerprint: str,
+        grants: dict[int, str] | None,
+    ) -> _Step:
+        """Append the decided events at the snapshot's version (the script: see store.py)."""
+        game_id, rules, match = loaded.game_id, loaded.rules, loaded.match
+        act, events = decided.act, decided.events
+        codec = self.codec(rules)
+        encoded = [codec.encoder.encode(e) for e in events]
+        now = _now_ms()
+        # The snapshot after the act, folded before the append so that its summary goes
+        # with it (dropped if the append loses a race).
+        folded = match
+        for event in events:
+            folded = rules.fold(folded, event)
+        after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
+        result = await self.store.append(
+            game_id,
+            match.version,
+            encoded,
+            key,
+            fingerprint,
+            cause=codec.encoder.encode(act),
+            tip=loaded.tip,
+            now_ms=now,
+            grants=grants,
+            summary=self.summarize(after) if self.summarize is not None else b"",
+        )
+        if result.status == "ok":
+            count_act(rules.game.name, act)
+            entry.advance(after)
+            if self.on_change is not None:
+                seat = getattr(act, "seat", None)
+                change = Change(seat if isinstance(seat, int) else None, now, tuple(events))
+                await self.on_change(after, change)
+            first = match.version + 1
+            versioned = [Versioned(first + i, e, now) for i, e in enumerate(events)]
+            return _Step(Applied(result.version, versioned, after), entry, after, checked=True)
+        if result.status == "duplicate":
+            applied = self._duplicate(
+                entry, result.first, result.version, result.fingerprint, fingerprint, result.events
+            )
+            return _Step(applied, entry, loaded, checked=True)
+        if result.status == "missing":
+            raise GameNotFound(game_id)
+        if result.status == "behind":
+            self._behind(game_id, match.version, result.version)
+            entry = await self._cold(game_id)
+            return _Step(None, entry, entry.loaded, checked=True)
+        APPEND_CONFLICTS.labels(rules.game.name).inc()
+        caught_up = entry.advance(self._fold(loaded, result.events))
+        return _Step(None, entry, caught_up, checked=True, lost_race=result.version)
 
     def _duplicate(
         self,
