@@ -9,6 +9,7 @@ summaries were kept, a summary of another format) is loaded as before, and its s
 written then: a listing answers exactly what loading every game would, and folds a stream
 only for a game whose summary is behind.
 """
+
 from __future__ import annotations
 
 import hashlib

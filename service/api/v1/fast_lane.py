@@ -244,53 +244,54 @@ class FastLane:
         receive: Receive,
         send: Send,
     ) -> None:
-        ctx = self.app.state.ctx
         self.served += 1
         try:
             if self.rate_limit is not None:
                 refusal = await self.rate_limit.refusal(scope)
                 if refusal is not None:
                     raise refusal
-            answer: Any
-            if lane.kind == "view":
-                answer, headers = await games.view_for(
-                    ctx, values["game_id"], values["authorization"]
-                )
-            else:
-                answer, headers = await games.act_answer_for(
-                    ctx,
-                    values["game_id"],
-                    values["authorization"],
-                    _ACTS[lane.route](data, body),
-                    body,
-                    lane.route,
-                    values.get("idempotency_key"),
-                    values.get("if_match"),
-                    values.get("prefer"),
-                )
-        except Exception as exc:
+            answer, headers = await self._answer(lane, values, data, body)
+        except Exception as exc:  # answered as the app answers it: service/errors.py
             request: Request[Any, Any, Any] = Request(scope, _replay(body, False, receive))
             response = problem_handler(request, exc)
             await response.to_asgi_response(None, request)(scope, receive, send)
             return
-        content = encode_json(answer, self._serializer)
-        encoded = [
+        await _send_json(send, encode_json(answer, self._serializer), headers)
+
+    async def _answer(
+        self, lane: _Lane, values: dict[str, Any], data: Any, body: bytes
+    ) -> tuple[Any, dict[str, str]]:
+        """What the route's Litestar handler answers, from the same functions."""
+        ctx = self.app.state.ctx
+        if lane.kind == "view":
+            return await games.view_for(ctx, values["game_id"], values["authorization"])
+        return await games.act_answer_for(
+            ctx,
+            values["game_id"],
+            values["authorization"],
+            _ACTS[lane.route](data, body),
+            body,
+            lane.route,
+            values.get("idempotency_key"),
+            values.get("if_match"),
+            values.get("prefer"),
+        )
+
+
+async def _send_json(send: Send, content: bytes, headers: dict[str, str]) -> None:
+    """A 200 with a JSON body, as Litestar's Response writes it (one answer, two messages)."""
+    start: HTTPResponseStartEvent = {
+        "type": "http.response.start",
+        "status": 200,
+        "headers": [
             _JSON,
             (b"content-length", str(len(content)).encode()),
             *((name.lower().encode(), value.encode()) for name, value in headers.items()),
-        ]
-        start: HTTPResponseStartEvent = {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": encoded,
-        }
-        await send(start)
-        end: HTTPResponseBodyEvent = {
-            "type": "http.response.body",
-            "body": content,
-            "more_body": False,
-        }
-        await send(end)
+        ],
+    }
+    await send(start)
+    end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": content, "more_body": False}
+    await send(end)
 
 
 _ACTS: dict[str, Callable[[Any, bytes], Callable[[int], Any]]] = {
