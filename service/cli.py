@@ -11,9 +11,12 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from service.settings import Settings
+
+if TYPE_CHECKING:  # imported where used: the embedded server's package only for `run`
+    from service.embedded import EmbeddedRedis
 
 
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -75,17 +78,9 @@ def _multiprocess_metrics(settings: Settings) -> Path:
 def _run(settings: Settings) -> None:
     """Everything for a developer: embedded Redis (if no URL), workers, the API processes,
     all kept running by a supervisor."""
-    from service.embedded import EmbeddedRedis
     from service.supervisor import Supervisor
 
-    embedded: EmbeddedRedis | None = None
-    if settings.redis_url is None:
-        # The processes of this machine reach it over its Unix socket (cheaper than TCP per
-        # command); the TCP port stays open for redis-cli and the like.
-        embedded = EmbeddedRedis(
-            settings.data_dir / "valkey", appendfsync=settings.appendfsync, unix_socket=True
-        )
-        settings = replace(settings, redis_url=embedded.start())
+    embedded, settings = _embedded_unless_configured(settings)
     key_note = "from STAKEOUT_API_KEYS"
     if not settings.api_keys:
         settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
@@ -93,7 +88,6 @@ def _run(settings: Settings) -> None:
     # The API processes and the workers read their settings from the environment.
     os.environ["REDIS_URL"] = settings.redis_url or ""
     os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
-    processes = settings.processes
     metrics_dir = _multiprocess_metrics(settings)
     # Workers keep their own metrics in Redis (service/observability.py), not in the files.
     worker_env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
@@ -104,6 +98,34 @@ def _run(settings: Settings) -> None:
         from service.metrics_port import serve_metrics
 
         metrics_server = serve_metrics(settings, settings.metrics_port)
+    print(_banner(settings, key_note, embedded), flush=True)
+    try:
+        _serve_processes(settings, settings.processes)
+    finally:
+        supervisor.stop()
+        if metrics_server is not None:
+            metrics_server.shutdown()
+        if embedded is not None:
+            embedded.stop()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | None, Settings]:
+    """The embedded Valkey, started, when no Redis URL is set (and the settings using it)."""
+    from service.embedded import EmbeddedRedis
+
+    if settings.redis_url is not None:
+        return None, settings
+    # The processes of this machine reach it over its Unix socket (cheaper than TCP per
+    # command); the TCP port stays open for redis-cli and the like.
+    embedded = EmbeddedRedis(
+        settings.data_dir / "valkey", appendfsync=settings.appendfsync, unix_socket=True
+    )
+    return embedded, replace(settings, redis_url=embedded.start())
+
+
+def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -> str:
+    """What `stakeout run` prints: where everything is, and the settings that change it."""
     base = f"http://{settings.host}:{settings.port}"
     metrics_at = (
         f"http://{settings.host}:{settings.metrics_port}/metrics"
@@ -117,28 +139,19 @@ def _run(settings: Settings) -> None:
         if embedded
         else ""
     )
-    print(
+    return (
         f"\nstakeout is starting on {base}\n"
         f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"
         f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
         f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
-        f"  API processes: {processes}  ({processes_note}STAKEOUT_API_PROCESSES changes it)\n"
+        f"  API processes: {settings.processes}  ({processes_note}STAKEOUT_API_PROCESSES"
+        " changes it)\n"
         f"  Workers:      {'; '.join(','.join(q) for q in settings.run_workers)}"
         f"  (STAKEOUT_RUN_WORKERS; restarted if they exit)\n"
         f"  Metrics:      {metrics_at}  (all API processes, summed)\n"
         f"  Redis:        {settings.redis_url}"
-        f"{redis_note}\n",
-        flush=True,
+        f"{redis_note}\n"
     )
-    try:
-        _serve_processes(settings, processes)
-    finally:
-        supervisor.stop()
-        if metrics_server is not None:
-            metrics_server.shutdown()
-        if embedded is not None:
-            embedded.stop()
-        shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
 def _verify(path: Path) -> int:
