@@ -1,7 +1,8 @@
 """The store objects over the event store's Redis: one of each per process.
 
-Every read and write of a Redis key outside the event store (`service.store`) goes
-through one of these objects; their keys are spelled in `service.redis_keys`. They are
+Every use of the event store's Redis, besides the event store itself (`service.store`)
+and the live feeds (`service.live`), goes through one of these objects; their keys are
+spelled in `service.redis_keys`. They are
 built once, here, from the process's clients (`service.context.open_context`); the context
 exposes each by name (``ctx.deadlines``, ``ctx.invites``, ...) and the job scheduler uses
 the same instances. `tests/test_store_access.py` checks that no other module reaches for a
