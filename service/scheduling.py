@@ -114,7 +114,7 @@ class RqScheduler:
         self._connect = connect
         self._redis: Redis | None = None
         self.store = store
-        self.stores = stores  # the context's (service/stores.py)
+        # The context's stores (service/stores.py): the same instances the API uses.
         self.webhooks = stores.webhooks
         self.feed = stores.account_feed
         self.summaries = stores.summaries
