@@ -19,6 +19,7 @@ import redis.retry
 from redis.asyncio.cluster import RedisCluster
 
 from service.auth import ApiKeys
+from service.game_summaries import kept_record
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
 from service.redis_connection import direct_client
@@ -118,7 +119,7 @@ async def open_context(
     )
     follow_ups = FollowUps(scheduler.follow_up) if background else None
     on_change = follow_ups.submit if follow_ups is not None else scheduler.on_change
-    games = GameService(store, settings.game_cache_size, on_change)
+    games = GameService(store, settings.game_cache_size, on_change, kept_record)
     try:
         yield Context(
             **stores.parts(),

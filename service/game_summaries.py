@@ -1,12 +1,13 @@
 """The game list's summary of each game, kept with the game so that a listing folds no stream.
 
-A game's follow-up (run after every change, off the request path: `service.scheduling`)
-writes the summary of the game as it left it to ``game:{<id>}:summary``. A listing reads
+Every append writes the summary of the game as it leaves it to ``game:{<id>}:summary``, in
+the append script itself (`GameService.summarize`: no round trip of its own; an append that
+loses a race writes nothing), and a new game gets its first at creation. A listing reads
 the summaries of a page's games together with the games' versions, in one round trip, and
-takes a summary only when it is at its game's version. Any other game (a follow-up still
-pending or failed, two follow-ups written in the wrong order, a game from before summaries
-were kept) is loaded as before, and its summary written then: a listing answers exactly what
-loading every game would, and folds a stream only for a game whose summary is behind.
+takes a summary only when it is at its game's version. Any other game (a game from before
+summaries were kept, a summary of another format) is loaded as before, and its summary
+written then: a listing answers exactly what loading every game would, and folds a stream
+only for a game whose summary is behind.
 """
 
 from __future__ import annotations
@@ -78,6 +79,12 @@ class GameSummaries:
         if summary.created_ms != kept.created_ms:  # the listing's index says when
             summary = msgspec.structs.replace(summary, created_ms=kept.created_ms)
         return summary
+
+
+def kept_record(loaded: Loaded) -> bytes:
+    """What is kept for ``loaded``: its summary in this code's format. The event store
+    writes it with every append (`GameService.summarize`) and at a game's creation."""
+    return _FORMAT + _encode(summary_of(loaded, loaded.meta.created_ms))
 
 
 def _summary(raw: bytes | None) -> GameSummary | None:

@@ -188,10 +188,14 @@ class GameService:
         store: EventStore,
         cache_size: int = 2048,
         on_change: OnChange | None = None,
+        summarize: Callable[[Loaded], bytes] | None = None,
     ) -> None:
         self.store = store
         self.cache_size = cache_size
         self.on_change = on_change
+        # The game list's record of a game (service/game_summaries.py), kept with every
+        # change: written by the append script itself, no round trip of its own.
+        self.summarize = summarize
         self._cache: OrderedDict[str, _Entry] = OrderedDict()
         self._codecs: dict[str, _Codec] = {}
         # The store went backwards: how often, when last, and the reload under way.
@@ -259,6 +263,8 @@ class GameService:
             raise GameExists(game_id)
         await self.store.index_game(owner, game_id, meta.created_ms)
         loaded = (await self._cold(game_id)).loaded
+        if self.summarize is not None:
+            await self.store.keep_summary(game_id, self.summarize(loaded))
         if self.on_change is not None:
             await self.on_change(loaded, Change(None, meta.created_ms, tuple(events)))
         return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
@@ -442,6 +448,12 @@ class GameService:
             codec = self.codec(rules)
             encoded = [codec.encoder.encode(e) for e in events]
             now = _now_ms()
+            # The snapshot after the act, folded before the append so that its summary goes
+            # with it (dropped if the append loses a race).
+            folded = match
+            for event in events:
+                folded = rules.fold(folded, event)
+            after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
             result = await self.store.append(
                 game_id,
                 match.version,
@@ -452,13 +464,10 @@ class GameService:
                 tip=loaded.tip,
                 now_ms=now,
                 grants=grants,
+                summary=self.summarize(after) if self.summarize is not None else b"",
             )
             if result.status == "ok":
                 count_act(rules.game.name, act)
-                folded = match
-                for event in events:
-                    folded = rules.fold(folded, event)
-                after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
                 entry.advance(after)
                 first = match.version + 1
                 if self.on_change is not None:

@@ -117,7 +117,6 @@ class RqScheduler:
         # The context's stores (service/stores.py): the same instances the API uses.
         self.webhooks = stores.webhooks
         self.feed = stores.account_feed
-        self.summaries = stores.summaries
         self.deadlines = stores.deadlines
         self.activity = stores.activity
         self.webhook_backoff = webhook_backoff
@@ -232,9 +231,8 @@ class RqScheduler:
         at_ms: int,
         events: Collection[Any] = (),
     ) -> None:
-        """The summary, jobs, turn records, webhook deliveries and account-feed entries a
+        """The jobs, turn records, webhook deliveries and account-feed entries a
         game's new state calls for (``events``: those just appended)."""
-        await self.summaries.keep(loaded)  # the game list's (service/game_summaries.py)
         requests = jobs_for(loaded)
         hooks = await self.hooks_of(loaded.meta.owner)
         feed_on = await self.feed.active(loaded.meta.owner)

@@ -27,7 +27,13 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from service.redis_keys import ACTIVE_GAMES, game_keys, owner_games_key, seat_tokens_key
+from service.redis_keys import (
+    ACTIVE_GAMES,
+    game_keys,
+    owner_games_key,
+    seat_tokens_key,
+    summary_key,
+)
 from service.redis_scripts import Scripts
 
 AnyRedis = Redis | RedisCluster
@@ -113,9 +119,9 @@ end
 local first = version + 1
 local now = ARGV[4]
 -- The act that produced the batch is kept on its first entry (for verification).
-for j = 8, #ARGV do
+for j = 9, #ARGV do
   version = version + 1
-  if j == 8 and ARGV[5] ~= '' then
+  if j == 9 and ARGV[5] ~= '' then
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now, 'c', ARGV[5])
   else
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
@@ -135,6 +141,8 @@ for seat, digest in string.gmatch(ARGV[7], '(%d+)=(%x*)') do
     redis.call('HSET', KEYS[4], 's' .. seat, digest, 'h' .. digest, seat)
   end
 end
+-- The game list's summary of the game after the batch (service/game_summaries.py).
+if ARGV[8] ~= '' then redis.call('SET', KEYS[5], ARGV[8]) end
 return {'ok', tostring(version)}
 """
 )
@@ -244,19 +252,31 @@ class EventStore:
         tip: str = "",
         now_ms: int | None = None,
         grants: Mapping[int, str] | None = None,
+        summary: bytes = b"",
     ) -> Appended:
         """Append ``events`` at ``expected`` (one script, one round trip; see `Appended`).
 
         ``tip`` (optional) is the tip of the entry at ``expected`` the caller folded.
         ``grants``: seat -> token hash ("" withdraws the seat's token), stored with the
         append, atomically (a claim's token exists exactly when its event does).
+        ``summary``: the game list's record of the game after the append, written with it.
         """
         events_key, idem_key, meta_key, _ = game_keys(game_id)
         now = _now_ms() if now_ms is None else now_ms
         granted = ",".join(f"{seat}={digest}" for seat, digest in (grants or {}).items())
         reply = await self._append(
-            keys=[events_key, idem_key, meta_key, seat_tokens_key(game_id)],
-            args=[expected, idempotency_key or "", fingerprint, now, cause, tip, granted, *events],
+            keys=[events_key, idem_key, meta_key, seat_tokens_key(game_id), summary_key(game_id)],
+            args=[
+                expected,
+                idempotency_key or "",
+                fingerprint,
+                now,
+                cause,
+                tip,
+                granted,
+                summary,
+                *events,
+            ],
         )
         status, value = _text(reply[0]), _text(reply[1])
         if status == "duplicate":
@@ -268,6 +288,11 @@ class EventStore:
         if status == "behind":
             return Appended("behind", int(value))
         return Appended("missing", 0)
+
+    async def keep_summary(self, game_id: str, summary: bytes) -> None:
+        """The game list's record of a game, written alone (a new game; a listing that
+        found it behind); every append writes it with the events."""
+        await self.redis.set(summary_key(game_id), summary)
 
     async def catch_up(
         self, game_id: str, after: int, tip: str = "", idempotency_key: str | None = None
