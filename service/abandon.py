@@ -46,21 +46,31 @@ def ended(loaded: Loaded) -> bool:
     return match.recorded is not None or match.abandoned or match.aborted
 
 
-async def record_change(redis: AnyRedis, loaded: Loaded, change: Change) -> None:
-    """After every change: remember when the game last moved; forget it once it ended."""
-    if loaded.match.abandoned or loaded.match.aborted:
-        await redis.zrem(ACTIVE_GAMES, loaded.game_id)
-    if ended(loaded):
-        await redis.zrem(GAME_ACTIVITY, loaded.game_id)
-    else:
-        await redis.zadd(GAME_ACTIVITY, {loaded.game_id: change.at_ms}, gt=True)
+class ActivityIndex:
+    """When each active game last changed (``games:activity``), and the sweep's working
+    set (``games:active``) as far as ending a game goes."""
 
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
 
-async def last_changes(redis: AnyRedis, game_ids: Sequence[str]) -> list[float | None]:
-    if not game_ids:
-        return []
-    scores: list[float | None] = await redis.zmscore(GAME_ACTIVITY, list(game_ids))
-    return scores
+    async def record_change(self, loaded: Loaded, change: Change) -> None:
+        """After every change: remember when the game last moved; forget it once it
+        ended."""
+        if loaded.match.abandoned or loaded.match.aborted:
+            await self.redis.zrem(ACTIVE_GAMES, loaded.game_id)
+        if ended(loaded):
+            await self.redis.zrem(GAME_ACTIVITY, loaded.game_id)
+        else:
+            await self.redis.zadd(GAME_ACTIVITY, {loaded.game_id: change.at_ms}, gt=True)
+
+    async def last_changes(self, game_ids: Sequence[str]) -> list[float | None]:
+        if not game_ids:
+            return []
+        scores: list[float | None] = await self.redis.zmscore(GAME_ACTIVITY, list(game_ids))
+        return scores
+
+    async def forget(self, game_id: str) -> None:
+        await self.redis.zrem(GAME_ACTIVITY, game_id)
 
 
 def verdict(
@@ -77,7 +87,9 @@ def verdict(
     return "check" if zlib.crc32(game_id.encode()) % ROTATION == sweep_number % ROTATION else "skip"
 
 
-async def abandon(games: GameService, game_id: str, idle_ms: float) -> bool:
+async def abandon(
+    games: GameService, activity: ActivityIndex, game_id: str, idle_ms: float
+) -> bool:
     """End ``game_id`` as abandoned; False if it ended otherwise first."""
     try:
         applied = await games.apply(
@@ -86,11 +98,11 @@ async def abandon(games: GameService, game_id: str, idle_ms: float) -> bool:
             idempotency_key=ABANDON_IDEMPOTENCY,
         )
     except (DomainError, GameNotFound):
-        await games.store.redis.zrem(GAME_ACTIVITY, game_id)
+        await activity.forget(game_id)
         return False
     # The change handler retires it; done here too in case that one was cut short.
     await games.store.retire_game(game_id)
-    await games.store.redis.zrem(GAME_ACTIVITY, game_id)
+    await activity.forget(game_id)
     if applied.events:
         log.info("game abandoned", extra={"game_id": game_id})
     return bool(applied.events) or applied.replayed

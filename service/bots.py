@@ -20,12 +20,18 @@ from domain.match import CommitSeal, MakeMove, Match, MatchEngine, RevealSeal
 from domain.rng import Rng
 from service.games import GameService, Loaded
 from service.redis_keys import bot_idempotency, bot_seal_key
+from service.store import AnyRedis
 
 BotTurn = Literal["moved", "committed", "revealed", "idle"]
 
 
 async def play_bot_turn(
-    games: GameService, game_id: str, seat: int, version: int, budget: Budget
+    games: GameService,
+    seals: BotSeals,
+    game_id: str,
+    seat: int,
+    version: int,
+    budget: Budget,
 ) -> BotTurn:
     """Act for bot ``seat`` if it is awaited; a retried job makes no second move.
 
@@ -42,7 +48,7 @@ async def play_bot_turn(
     if not actions:
         return "idle"
     action = actions[0]
-    bot = _Bot(games, game_id, seat, spec.level, budget)
+    bot = _Bot(games, seals, game_id, seat, spec.level, budget)
     key = bot_idempotency(seat, action.action, version)
     try:
         if action.action == "move":
@@ -55,11 +61,30 @@ async def play_bot_turn(
         return "idle"
 
 
+class BotSeals:
+    """The bots' kept sealed choices (``game:{<id>}:botseal:<seat>:<step>``)."""
+
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def keep(self, game_id: str, seat: int, step: str, secret: bytes) -> bytes | str:
+        """Keep ``secret`` unless a choice is kept already; the one kept."""
+        key = bot_seal_key(game_id, seat, step)
+        await self.redis.set(key, secret, nx=True)
+        kept: bytes | str | None = await self.redis.get(key)
+        return kept or secret
+
+    async def kept(self, game_id: str, seat: int, step: str) -> bytes | str | None:
+        raw: bytes | str | None = await self.redis.get(bot_seal_key(game_id, seat, step))
+        return raw
+
+
 @dataclass(frozen=True)
 class _Bot:
     """One bot seat of one game, acting through the game service."""
 
     games: GameService
+    seals: BotSeals
     game_id: str
     seat: int
     level: BotLevel
@@ -85,9 +110,7 @@ class _Bot:
         seed = await self.games.store.seed(self.game_id)
         move = self.choose(loaded.rules, loaded.match, seed)
         secret = msgspec.json.encode({"move": move, "salt": sealed.new_salt()})
-        redis, sealed_key = self.games.store.redis, bot_seal_key(self.game_id, self.seat, step)
-        await redis.set(sealed_key, secret, nx=True)
-        kept = msgspec.json.decode(await redis.get(sealed_key) or secret)
+        kept = msgspec.json.decode(await self.seals.keep(self.game_id, self.seat, step, secret))
         digest = sealed.commitment(self.game_id, step, self.seat, kept["move"], kept["salt"])
         seat = self.seat
         await self.games.apply(
@@ -96,7 +119,7 @@ class _Bot:
         return "committed"
 
     async def reveal(self, step: str, key: str) -> BotTurn:
-        raw = await self.games.store.redis.get(bot_seal_key(self.game_id, self.seat, step))
+        raw = await self.seals.kept(self.game_id, self.seat, step)
         # No kept secret only if Redis lost data: reveal nothing valid (a forfeit) rather than
         # stall the table.
         kept: dict[str, Any] = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import redis
@@ -18,22 +18,23 @@ import redis.backoff
 import redis.retry
 from redis.asyncio.cluster import RedisCluster
 
-from service.account_feed import AccountFeed
 from service.auth import ApiKeys
-from service.game_summaries import GameSummaries, kept_record
+from service.game_summaries import kept_record
 from service.games import GameService
 from service.live import BLOCK_MS, LiveFeed
-from service.quota import GameQuota
 from service.redis_connection import direct_client
 from service.scheduling import FollowUps, RqScheduler
 from service.settings import Settings
-from service.stats import StatsStore
 from service.store import AnyRedis, EventStore
-from service.webhooks import WebhookStore
+from service.stores import Stores
 
 
 @dataclass
-class Context:
+class Context(Stores):
+    """One process's wiring: its stores (each by name: ``ctx.deadlines``, ``ctx.invites``,
+    ..., see service/stores.py; the same instances the scheduler uses), the event store, the
+    game service, the job scheduler, the API keys and the live feeds."""
+
     settings: Settings
     store: EventStore
     games: GameService
@@ -41,19 +42,6 @@ class Context:
     api_keys: ApiKeys
     live: LiveFeed
     follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
-    # The stores of an API key's webhooks, statistics and account feed: one each per process.
-    webhooks: WebhookStore = field(init=False)
-    stats: StatsStore = field(init=False)
-    account_feed: AccountFeed = field(init=False)
-    summaries: GameSummaries = field(init=False)  # the game list's
-    quota: GameQuota = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.webhooks = WebhookStore(self.store.redis)
-        self.stats = StatsStore(self.store.redis)
-        self.account_feed = AccountFeed(self.store.redis, self.live.blocking_client)
-        self.summaries = GameSummaries(self.store.redis)
-        self.quota = GameQuota(self.store.redis, self.settings.max_active_games)
 
 
 # A Redis that does not answer within these bounds is unavailable: the request gets a 503
@@ -125,13 +113,23 @@ async def open_context(
         await blocking.initialize()
     store = EventStore(client)
     live = LiveFeed(blocking, store)
-    scheduler = RqScheduler(lambda: queue_redis(settings, timeout), store, settings.webhook_backoff)
+    stores = Stores.over(store.redis, live.blocking_client, settings.max_active_games)
+    scheduler = RqScheduler(
+        lambda: queue_redis(settings, timeout), store, stores, settings.webhook_backoff
+    )
     follow_ups = FollowUps(scheduler.follow_up) if background else None
     on_change = follow_ups.submit if follow_ups is not None else scheduler.on_change
     games = GameService(store, settings.game_cache_size, on_change, kept_record)
     try:
         yield Context(
-            settings, store, games, scheduler, ApiKeys(settings.api_keys), live, follow_ups
+            **stores.parts(),
+            settings=settings,
+            store=store,
+            games=games,
+            scheduler=scheduler,
+            api_keys=ApiKeys(settings.api_keys),
+            live=live,
+            follow_ups=follow_ups,
         )
     finally:
         if follow_ups is not None:

@@ -41,15 +41,6 @@ class Deadline:
         return cls(seat, action, step, int(at_ms))
 
 
-async def current(redis: AnyRedis, game_id: str) -> dict[int, Deadline]:
-    raw = await redis.hgetall(deadlines_key(game_id))
-    out: dict[int, Deadline] = {}
-    for field, value in raw.items():
-        seat = int(field.decode() if isinstance(field, bytes) else field)
-        out[seat] = Deadline.decode(seat, value.decode() if isinstance(value, bytes) else value)
-    return out
-
-
 def _matches(deadline: Deadline | None, action: AwaitingAction) -> bool:
     return deadline is not None and (deadline.action, deadline.step) == (action.action, action.step)
 
@@ -82,18 +73,35 @@ def planned(
     return out
 
 
-async def refresh(
-    redis: AnyRedis, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
-) -> list[Deadline]:
-    """Bring the game's awaited turns up to date; returns the new ones."""
-    game_id = loaded.game_id
-    known = await current(redis, game_id)
-    fresh, stale = plan(known, loaded, now_ms, acted_seats)
-    if stale:
-        await redis.hdel(deadlines_key(game_id), *(str(seat) for seat in stale))
-    if fresh:
-        await redis.hset(deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh})
-    return fresh
+class DeadlineStore:
+    """The recorded turns of every game (``game:{<id>}:deadlines``)."""
+
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def current(self, game_id: str) -> dict[int, Deadline]:
+        raw = await self.redis.hgetall(deadlines_key(game_id))
+        out: dict[int, Deadline] = {}
+        for field, value in raw.items():
+            seat = int(field.decode() if isinstance(field, bytes) else field)
+            text = value.decode() if isinstance(value, bytes) else value
+            out[seat] = Deadline.decode(seat, text)
+        return out
+
+    async def refresh(
+        self, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
+    ) -> list[Deadline]:
+        """Bring the game's awaited turns up to date; returns the new ones."""
+        game_id = loaded.game_id
+        known = await self.current(game_id)
+        fresh, stale = plan(known, loaded, now_ms, acted_seats)
+        if stale:
+            await self.redis.hdel(deadlines_key(game_id), *(str(seat) for seat in stale))
+        if fresh:
+            await self.redis.hset(
+                deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh}
+            )
+        return fresh
 
 
 def with_deadlines(

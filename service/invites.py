@@ -38,24 +38,29 @@ def new_codes(seats: int) -> list[str]:
     return [secrets.token_urlsafe(16) for _ in range(seats)]
 
 
-async def record(redis: AnyRedis, game_id: str, codes: dict[int, str]) -> None:
-    """Store the hashes of a game's invite codes (seat -> code)."""
-    if not codes:
-        return
-    for seat, code in codes.items():
-        await redis.set(_key(code), f"{game_id}|{seat}")
+class InviteStore:
+    """The invites of open seats (``invite:<sha256(code)>``)."""
 
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
 
-async def lookup(redis: AnyRedis, code: str) -> tuple[str, int]:
-    """The game and seat of an invite code."""
-    if not code or len(code) > 128:
-        raise UnknownInvite(code)
-    raw = await redis.get(_key(code))
-    if raw is None:
-        raise UnknownInvite(code)
-    text = raw.decode() if isinstance(raw, bytes) else str(raw)
-    game_id, _, seat = text.partition("|")
-    return game_id, int(seat)
+    async def record(self, game_id: str, codes: dict[int, str]) -> None:
+        """Store the hashes of a game's invite codes (seat -> code)."""
+        if not codes:
+            return
+        for seat, code in codes.items():
+            await self.redis.set(_key(code), f"{game_id}|{seat}")
+
+    async def lookup(self, code: str) -> tuple[str, int]:
+        """The game and seat of an invite code."""
+        if not code or len(code) > 128:
+            raise UnknownInvite(code)
+        raw = await self.redis.get(_key(code))
+        if raw is None:
+            raise UnknownInvite(code)
+        text = raw.decode() if isinstance(raw, bytes) else str(raw)
+        game_id, _, seat = text.partition("|")
+        return game_id, int(seat)
 
 
 @dataclass(frozen=True)

@@ -244,9 +244,7 @@ class _SeatTokens:
             if known is not None and hmac.compare_digest(digest, known):
                 seat = index
         if seat is None and late:
-            from service.seat_tokens import late_seat
-
-            seat = await late_seat(ctx.store.redis, game_id, token)
+            seat = await ctx.seat_tokens.late_seat(game_id, token)
         return seat
 
 

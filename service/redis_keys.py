@@ -1,9 +1,12 @@
 """Every Redis key the service and the workers use: the whole layout, in one place.
 
-Nothing else spells a key (`tests/test_redis_keys.py` checks it). The strings are the
-stored format: a key renamed here is data lost, so they never change. On Redis Cluster the
-part in braces is the hash tag: the keys that one script or one transaction touches share
-it (a game's keys share ``{<game id>}``, an API key's ``{<API key id>}``).
+Nothing else spells a key (`tests/test_redis_keys.py` checks it). The event store's Redis
+is read and written by the event store (`service/store.py`), the live feeds
+(`service/live.py`) and the store objects of `service/stores.py`, each with its own client;
+no other module reaches for one (`tests/test_store_access.py`). The strings are the stored
+format: a key renamed here is data lost, so they never change. On Redis Cluster the part in
+braces is the hash tag: the keys that one script or one transaction touches share it (a
+game's keys share ``{<game id>}``, an API key's ``{<API key id>}``).
 
 The event store's Redis (``REDIS_URL``):
 

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from domain.match import Rematch, SeatSpec
 from service.context import Context
 from service.games import GameExists, Loaded, token_hash
-from service.lobby import list_public
-from service.seat_tokens import grant_seat, rematch_token
+from service.seat_tokens import rematch_token
 
 
 @dataclass(frozen=True)
@@ -80,12 +79,12 @@ async def rematch(ctx: Context, game_id: str, seat: int | None, token: str | Non
                 )
                 slot.game_id = new_id
                 if meta.public:
-                    await list_public(ctx.store.redis, new_id, meta.game)
+                    await ctx.lobby.list_public(new_id, meta.game)
             except GameExists:  # another request made it meanwhile
                 pass
     if seat is None or token is None:
         return Rematched(new_id)
     new_seat = (seat + 1) % len(loaded.match.seats)
     new_token = rematch_token(token, new_id)
-    await grant_seat(ctx.store.redis, new_id, new_seat, token_hash(new_token))
+    await ctx.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
     return Rematched(new_id, new_seat, new_token)

@@ -34,11 +34,12 @@ from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
 from service import abandon, deadlines, webhooks
-from service.account_feed import AccountFeed, for_feed, lifecycle, seats_of
+from service.account_feed import for_feed, lifecycle, seats_of
 from service.games import Change, GameNotFound, GameService, Loaded
 from service.observability import FOLLOW_UP_FAILURES
 from service.store import EventStore
-from service.webhooks import Webhook, WebhookStore
+from service.stores import Stores
+from service.webhooks import Webhook
 
 log = logging.getLogger("stakeout.scheduling")
 
@@ -107,13 +108,17 @@ class RqScheduler:
         self,
         connect: Callable[[], Redis],
         store: EventStore,
+        stores: Stores,
         webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800),
     ) -> None:
         self._connect = connect
         self._redis: Redis | None = None
         self.store = store
-        self.webhooks = WebhookStore(store.redis)
-        self.feed = AccountFeed(store.redis)
+        # The context's stores (service/stores.py): the same instances the API uses.
+        self.webhooks = stores.webhooks
+        self.feed = stores.account_feed
+        self.deadlines = stores.deadlines
+        self.activity = stores.activity
         self.webhook_backoff = webhook_backoff
         self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
         # game id -> the change time this process last wrote to the activity index
@@ -235,7 +240,7 @@ class RqScheduler:
         # seat.awaited; a game with none of these needs no record (a webhook registered
         # later announces the turns awaited then, as new).
         if loaded.meta.turn_seconds is not None or hooks or feed_on:
-            fresh = await deadlines.refresh(self.store.redis, loaded, at_ms, acted_seats)
+            fresh = await self.deadlines.refresh(loaded, at_ms, acted_seats)
             requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
             if hooks or feed_on:
                 notes = self._notes(loaded, at_ms, fresh, events)
@@ -259,7 +264,7 @@ class RqScheduler:
         last = self._activity.get(game_id)
         if last is not None and 0 <= at_ms - last < ACTIVITY_EVERY_MS and not abandon.ended(loaded):
             return
-        await abandon.record_change(self.store.redis, loaded, Change(None, at_ms))
+        await self.activity.record_change(loaded, Change(None, at_ms))
         if len(self._activity) >= 65536:
             self._activity.clear()
         self._activity[game_id] = at_ms
@@ -399,12 +404,13 @@ async def sweep(
     recently changed games every time, idle ones in rotation.
     """
     report = SweepReport()
+    activity = scheduler.activity
     after = ""
     while True:
         ids = await games.store.active_games(after, batch)
         if not ids:
             return report
-        last = await abandon.last_changes(games.store.redis, ids)
+        last = await activity.last_changes(ids)
         for game_id, last_ms in zip(ids, last, strict=True):
             report.seen += 1
             verdict = abandon.verdict(game_id, last_ms, now_ms, sweep_number, abandon_after_ms)
@@ -412,7 +418,8 @@ async def sweep(
                 continue
             if verdict == "abandon":
                 assert last_ms is not None
-                report.abandoned += await abandon.abandon(games, game_id, now_ms - last_ms)
+                idle_ms = now_ms - last_ms
+                report.abandoned += await abandon.abandon(games, activity, game_id, idle_ms)
                 continue
             try:
                 loaded = await games.load(game_id)
@@ -421,11 +428,11 @@ async def sweep(
                 continue
             report.loaded += 1
             if last_ms is None:
-                await abandon.record_change(games.store.redis, loaded, Change(None, now_ms))
+                await activity.record_change(loaded, Change(None, now_ms))
             requests = jobs_for(loaded)
             if loaded.meta.turn_seconds is not None:
-                known = await deadlines.current(games.store.redis, game_id)
-                fresh = await deadlines.refresh(games.store.redis, loaded, now_ms)
+                known = await scheduler.deadlines.current(game_id)
+                fresh = await scheduler.deadlines.refresh(loaded, now_ms)
                 turns = [*known.values(), *fresh]
                 requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
             if abandon.ended(loaded):

@@ -25,31 +25,41 @@ from service.redis_keys import seat_tokens_key
 from service.store import AnyRedis
 
 
-async def late_seat(redis: AnyRedis, game_id: str, token: str) -> int | None:
-    """The seat whose later-granted token this is (one round trip), or None."""
-    raw = await redis.hget(seat_tokens_key(game_id), "h" + token_hash(token))
-    if raw is None:
-        return None
-    return int(raw.decode() if isinstance(raw, bytes) else raw)
+class SeatTokens:
+    """The tokens granted after creation (``game:{<id>}:seat_tokens``)."""
 
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
 
-async def caller_of(
-    redis: AnyRedis, loaded: Loaded, keys: ApiKeys, authorization: str | None
-) -> Caller:
-    """Who is asking: a seat (a token made at creation or granted later), an API key,
-    or nobody (no Authorization). A bearer that is none of these is refused (401)."""
-    token = bearer(authorization)
-    if token is None:
-        return Caller()
-    seat = seat_of(loaded.meta, token)
-    if seat is None and loaded.meta.late_tokens:
-        seat = await late_seat(redis, loaded.game_id, token)
-    if seat is not None:
-        return Caller(seat=seat)
-    key_id = keys.identify(token)
-    if key_id is not None:
-        return Caller(api_key_id=key_id)
-    raise Unauthorized("the token is not valid for this game")
+    async def late_seat(self, game_id: str, token: str) -> int | None:
+        """The seat whose later-granted token this is (one round trip), or None."""
+        raw = await self.redis.hget(seat_tokens_key(game_id), "h" + token_hash(token))
+        if raw is None:
+            return None
+        return int(raw.decode() if isinstance(raw, bytes) else raw)
+
+    async def caller_of(self, loaded: Loaded, keys: ApiKeys, authorization: str | None) -> Caller:
+        """Who is asking: a seat (a token made at creation or granted later), an API key,
+        or nobody (no Authorization). A bearer that is none of these is refused (401)."""
+        token = bearer(authorization)
+        if token is None:
+            return Caller()
+        seat = seat_of(loaded.meta, token)
+        if seat is None and loaded.meta.late_tokens:
+            seat = await self.late_seat(loaded.game_id, token)
+        if seat is not None:
+            return Caller(seat=seat)
+        key_id = keys.identify(token)
+        if key_id is not None:
+            return Caller(api_key_id=key_id)
+        raise Unauthorized("the token is not valid for this game")
+
+    async def grant_seat(self, game_id: str, seat: int, digest: str) -> None:
+        """Record ``digest`` as ``seat``'s token hash (idempotent: a rematch's derived
+        token)."""
+        await self.redis.hset(
+            seat_tokens_key(game_id), mapping={f"s{seat}": digest, f"h{digest}": seat}
+        )
 
 
 def rematch_token(old_token: str, new_game_id: str) -> str:
@@ -58,8 +68,3 @@ def rematch_token(old_token: str, new_game_id: str) -> str:
         old_token.encode(), f"stakeout-rematch|{new_game_id}".encode(), hashlib.sha256
     ).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
-
-
-async def grant_seat(redis: AnyRedis, game_id: str, seat: int, digest: str) -> None:
-    """Record ``digest`` as ``seat``'s token hash (idempotent: a rematch's derived token)."""
-    await redis.hset(seat_tokens_key(game_id), mapping={f"s{seat}": digest, f"h{digest}": seat})

@@ -20,7 +20,7 @@ class InvalidTicketProblem(ServiceError):
 async def ticket_caller(ctx: Context, ticket: str, game_id: str) -> Caller:
     """The caller a game-feed ticket stands for (used up now)."""
     try:
-        grant = await tickets.redeem(ctx.store.redis, ticket)
+        grant = await ctx.tickets.redeem(ticket)
     except tickets.InvalidTicket:
         raise InvalidTicketProblem("the stream ticket is unknown, used or expired") from None
     if grant.scope != "game" or grant.game_id != game_id:
@@ -31,7 +31,7 @@ async def ticket_caller(ctx: Context, ticket: str, game_id: str) -> Caller:
 async def feed_ticket_owner(ctx: Context, ticket: str) -> str:
     """The API key id an account-feed ticket stands for (used up now)."""
     try:
-        grant = await tickets.redeem(ctx.store.redis, ticket)
+        grant = await ctx.tickets.redeem(ticket)
     except tickets.InvalidTicket:
         raise InvalidTicketProblem("the stream ticket is unknown, used or expired") from None
     if grant.scope != "feed" or grant.api_key_id is None:

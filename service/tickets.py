@@ -39,18 +39,23 @@ def _key(ticket: str) -> str:
     return ticket_key(token_hash(ticket))
 
 
-async def issue(redis: AnyRedis, grant: Grant) -> tuple[str, int]:
-    """A new ticket for ``grant`` and when it expires (epoch ms)."""
-    ticket = secrets.token_urlsafe(24)
-    await redis.set(_key(ticket), msgspec.json.encode(grant), ex=TICKET_SECONDS)
-    return ticket, int(time.time() * 1000) + TICKET_SECONDS * 1000
+class TicketStore:
+    """Stream tickets (``ticket:<sha256(ticket)>``)."""
 
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
 
-async def redeem(redis: AnyRedis, ticket: str) -> Grant:
-    """The grant of ``ticket``, which stops working now."""
-    if not ticket or len(ticket) > 128:
-        raise InvalidTicket(ticket)
-    raw = await redis.getdel(_key(ticket))
-    if raw is None:
-        raise InvalidTicket(ticket)
-    return msgspec.json.decode(raw, type=Grant)
+    async def issue(self, grant: Grant) -> tuple[str, int]:
+        """A new ticket for ``grant`` and when it expires (epoch ms)."""
+        ticket = secrets.token_urlsafe(24)
+        await self.redis.set(_key(ticket), msgspec.json.encode(grant), ex=TICKET_SECONDS)
+        return ticket, int(time.time() * 1000) + TICKET_SECONDS * 1000
+
+    async def redeem(self, ticket: str) -> Grant:
+        """The grant of ``ticket``, which stops working now."""
+        if not ticket or len(ticket) > 128:
+            raise InvalidTicket(ticket)
+        raw = await self.redis.getdel(_key(ticket))
+        if raw is None:
+            raise InvalidTicket(ticket)
+        return msgspec.json.decode(raw, type=Grant)

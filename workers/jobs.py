@@ -13,7 +13,7 @@ from rq import get_current_job
 
 from domain.errors import DomainError
 from domain.match import RecordResult, TimeOut
-from service import deadlines, webhooks
+from service import webhooks
 from service.bots import play_bot_turn
 from service.context import WORKER_TIMEOUT_SECONDS, Context, open_context
 from service.observability import timed_job
@@ -49,7 +49,9 @@ async def _context() -> AsyncIterator[Context]:
 
 async def _bot_turn(game_id: str, seat: int, version: int) -> str:
     async with _context() as ctx:
-        return await play_bot_turn(ctx.games, game_id, seat, version, ctx.settings.bot_budget)
+        return await play_bot_turn(
+            ctx.games, ctx.bot_seals, game_id, seat, version, ctx.settings.bot_budget
+        )
 
 
 async def _score(game_id: str) -> str:
@@ -85,7 +87,7 @@ def score_game(game_id: str) -> str:
 
 async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
     async with _context() as ctx:
-        known = (await deadlines.current(ctx.store.redis, game_id)).get(seat)
+        known = (await ctx.deadlines.current(game_id)).get(seat)
         if known is None or known.at_ms != at_ms:
             return "superseded"
         action, step = known.action, known.step

@@ -231,6 +231,9 @@ def test_concurrent_writers_on_two_clients_exactly_one_wins(cluster: Cluster) ->
     async def scenario(store: EventStore) -> None:
         other = EventStore(cluster.client())  # a second process's client
         try:
+            # Initialised first, as open_context does: concurrent first commands on a
+            # client without its slot map may lose connections in the reshuffle.
+            await other.redis.initialize()
             await _new_game(store, "c2")
             results = await asyncio.gather(
                 *(

@@ -12,6 +12,7 @@ from service.games import GameService
 from service.redis_keys import GAME_ACTIVITY as ACTIVITY
 from service.scheduling import ACTIVITY_EVERY_MS, RqScheduler
 from service.store import EventStore
+from service.stores import Stores
 
 
 def test_activity_is_written_once_a_period_and_at_once_when_the_game_ends(
@@ -22,7 +23,8 @@ def test_activity_is_written_once_a_period_and_at_once_when_the_game_ends(
         try:
             store = EventStore(client)
             games = GameService(store)
-            scheduler = RqScheduler(lambda: redis.Redis.from_url(clean_redis), store)
+            connect = lambda: redis.Redis.from_url(clean_redis)  # noqa: E731
+            scheduler = RqScheduler(connect, store, Stores.over(client))
             created = await games.create("owner", "fbi", {}, [SeatSpec("human")] * 4)
             loaded = await games.load(created.game_id)
             game_id = created.game_id

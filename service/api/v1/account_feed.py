@@ -126,7 +126,5 @@ class AccountFeedController(Controller):
             raise Unauthorized("a feed ticket needs the API key")
         owner = ctx.api_keys.require(authorization, "a feed ticket needs the API key")
         await ctx.account_feed.touch(owner)
-        ticket, expires = await tickets.issue(
-            ctx.store.redis, tickets.Grant("feed", api_key_id=owner)
-        )
+        ticket, expires = await ctx.tickets.issue(tickets.Grant("feed", api_key_id=owner))
         return StreamTicket(ticket=ticket, expires_at_ms=expires)

@@ -4,7 +4,8 @@ Each dependency is an app-scoped object opened in the lifespan (`service.context
 returned as it is: no construction per request, and no thread hop (``sync_to_thread=False``),
 since the act and view routes are the hot path. A handler names one by its parameter name,
 typed ``Injected[...]``: ``ctx`` (the whole wiring, for handlers that use several parts),
-``games``, ``store``, ``api_keys``, ``settings``, ``webhooks``, ``stats``, ``account_feed``.
+``games``, ``store``, ``api_keys``, ``settings``, ``webhooks``, ``stats``, ``account_feed``,
+``invites``. Other stores are reached through ``ctx`` (``ctx.deadlines``, ``ctx.tickets``, ...).
 Dependencies are not request parameters: they never appear in the OpenAPI document.
 """
 
@@ -20,6 +21,7 @@ from service.account_feed import AccountFeed
 from service.auth import ApiKeys
 from service.context import Context
 from service.games import GameService
+from service.invites import InviteStore
 from service.settings import Settings
 from service.stats import StatsStore
 from service.store import EventStore
@@ -64,6 +66,10 @@ def _account_feed(state: State) -> AccountFeed:
     return _context(state).account_feed
 
 
+def _invites(state: State) -> InviteStore:
+    return _context(state).invites
+
+
 def _provide(get: Any) -> Provide:
     return Provide(get, sync_to_thread=False)
 
@@ -77,4 +83,5 @@ DEPENDENCIES: dict[str, Provide] = {
     "webhooks": _provide(_webhooks),
     "stats": _provide(_stats),
     "account_feed": _provide(_account_feed),
+    "invites": _provide(_invites),
 }

@@ -15,7 +15,7 @@ from litestar.response import Response, ServerSentEvent, Stream
 from domain.errors import InvalidOptions
 from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
-from service import deadlines, invites, lobby
+from service import deadlines, invites
 from service.api.v1.dependencies import Injected
 from service.api.v1.game_list import GameFilter, page_of_games, parse_cursor
 from service.api.v1.presenter import event_records, game_view
@@ -44,7 +44,6 @@ from service.games import Applied, Created, Loaded
 from service.live_sse import live_messages
 from service.redis_keys import owner_idempotency, seat_idempotency
 from service.replays import replay_document
-from service.seat_tokens import caller_of
 from service.stream_access import TokenInUrl, ticket_caller
 from service.strictness import etag, not_modified, not_modified_response
 from service.view_feed import as_ndjson, as_sse, sse_as_ndjson, view_messages
@@ -203,7 +202,7 @@ async def _turn_deadlines(ctx: Context, loaded: Loaded) -> dict[int, deadlines.D
     """The recorded turn deadlines, and those the latest change's follow-up is about to
     record: it runs just after that change was answered, so a read can come first. Those
     are timed from the change itself, as the follow-up will time them."""
-    known = await deadlines.current(ctx.store.redis, loaded.game_id)
+    known = await ctx.deadlines.current(loaded.game_id)
     fresh, _ = deadlines.plan(known, loaded, 0)
     if not fresh:
         return known
@@ -222,7 +221,7 @@ async def _after_act(
         loaded = await ctx.games.load(loaded.game_id)
     turn_deadlines = None
     if loaded.meta.turn_seconds is not None:  # otherwise no turn has a deadline
-        known = await deadlines.current(ctx.store.redis, loaded.game_id)
+        known = await ctx.deadlines.current(loaded.game_id)
         at_ms = applied.events[-1].at_ms if applied.events and not applied.replayed else 0
         turn_deadlines = (
             deadlines.planned(
@@ -245,7 +244,7 @@ def _version(if_match: str | None) -> int | None:
 async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) -> int:
     if authorization is None:
         raise Unauthorized("a seat token is required")
-    caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
+    caller = await ctx.seat_tokens.caller_of(loaded, ctx.api_keys, authorization)
     if caller.seat is None:
         raise Forbidden("only a seat token may act in a game")
     if caller.seat in loaded.match.resigned:
@@ -255,7 +254,7 @@ async def _seat_caller(ctx: Context, loaded: Loaded, authorization: str | None) 
 
 async def _viewer(ctx: Context, loaded: Loaded, authorization: str | None) -> Caller:
     """The caller, if it may look at this game at all (private games: seats and owner)."""
-    caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
+    caller = await ctx.seat_tokens.caller_of(loaded, ctx.api_keys, authorization)
     owner = caller.api_key_id is not None and caller.api_key_id == loaded.meta.owner
     if loaded.meta.private and caller.seat is None and not owner:
         raise Forbidden("this game is private: only its seats and its creator may look")
@@ -415,7 +414,7 @@ class GamesController(Controller):
         game_id = secrets.token_hex(12)
         codes = _invite_codes(seats)
         async with ctx.quota.slot(key_id) as slot:
-            await invites.record(ctx.store.redis, game_id, codes)
+            await ctx.invites.record(game_id, codes)
             created = await ctx.games.create(
                 key_id,
                 game,
@@ -428,7 +427,7 @@ class GamesController(Controller):
             )
             slot.game_id = created.game_id
         if data.public:
-            await lobby.list_public(ctx.store.redis, game_id, game)
+            await ctx.lobby.list_public(game_id, game)
         return _creation_answer(created, game, seats, codes)
 
     @get(

@@ -7,7 +7,6 @@ from typing import Annotated
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
-from service import lobby
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import PageCursor, PageLimit
 from service.api.v1.lobby_schemas import LobbyPage
@@ -55,9 +54,7 @@ class LobbyController(Controller):
         if cursor is not None:
             created_text, _, last_id = cursor.partition("-")
             before = (int(created_text), last_id)
-        entries, after = await lobby.page(
-            ctx.store.redis, ctx.games, game, lobby_state, before, limit
-        )
+        entries, after = await ctx.lobby.page(ctx.games, game, lobby_state, before, limit)
         return LobbyPage(
             games=[summary_of(e.loaded, e.created_ms) for e in entries],
             next_cursor=f"{after[0]}-{after[1]}" if after is not None else None,

@@ -8,7 +8,8 @@ from typing import Annotated
 from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
-from service import invites, rematch, tickets
+from service import invites as open_seats
+from service import rematch, tickets
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization, GameId, _seat_caller, _viewer, act_answer
 from service.api.v1.lobby_schemas import (
@@ -25,8 +26,7 @@ from service.auth import Caller, bearer
 from service.context import Context
 from service.errors import Forbidden, Unauthorized, UnknownInviteProblem
 from service.games import GameService
-from service.seat_tokens import caller_of
-from service.store import EventStore
+from service.invites import InviteStore
 
 InviteCode = Annotated[
     str,
@@ -37,10 +37,10 @@ InviteCode = Annotated[
 ]
 
 
-async def _invite(store: EventStore, code: str) -> tuple[str, int]:
+async def _invite(invites: InviteStore, code: str) -> tuple[str, int]:
     try:
-        return await invites.lookup(store.redis, code)
-    except invites.UnknownInvite:
+        return await invites.lookup(code)
+    except open_seats.UnknownInvite:
         raise UnknownInviteProblem("no such invite (check the code)") from None
 
 
@@ -56,9 +56,9 @@ class InvitesController(Controller):
         "invite claims, the seats (who sits where, which are still open) and the options.",
     )
     async def get_invite(
-        self, store: Injected[EventStore], games: Injected[GameService], code: InviteCode
+        self, invites: Injected[InviteStore], games: Injected[GameService], code: InviteCode
     ) -> InviteInfo:
-        game_id, seat = await _invite(store, code)
+        game_id, seat = await _invite(invites, code)
         loaded = await games.load(game_id)
         return InviteInfo(
             game_id=game_id,
@@ -81,13 +81,13 @@ class InvitesController(Controller):
     )
     async def claim_invite(
         self,
-        store: Injected[EventStore],
+        invites: Injected[InviteStore],
         games: Injected[GameService],
         code: InviteCode,
         data: Annotated[ClaimRequest, Body()],
     ) -> ClaimedSeat:
-        game_id, seat = await _invite(store, code)
-        claimed = await invites.claim(games, game_id, seat, data.name, data.external_id)
+        game_id, seat = await _invite(invites, code)
+        claimed = await open_seats.claim(games, game_id, seat, data.name, data.external_id)
         return ClaimedSeat(game_id=game_id, seat=seat, token=claimed.token)
 
 
@@ -111,7 +111,7 @@ class SeatingController(Controller):
         self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
     ) -> MoveAccepted:
         seat = await _seat_caller(ctx, await ctx.games.load(game_id), authorization)
-        applied = await invites.leave(ctx.games, game_id, seat)
+        applied = await open_seats.leave(ctx.games, game_id, seat)
         return await act_answer(ctx, applied, Caller(seat=seat))
 
     @post(
@@ -133,7 +133,7 @@ class SeatingController(Controller):
         loaded = await ctx.games.snapshot(game_id)
         if key_id != loaded.meta.owner:
             raise Forbidden("only the API key that created the game may fill its seats")
-        applied = await invites.fill(ctx.games, game_id, data.level)
+        applied = await open_seats.fill(ctx.games, game_id, data.level)
         return await act_answer(ctx, applied, Caller())
 
     @post(
@@ -151,7 +151,7 @@ class SeatingController(Controller):
     ) -> StreamTicket:
         caller = await _viewer(ctx, await ctx.games.snapshot(game_id), authorization)
         grant = tickets.Grant("game", game_id, caller.seat, caller.api_key_id)
-        ticket, expires = await tickets.issue(ctx.store.redis, grant)
+        ticket, expires = await ctx.tickets.issue(grant)
         return StreamTicket(ticket=ticket, expires_at_ms=expires)
 
     @post(
@@ -174,7 +174,7 @@ class SeatingController(Controller):
         if authorization is None:
             raise Unauthorized("a rematch needs a seat token or the game's API key")
         loaded = await ctx.games.snapshot(game_id)
-        caller = await caller_of(ctx.store.redis, loaded, ctx.api_keys, authorization)
+        caller = await ctx.seat_tokens.caller_of(loaded, ctx.api_keys, authorization)
         if caller.seat is None and caller.api_key_id != loaded.meta.owner:
             raise Forbidden("only the game's seats and its creator may ask for a rematch")
         token = bearer(authorization) if caller.seat is not None else None
