@@ -18,8 +18,7 @@ import base64
 import hashlib
 import hmac
 
-from service.auth import ApiKeys, Caller, bearer, seat_of
-from service.errors import Unauthorized
+from service.auth import ApiKeys, Caller, bearer, caller_for, seat_of
 from service.games import Loaded, token_hash
 from service.redis_keys import seat_tokens_key
 from service.store import AnyRedis
@@ -41,18 +40,13 @@ class SeatTokens:
     async def caller_of(self, loaded: Loaded, keys: ApiKeys, authorization: str | None) -> Caller:
         """Who is asking: a seat (a token made at creation or granted later), an API key,
         or nobody (no Authorization). A bearer that is none of these is refused (401)."""
-        token = bearer(authorization)
-        if token is None:
-            return Caller()
-        seat = seat_of(loaded.meta, token)
-        if seat is None and loaded.meta.late_tokens:
-            seat = await self.late_seat(loaded.game_id, token)
-        if seat is not None:
-            return Caller(seat=seat)
-        key_id = keys.identify(token)
-        if key_id is not None:
-            return Caller(api_key_id=key_id)
-        raise Unauthorized("the token is not valid for this game")
+        if loaded.meta.late_tokens:  # a seat claimed or granted after creation?
+            token = bearer(authorization)
+            if token is not None and seat_of(loaded.meta, token) is None:
+                seat = await self.late_seat(loaded.game_id, token)
+                if seat is not None:
+                    return Caller(seat=seat)
+        return caller_for(loaded.meta, keys, authorization)
 
     async def grant_seat(self, game_id: str, seat: int, digest: str) -> None:
         """Record ``digest`` as ``seat``'s token hash (idempotent: a rematch's derived

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 from domain.sealed import commitment
@@ -68,3 +70,33 @@ def wait_for(predicate: Any, timeout: float = 60.0, interval: float = 0.05) -> A
             return value
         time.sleep(interval)
     raise AssertionError("condition not reached in time")
+
+
+def service_sources(root: Path) -> list[Path]:
+    """Every module of ``service/`` and ``workers/`` under ``root`` (checked by the
+    source-scanning tests), sorted; asserts the walk found the code."""
+    sources = sorted((root / "service").rglob("*.py")) + sorted((root / "workers").rglob("*.py"))
+    assert len(sources) > 40
+    return sources
+
+
+def play_randomly(
+    client: Any, game_id: str, tokens: list[str], seed: int, max_actions: int | None = None
+) -> int:
+    """The humans play random legal acts (``max_actions`` of them, or to the end);
+    returns how many were made."""
+    rng = random.Random(seed)
+    kept: dict[int, tuple[dict[str, Any], str]] = {}
+    done = 0
+    while max_actions is None or done < max_actions:
+        seen = view(client, game_id)
+        if seen["status"] == "finished":
+            break
+        action = seen["awaiting"][0]
+        seat = action["seat"]
+        legal = view(client, game_id, tokens[seat])["legal"]
+        move = rng.choice(legal) if legal else {}
+        response = act(client, game_id, tokens[seat], seat, action, move, kept)
+        assert response.status_code == 200, response.text
+        done += 1
+    return done

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 import subprocess
 import sys
 import threading
@@ -15,30 +14,9 @@ import msgspec
 import pytest
 
 from domain.verify import ReplayDocument, VerificationError, verify
-from tests.helpers import API_KEY, act, auth, create, view
+from tests.helpers import API_KEY, auth, create, play_randomly, view
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
-
-
-def _play(
-    client: Any, game_id: str, tokens: list[str], seed: int, max_actions: int | None = None
-) -> int:
-    """Both humans play random legal moves; returns how many actions were made."""
-    rng = random.Random(seed)
-    secrets_: dict[int, tuple[dict[str, Any], str]] = {}
-    done = 0
-    while max_actions is None or done < max_actions:
-        seen = view(client, game_id)
-        if seen["status"] == "finished":
-            break
-        action = seen["awaiting"][0]
-        seat = action["seat"]
-        legal = view(client, game_id, tokens[seat])["legal"]
-        move = rng.choice(legal) if legal else {}
-        response = act(client, game_id, tokens[seat], seat, action, move, secrets_)
-        assert response.status_code == 200, response.text
-        done += 1
-    return done
 
 
 def _read_sse(response: httpx.Response, until: int | None = None) -> list[dict[str, Any]]:
@@ -74,7 +52,7 @@ def test_a_live_feed_follows_a_game_resumes_after_a_disconnect_and_ends_with_it(
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             backlog = created["version"]
-            player = threading.Thread(target=_play, args=(client, game_id, tokens, 1, 6))
+            player = threading.Thread(target=play_randomly, args=(client, game_id, tokens, 1, 6))
             player.start()
             first = _read_sse(response, until=backlog + 3)
             player.join()
@@ -83,7 +61,7 @@ def test_a_live_feed_follows_a_game_resumes_after_a_disconnect_and_ends_with_it(
         # Resume after a disconnect: Last-Event-ID picks up exactly where we left off.
         resume = {**headers, "Last-Event-ID": str(versions[-1])}
         with client.stream("GET", f"/v1/games/{game_id}/stream", headers=resume) as response:
-            player = threading.Thread(target=_play, args=(client, game_id, tokens, 2))
+            player = threading.Thread(target=play_randomly, args=(client, game_id, tokens, 2))
             player.start()
             rest = _read_sse(response)  # ends by itself once the result is recorded
             player.join()
@@ -109,7 +87,7 @@ def test_a_live_feed_follows_a_game_resumes_after_a_disconnect_and_ends_with_it(
 def _finished_game(client: Any) -> tuple[str, list[str]]:
     created = create(client, "fbi", HUMANS2)
     tokens = [s["token"] for s in created["seats"]]
-    _play(client, created["id"], tokens, seed=3)
+    play_randomly(client, created["id"], tokens, seed=3)
     return created["id"], tokens
 
 

@@ -3,7 +3,6 @@ answer is byte for byte the one that loading every game gives."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -13,27 +12,9 @@ import redis
 
 from service.context import Context
 from service.redis_keys import summary_key
-from tests.helpers import API_KEY, act, auth, create, view
+from tests.helpers import API_KEY, auth, create, play_randomly
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
-
-
-def _play(client: Any, game_id: str, tokens: list[str], actions: int | None, seed: int) -> None:
-    """Random legal acts by the humans: ``actions`` of them, or to the end (None)."""
-    rng = random.Random(seed)
-    secrets_: dict[int, tuple[dict[str, Any], str]] = {}
-    done = 0
-    while actions is None or done < actions:
-        seen = view(client, game_id)
-        if seen["status"] == "finished":
-            return
-        action = seen["awaiting"][0]
-        seat = action["seat"]
-        legal = view(client, game_id, tokens[seat])["legal"]
-        move = rng.choice(legal) if legal else {}
-        response = act(client, game_id, tokens[seat], seat, action, move, secrets_)
-        assert response.status_code == 200, response.text
-        done += 1
 
 
 def _tokens(created: dict[str, Any]) -> list[str]:
@@ -43,9 +24,9 @@ def _tokens(created: dict[str, Any]) -> list[str]:
 def _games_of_every_kind(client: Any) -> dict[str, dict[str, Any]]:
     """A finished, a running, a waiting, a resigned and an aborted game, as created."""
     finished = create(client, "fbi", HUMANS2)
-    _play(client, finished["id"], _tokens(finished), None, seed=3)
+    play_randomly(client, finished["id"], _tokens(finished), 3, None)
     running = create(client, "feds", [*HUMANS2, {"type": "human"}])
-    _play(client, running["id"], _tokens(running), 3, seed=5)
+    play_randomly(client, running["id"], _tokens(running), 5, 3)
     waiting = create(client, "bonnie_clyde", [{"type": "human", "name": "ann"}, {"type": "open"}])
     resigned = create(client, "fbi", [{"type": "human", "external_id": "u-1"}, {"type": "human"}])
     _resign(client, resigned, 0)
