@@ -74,32 +74,27 @@ class GameNotStarted(DomainError):
     """The game still waits for players (open seats): nobody may act in it yet."""
 
     code = "game-not-started"
-    status = 409
 
 
 class GameStartedAlready(DomainError):
     """Seats may be claimed, left or filled only while the game waits for players."""
 
     code = "game-started"
-    status = 409
 
 
 class SeatTaken(DomainError):
     """The open seat was claimed by someone else first."""
 
     code = "seat-taken"
-    status = 409
 
 
 class NotAnOpenSeat(DomainError):
     """Only a seat that was open at creation (claimed by invite) may be left."""
 
     code = "not-an-open-seat"
-    status = 409
 
 
 class NotEnded(DomainError):
     """The game has not ended yet (a rematch follows an ended game)."""
 
     code = "game-not-finished"
-    status = 409
