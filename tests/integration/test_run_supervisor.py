@@ -152,3 +152,43 @@ def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
     while run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
     assert run.poll() is not None, processes.tail(run)
+
+
+def test_ctrl_c_stops_run_quietly_and_the_embedded_valkey_last(
+    processes: Processes, tmp_path: Path
+) -> None:
+    """A terminal's Ctrl+C signals the whole process group. The embedded Valkey runs in a
+    session of its own (service/embedded.py), so it outlives the workers' warm shutdown
+    and `stakeout run` stops it last: no worker logs that Redis went away."""
+    port = free_port()
+    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
+    env["LOG_LEVEL"] = "WARNING"
+    del env["REDIS_URL"]  # the embedded Valkey
+    run = processes.spawn("run", [sys.executable, "-m", "service.cli", "run"], env)
+    base = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        assert run.poll() is None, processes.tail(run)
+        try:
+            return httpx.get(base + "/readyz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_for(ready, timeout=120, interval=0.2)
+    wait_for(lambda: len(_workers(run.pid)) == 2, timeout=30)
+    valkey = _valkey(run.pid)
+    assert valkey is not None
+    assert os.getsid(valkey) == valkey != os.getsid(run.pid)  # a session of its own
+    os.killpg(run.pid, signal.SIGINT)  # what Ctrl+C does (spawn gave run its own group)
+    assert run.wait(timeout=90) is not None
+    output = processes.log_of(run).read_text(errors="replace")
+    assert "ConnectionError" not in output, output[-3000:]
+    assert "could not connect" not in output, output[-3000:]
+    assert not Path(f"/proc/{valkey}").exists() or "zombie" in _state(valkey)
+
+
+def _state(pid: int) -> str:
+    try:
+        return (Path(f"/proc/{pid}") / "status").read_text().split("State:", 1)[1].split("\n")[0]
+    except OSError:
+        return "zombie"
