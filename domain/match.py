@@ -433,16 +433,7 @@ class MatchEngine:
         through its own pure ``evolve``; the rest is shared.
         """
         if isinstance(event, GameCreated):
-            invited = tuple(i for i, s in enumerate(event.seats) if s.type == "open")
-            return Match(
-                game_id=event.game_id,
-                seats=list(event.seats),
-                options=event.options,
-                state=None,
-                version=1,
-                invited=invited,
-                waiting=bool(invited),
-            )
+            return _created(event)
         if match is None:
             raise ValueError("a stream must start with game.created")
         version = match.version + 1
@@ -877,6 +868,20 @@ def _commit_seed(seed: bytes) -> str:
 
 def event_union(game: AnyGame) -> Any:
     return tagged_union(MATCH_EVENT_TYPES + game.event_types)
+
+
+def _created(event: GameCreated) -> Match:
+    """A new match: version 1, waiting while it has open seats to fill."""
+    invited = tuple(i for i, s in enumerate(event.seats) if s.type == "open")
+    return Match(
+        game_id=event.game_id,
+        seats=list(event.seats),
+        options=event.options,
+        state=None,
+        version=1,
+        invited=invited,
+        waiting=bool(invited),
+    )
 
 
 def command_union(game: AnyGame) -> Any:

@@ -10,6 +10,7 @@ import re
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,24 @@ def _workers(run_pid: int) -> dict[int, str]:
 
 def _valkey(run_pid: int) -> int | None:
     return next((p for p, c in _children(run_pid).items() if "valkey" in c), None)
+
+
+def _start_run(
+    processes: Processes, env: dict[str, str], port: int
+) -> tuple[Any, str, Callable[[], bool]]:
+    """`stakeout run` started and ready: the process, its URL and its readiness check."""
+    run = processes.spawn("run", [sys.executable, "-m", "service.cli", "run"], env)
+    base = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        assert run.poll() is None, processes.tail(run)
+        try:
+            return httpx.get(base + "/readyz", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    wait_for(ready, timeout=120, interval=0.2)
+    return run, base, ready
 
 
 def _play_until_bots_answer(http: httpx.Client, seat: HumanSeat, rng: random.Random) -> int:
@@ -83,17 +102,7 @@ def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
         LOG_LEVEL="WARNING",
     )
     del env["REDIS_URL"]  # the embedded Valkey
-    run = processes.spawn("run", [sys.executable, "-m", "service.cli", "run"], env)
-    base = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert run.poll() is None, processes.tail(run)
-        try:
-            return httpx.get(base + "/readyz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_for(ready, timeout=120, interval=0.2)
+    run, base, ready = _start_run(processes, env, port)
     output = processes.log_of(run).read_text()
     assert re.search(r"API processes: 2 ", output), output
     assert "Workers:      bots,scoring; webhooks" in output, output
@@ -164,17 +173,7 @@ def test_ctrl_c_stops_run_quietly_and_the_embedded_valkey_last(
     env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
     env["LOG_LEVEL"] = "WARNING"
     del env["REDIS_URL"]  # the embedded Valkey
-    run = processes.spawn("run", [sys.executable, "-m", "service.cli", "run"], env)
-    base = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert run.poll() is None, processes.tail(run)
-        try:
-            return httpx.get(base + "/readyz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_for(ready, timeout=120, interval=0.2)
+    run, _, _ = _start_run(processes, env, port)
     wait_for(lambda: len(_workers(run.pid)) == 2, timeout=30)
     valkey = _valkey(run.pid)
     assert valkey is not None

@@ -88,6 +88,7 @@ class _Lane:
     route: str  # the act's route name ("moves", ...), for the Idempotency-Key fingerprint
     body_type: Any
     params: tuple[_Param, ...]
+    headers: dict[bytes, _Param]  # the header parameters by lower-case name
 
 
 def _lane(handler: HTTPRouteHandler) -> _Lane | None:
@@ -109,7 +110,9 @@ def _lane(handler: HTTPRouteHandler) -> _Lane | None:
         params.append(_Param(argument, header, pattern, definition.max_length))
     data = handler.parsed_data_field
     kind = "view" if name == "view" else "act"
-    return _Lane(kind, str(name), None if data is None else data.annotation, tuple(params))
+    headers = {p.header: p for p in params if p.header is not None}
+    body_type = None if data is None else data.annotation
+    return _Lane(kind, str(name), body_type, tuple(params), headers)
 
 
 class _Declined(Exception):
@@ -190,7 +193,7 @@ class FastLane:
     def _headers(self, scope: Scope, lane: _Lane) -> dict[str, Any]:
         """The lane's header values by argument name, plus ``content-type``; `_Declined`
         when anything about them is for Litestar to judge."""
-        wanted = {p.header: p for p in lane.params if p.header is not None}
+        wanted = lane.headers
         values: dict[str, Any] = {p.argument: None for p in wanted.values()}
         seen: set[bytes] = set()
         for name, raw in scope["headers"]:
