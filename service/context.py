@@ -136,5 +136,6 @@ async def open_context(
             await follow_ups.close()
         await live.close()
         await blocking.aclose()
+        store.close()
         await client.aclose()
         scheduler.close()

@@ -22,11 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import hiredis
 import redis.asyncio
 from redis.asyncio.connection import AbstractConnection as Connection
+from redis.asyncio.connection import SSLConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
+
+from service.redis_multiplex import Multiplexed, pack
 
 if TYPE_CHECKING:
     from service.store import AnyRedis
@@ -57,6 +59,17 @@ class Scripts:
             else None
         )
         self.idle: list[Connection] = []
+        # Over plain TCP or a Unix socket, every call shares one connection
+        # (`service.redis_multiplex`); TLS keeps the held connections.
+        self.shared = (
+            Multiplexed(self.pool.connection_kwargs)
+            if self.pool is not None and not issubclass(self.pool.connection_class, SSLConnection)
+            else None
+        )
+
+    def close(self) -> None:
+        if self.shared is not None:
+            self.shared.close()
 
     def script(self, source: str) -> Script:
         return Script(self, source)
@@ -72,7 +85,16 @@ class Script:
         pool = scripts.pool
         if pool is None:
             return await self._script(keys=keys, args=args)
-        command = hiredis.pack_command(("EVALSHA", self._script.sha, len(keys), *keys, *args))
+        command = pack("EVALSHA", self._script.sha, len(keys), *keys, *args)
+        shared = scripts.shared
+        if shared is not None:
+            try:
+                try:
+                    return await shared.execute(command)
+                except RedisConnectionError:  # it broke: once more, on a new connection
+                    return await shared.execute(command)
+            except NoScriptError:
+                return await self._script(keys=keys, args=args)
         idle = scripts.idle
         for attempt in (1, 2):
             if idle and attempt == 1:  # a second try takes a connection the pool checked

@@ -225,10 +225,14 @@ class EventStore:
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
         # The scripts of every act and every view read: the lean call path.
-        scripts = Scripts(redis)
+        scripts = self._scripts = Scripts(redis)
         self._create = scripts.script(_CREATE)
         self._append = scripts.script(_APPEND)
         self._catch_up = scripts.script(_CATCH_UP)
+
+    def close(self) -> None:
+        """Drop the scripts' shared connection (the client is closed by its owner)."""
+        self._scripts.close()
 
     async def create(
         self, game_id: str, meta: Mapping[str, str], seed: bytes, events: Sequence[bytes]
