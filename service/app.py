@@ -25,6 +25,7 @@ from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
+from service.cors import cors_when_asked
 from service.errors import problem_handler
 from service.metrics_port import MetricsServer, serve_metrics
 from service.observability import QueueCollector, configure_logging, instrument, metrics
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Lite
     # The view and act routes without Litestar's per-request work (same functions, same
     # answers); then request ids, access log and HTTP metrics around everything, unmatched
     # routes included.
+    cors_when_asked(app)
     if fast_lane:
         app.asgi_handler = FastLane(app, app.asgi_handler, settings.max_body_bytes, rate_limit)
     return instrument(app)
