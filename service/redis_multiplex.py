@@ -162,6 +162,7 @@ class Multiplexed:
         self._options = options
         self._wire: _Wire | None = None
         self._connecting: asyncio.Future[_Wire] | None = None
+        self._closed = False
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> Multiplexed:
@@ -173,6 +174,8 @@ class Multiplexed:
         """The reply to a packed command (`pack`)."""
         wire = self._wire
         if wire is None or wire.broken is not None:
+            if self._closed:  # shutting down: no new connection
+                raise RedisConnectionError("the connection to Redis was closed")
             wire = await self._connected()
         return await wire.call(command)
 
@@ -224,9 +227,10 @@ class Multiplexed:
             await wire.call(pack("SELECT", db))
 
     def close(self) -> None:
+        """Fail the calls in flight and connect no more."""
+        self._closed = True
         if self._wire is not None:
             self._wire.close()
-            self._wire = None
 
 
 __all__ = ["Multiplexed", "pack", "reply_error"]

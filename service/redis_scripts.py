@@ -6,15 +6,15 @@ retry wrapper, per-command observability hooks, response callbacks) and a pure-P
 command packer: in an in-process profile of the GET + POST loop that machinery cost more
 CPU than the game's rules (`bench/act_profile.py`, docs/design-move-path.md "Speed").
 
-`Script` keeps what matters and drops the rest: a connection from the client's own pool
-(taken once and held between calls, see `Scripts`; redis-py's reconnects stay),
-the command packed by hiredis in C (byte for byte redis-py's packing), the reply read by
-the connection (bounded by the socket timeout as before; a timeout or an error in the
-middle of a reply drops the connection). The client's retry policy is kept too: a command
-whose connection broke is sent again once, at once (service/context.py), never after a
-timeout. A server that does not know the script yet (a restart, a failover) gets it
-through redis-py's own path, which loads it. A Redis Cluster client keeps redis-py's
-script calls (it routes each call by its keys).
+`Script` keeps what matters and drops the rest: the command packed by hiredis in C (byte
+for byte redis-py's packing) and sent over one connection that every call of the process
+shares (`service.redis_multiplex`: the calls of one event loop turn leave in one write, the
+replies are matched by order; a reply later than the socket timeout fails the calls in
+flight and drops the connection). The client's retry policy is kept: a command whose
+connection broke is sent again once, at once (service/context.py), never after a timeout.
+A server that does not know the script yet (a restart, a failover) gets it through
+redis-py's own path, which loads it. Over TLS, and with a Redis Cluster client (it routes
+each call by its keys), the calls are redis-py's.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio
-from redis.asyncio.connection import AbstractConnection as Connection
 from redis.asyncio.connection import SSLConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
@@ -34,36 +33,25 @@ if TYPE_CHECKING:
     from service.store import AnyRedis
 
 
-# Connections held between calls at most (per client); more in use at once go back to the
-# pool after their call.
-MAX_HELD = 64
-
-
 class Scripts:
-    """The scripts of one client, and the connections they hold.
+    """The scripts of one client, and the connection they share.
 
-    A connection is taken from the client's pool once (connected and checked by the pool)
-    and then kept here between calls: checking it out of the pool and back for every call
-    cost more Python than the call itself (the pool's lock, its observability hooks and
-    release events). A held connection serves one call at a time; one that failed
-    mid-call was dropped by redis-py and reconnects on its next use. The pool still counts
-    them as in use, so closing the client closes them.
+    The lean path is for a plain client over TCP or a Unix socket: one `Multiplexed`
+    connection, made from the client's own connection settings (host or socket, password,
+    database, timeouts) and closed by `close`. Over TLS, or with a Redis Cluster client,
+    the calls go through redis-py's own script objects.
     """
 
     def __init__(self, client: AnyRedis) -> None:
         self.client = client
-        # The lean path only for a plain client over a pool of its own connections.
-        self.pool = (
+        pool = (
             client.connection_pool
             if isinstance(client, redis.asyncio.Redis) and client.connection is None
             else None
         )
-        self.idle: list[Connection] = []
-        # Over plain TCP or a Unix socket, every call shares one connection
-        # (`service.redis_multiplex`); TLS keeps the held connections.
         self.shared = (
-            Multiplexed(self.pool.connection_kwargs)
-            if self.pool is not None and not issubclass(self.pool.connection_class, SSLConnection)
+            Multiplexed(pool.connection_kwargs)
+            if pool is not None and not issubclass(pool.connection_class, SSLConnection)
             else None
         )
 
@@ -81,41 +69,17 @@ class Script:
         self._script = scripts.client.register_script(source)
 
     async def __call__(self, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        scripts = self._scripts
-        pool = scripts.pool
-        if pool is None:
+        shared = self._scripts.shared
+        if shared is None:
             return await self._script(keys=keys, args=args)
         command = pack("EVALSHA", self._script.sha, len(keys), *keys, *args)
-        shared = scripts.shared
-        if shared is not None:
+        try:
             try:
-                try:
-                    return await shared.execute(command)
-                except RedisConnectionError:  # it broke: once more, on a new connection
-                    return await shared.execute(command)
-            except NoScriptError:
-                return await self._script(keys=keys, args=args)
-        idle = scripts.idle
-        for attempt in (1, 2):
-            if idle and attempt == 1:  # a second try takes a connection the pool checked
-                connection = idle.pop()
-            else:
-                connection = await pool.get_connection()  # type: ignore[no-untyped-call]
-            try:
-                await connection.send_packed_command(command)
-                return await connection.read_response()
-            except NoScriptError:
-                break
-            except RedisConnectionError:
-                # The connection is dropped already (redis-py does it on the error).
-                if attempt == 2:
-                    raise
-            finally:
-                if len(idle) < MAX_HELD:
-                    idle.append(connection)
-                else:  # more at once than usual (a burst, new ones after a restart)
-                    await pool.release(connection)
-        return await self._script(keys=keys, args=args)
+                return await shared.execute(command)
+            except RedisConnectionError:  # it broke: once more, on a new connection
+                return await shared.execute(command)
+        except NoScriptError:  # loaded and run by redis-py
+            return await self._script(keys=keys, args=args)
 
 
 __all__ = ["Script", "Scripts"]

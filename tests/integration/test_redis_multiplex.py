@@ -36,25 +36,24 @@ def own_server(tmp_path: Path) -> Iterator[EmbeddedRedis]:
 
 
 def test_concurrent_calls_share_one_connection_and_each_gets_its_own_reply(
-    clean_redis: str,
+    own_server: EmbeddedRedis,
 ) -> None:
     async def run() -> tuple[list[object], int]:
-        shared = Multiplexed.from_url(clean_redis, socket_timeout=5)
-        admin = redis.asyncio.Redis.from_url(clean_redis)
+        shared = Multiplexed.from_url(own_server.url, socket_timeout=5)
+        admin = redis.asyncio.Redis.from_url(own_server.url)
         try:
-            before = len(await admin.client_list())
             replies = await asyncio.gather(
                 *(shared.execute(_eval(ECHO, f"call {i}", i)) for i in range(300))
             )
-            connections = len(await admin.client_list()) - before
-            return list(replies), connections
+            # This server's clients now: the admin connection and the shared one.
+            return list(replies), len(await admin.client_list())
         finally:
             shared.close()
             await admin.aclose()
 
-    replies, connections = asyncio.run(run())
+    replies, clients = asyncio.run(run())
     assert replies == [[f"call {i}".encode(), 2 * i] for i in range(300)]
-    assert connections == 1
+    assert clients == 2
 
 
 def test_an_error_reply_fails_its_call_only(clean_redis: str) -> None:
@@ -192,3 +191,31 @@ def test_the_urls_password_and_database_are_used(own_server: EmbeddedRedis) -> N
     assert redis.Redis(unix_socket_path=path, password="sesame", db=0).get("where") is None
     with pytest.raises(redis.AuthenticationError):
         asyncio.run(run(f"unix://:wrong@{path}"))
+
+
+def test_once_closed_it_fails_the_calls_in_flight_and_connects_no_more(
+    own_server: EmbeddedRedis,
+) -> None:
+    async def run() -> tuple[list[object], object, int]:
+        shared = Multiplexed.from_url(own_server.url, socket_timeout=5)
+        admin = redis.asyncio.Redis.from_url(own_server.url)
+        try:
+            assert await shared.execute(_eval(ECHO, "warm", 1)) == [b"warm", 2]
+            calls = [asyncio.ensure_future(shared.execute(_eval(ECHO, "x", i))) for i in range(3)]
+            await asyncio.sleep(0)  # queued, not yet written
+            shared.close()
+            in_flight = await asyncio.gather(*calls, return_exceptions=True)
+            try:
+                await shared.execute(_eval(ECHO, "late", 1))
+                late: object = None
+            except redis.ConnectionError as exc:
+                late = exc
+            await asyncio.sleep(0.05)  # the server sees the close
+            return list(in_flight), late, len(await admin.client_list())
+        finally:
+            await admin.aclose()
+
+    in_flight, late, clients = asyncio.run(run())
+    assert all(isinstance(c, redis.ConnectionError) for c in in_flight), in_flight
+    assert isinstance(late, redis.ConnectionError)
+    assert clients == 1  # the admin connection only
