@@ -139,39 +139,43 @@ PUBLIC_LOBBY = "lobby:public"
 # ---- an API key's keys: hash tag {<API key id>} -----------------------------------------
 
 
+def _owner(owner: str, rest: str) -> str:
+    """An API key's key: ``owner:{<owner>}:<rest>`` (one hash tag for all of them)."""
+    return "owner:{" + owner + "}:" + rest
+
+
 def owner_games_key(owner: str) -> str:
-    return "owner:{" + owner + "}:games"
+    return _owner(owner, "games")
 
 
 def quota_keys(owner: str) -> tuple[str, str]:
     """The quota's sets: the key's active games, and its creations under way."""
-    tag = "{" + owner + "}"
-    return f"owner:{tag}:active", f"owner:{tag}:pending"
+    return _owner(owner, "active"), _owner(owner, "pending")
 
 
 def stats_key(owner: str) -> str:
-    return "owner:{" + owner + "}:stats"
+    return _owner(owner, "stats")
 
 
 def stats_counted_key(owner: str) -> str:
-    return "owner:{" + owner + "}:stats-counted"
+    return _owner(owner, "stats-counted")
 
 
 def owner_webhooks_key(owner: str) -> str:
-    return "owner:{" + owner + "}:webhooks"
+    return _owner(owner, "webhooks")
 
 
 def feed_key(owner: str) -> str:
-    return "owner:{" + owner + "}:feed"
+    return _owner(owner, "feed")
 
 
 def feed_active_key(owner: str) -> str:
-    return "owner:{" + owner + "}:feed:active"
+    return _owner(owner, "feed:active")
 
 
 def feed_seen_prefix(owner: str) -> str:
     """The feed's script appends a notification id to this (same hash tag as the feed)."""
-    return "owner:{" + owner + "}:feed:seen:"
+    return _owner(owner, "feed:seen:")
 
 
 # ---- a webhook's keys: hash tag {<webhook id>} ------------------------------------------

@@ -11,21 +11,14 @@ Dependencies are not request parameters: they never appear in the OpenAPI docume
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Annotated, Any, TypeVar
 
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import SkipValidationMarker
 
-from service.account_feed import AccountFeed
-from service.auth import ApiKeys
 from service.context import Context
-from service.games import GameService
-from service.invites import InviteStore
-from service.settings import Settings
-from service.stats import StatsStore
-from service.store import EventStore
-from service.webhooks import WebhookStore
 
 # A handler parameter of an injected object: ``ctx: Injected[Context]``. Not validated: it
 # is the app's own object (and checking it per request would cost more than the handler).
@@ -38,50 +31,25 @@ def _context(state: State) -> Context:
     return ctx
 
 
-def _games(state: State) -> GameService:
-    return _context(state).games
+def _part(name: str) -> Any:
+    """A provider of one part of the context, by its attribute name."""
+    if name not in {f.name for f in fields(Context)}:
+        raise AttributeError(f"the context has no part {name!r}")
 
+    def part(state: State) -> Any:
+        return getattr(_context(state), name)
 
-def _store(state: State) -> EventStore:
-    return _context(state).store
-
-
-def _api_keys(state: State) -> ApiKeys:
-    return _context(state).api_keys
-
-
-def _settings(state: State) -> Settings:
-    return _context(state).settings
-
-
-def _webhooks(state: State) -> WebhookStore:
-    return _context(state).webhooks
-
-
-def _stats(state: State) -> StatsStore:
-    return _context(state).stats
-
-
-def _account_feed(state: State) -> AccountFeed:
-    return _context(state).account_feed
-
-
-def _invites(state: State) -> InviteStore:
-    return _context(state).invites
+    return part
 
 
 def _provide(get: Any) -> Provide:
     return Provide(get, sync_to_thread=False)
 
 
+# The context's parts a handler may name directly (each is ``Context.<name>``).
+_PARTS = ("games", "store", "api_keys", "settings", "webhooks", "stats", "account_feed", "invites")
+
 DEPENDENCIES: dict[str, Provide] = {
     "ctx": _provide(_context),
-    "games": _provide(_games),
-    "store": _provide(_store),
-    "api_keys": _provide(_api_keys),
-    "settings": _provide(_settings),
-    "webhooks": _provide(_webhooks),
-    "stats": _provide(_stats),
-    "account_feed": _provide(_account_feed),
-    "invites": _provide(_invites),
+    **{name: _provide(_part(name)) for name in _PARTS},
 }
