@@ -27,8 +27,9 @@ from service.api.v1.webhooks import WebhooksController
 from service.context import open_context, queue_url
 from service.cors import cors_when_asked
 from service.errors import problem_handler
+from service.http_observability import instrument, metrics
 from service.metrics_port import MetricsServer, serve_metrics
-from service.observability import QueueCollector, configure_logging, instrument, metrics
+from service.observability import QueueCollector, configure_logging
 from service.openapi_doc import openapi_config
 from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.requests import StrictRequest

@@ -13,37 +13,28 @@ Design, and why:
   that hash at scrape time and exports it as a histogram, next to the queue depths (RQ
   ``Queue.count``). Those series are cluster-wide: every API pod exports the same values,
   so query them with ``max`` (not ``sum``) across pods.
-- One outermost ASGI wrapper does the request id, the access log line and the HTTP
-  metrics. It sits outside Litestar's router (see `instrument`), so it also sees the
-  requests that match no route (404/405) and every problem response.
+- Request ids, access lines and the HTTP metrics are recorded by one ASGI wrapper around
+  the whole app: `service.http_observability`, which also serves ``/metrics``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import contextlib
-import itertools
 import logging
 import math
 import os
-import re
-import secrets
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 import redis
-from litestar import Litestar, Request, Response, get
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import Scope
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
-from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -58,11 +49,6 @@ from service.redis_keys import JOB_SECONDS, WORKER_ACTS
 log = logging.getLogger("stakeout.observability")
 access_log = logging.getLogger("stakeout.access")
 
-REQUEST_ID_HEADER = "x-request-id"
-MAX_REQUEST_ID = 128
-UNMATCHED_ROUTE = "unmatched"  # 404/405 before routing: one label value, not the raw path
-_CONVERTER = re.compile(r":[^}]*\}")
-_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 # ---- metrics this process records itself ---------------------------------------------
 
@@ -164,7 +150,7 @@ def record_job(
 def timed_job(job: str, game_id: str) -> Iterator[None]:
     """Time one RQ job: a JSON log line and an observation in the Redis-held histogram."""
     current = get_current_job()
-    token = _log_fields.set(
+    token = log_fields.set(
         LogFields(extra={"job": job, "job_id": current.id if current else None, "game_id": game_id})
     )
     start = time.perf_counter()
@@ -192,7 +178,7 @@ def timed_job(job: str, game_id: str) -> Iterator[None]:
             outcome,
             extra={"duration_ms": round(seconds * 1000, 3), "outcome": outcome},
         )
-        _log_fields.reset(token)
+        log_fields.reset(token)
 
 
 class QueueCollector:
@@ -289,29 +275,19 @@ def exposition(collector: QueueCollector) -> Any:
     return _Scrape(process_registry(), collector)
 
 
-@get("/metrics", include_in_schema=False, sync_to_thread=True)
-def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
-    """Prometheus exposition. Sync (run in a thread): the Redis-read collector blocks."""
-    collector: QueueCollector = request.app.state.queue_collector
-    encode, content_type = choose_encoder(request.headers.get("accept", ""))
-    body = encode(exposition(collector))
-    # As the encoder names it (Litestar would append a second charset to a text/ type).
-    return Response(body, media_type=content_type, headers={"content-type": content_type})
+# ---- log context -----------------------------------------------------------------------
 
 
-# ---- request ids, log context, access log ----------------------------------------------
-
-
-@dataclass
+@dataclass(slots=True)
 class LogFields:
     """What every log line of the current request (or job) carries."""
 
     request_id: str | None = None
     scope: Scope | None = None  # read lazily: routing fills in path_params (game_id) later
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"request_id": self.request_id, **self.extra}
+        out: dict[str, Any] = {"request_id": self.request_id, **(self.extra or {})}
         if self.scope is not None:
             game_id = self.scope.get("path_params", {}).get("game_id")
             if game_id is not None:
@@ -319,169 +295,10 @@ class LogFields:
         return out
 
 
-_log_fields: ContextVar[LogFields | None] = ContextVar("stakeout_log_fields", default=None)
+# What the current request (or job) adds to every log line it writes.
+log_fields: ContextVar[LogFields | None] = ContextVar("stakeout_log_fields", default=None)
 
 
-def current_request_id() -> str | None:
-    fields = _log_fields.get()
-    return fields.request_id if fields else None
-
-
-def valid_request_id(value: str) -> bool:
-    """Printable ASCII, 1 to 128 characters (anything else is replaced, not trusted)."""
-    return 0 < len(value) <= MAX_REQUEST_ID and all(" " <= c <= "~" for c in value)
-
-
-def _incoming_request_id(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", []):
-        if name == b"x-request-id":
-            text = value.decode("latin-1")
-            return text if valid_request_id(text) else None
-    return None
-
-
-_ROUTES: dict[str, str] = {}
-
-
-def _route(scope: Scope) -> str:
-    """The matched route template with converters dropped (``/v1/games/{game_id}``)."""
-    template = scope.get("path_template")
-    if not template:
-        return UNMATCHED_ROUTE
-    route = _ROUTES.get(template)
-    if route is None:
-        route = _ROUTES[template] = _CONVERTER.sub("}", template)
-    return route
-
-
-# Request ids: a random per-process prefix and a counter (32 hex digits, unique across
-# processes, and no system call per request as a fresh random id would need).
-_ID_PREFIX = secrets.token_hex(8)
-_ID_COUNTER = itertools.count(1)
-
-
-def new_request_id() -> str:
-    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"
-
-
-# Metric children by label values: ``labels()`` takes a lock and builds a key each call.
-_REQUEST_COUNTERS: dict[tuple[str, str, int], Any] = {}
-_LATENCIES: dict[tuple[str, str], Any] = {}
-
-
-def _observe(method: str, route: str, status: int, seconds: float) -> None:
-    counter = _REQUEST_COUNTERS.get((method, route, status))
-    if counter is None:
-        counter = _REQUEST_COUNTERS[(method, route, status)] = HTTP_REQUESTS.labels(
-            method, route, str(status)
-        )
-    counter.inc()
-    latency = _LATENCIES.get((method, route))
-    if latency is None:
-        latency = _LATENCIES[(method, route)] = HTTP_LATENCY.labels(method, route)
-    latency.observe(seconds)
-
-
-class ObservabilityMiddleware:
-    """Request id in and out, one access log line, HTTP metrics; for every HTTP response."""
-
-    def __init__(self, app: ASGIApp, access: bool = True, metrics: bool = True) -> None:
-        # ``access`` and ``metrics`` off: for bench/pipeline_cost.py, which prices each.
-        self.app = app
-        self.access = access
-        self.metrics = metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await self.app(scope, receive, send)
-            return
-        request_id = _incoming_request_id(scope) or new_request_id()
-        token = _log_fields.set(LogFields(request_id=request_id, scope=scope))
-        header = (REQUEST_ID_HEADER.encode(), request_id.encode())
-        status = 500  # if the app raises before answering, the server answers 500
-        start = time.perf_counter()
-
-        async def send_with_id(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                headers = [h for h in message.get("headers", []) if h[0] != header[0]]
-                message["headers"] = [*headers, header]
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            seconds = time.perf_counter() - start
-            method = scope["method"] if scope["method"] in _METHODS else "OTHER"
-            route = _route(scope)
-            if self.metrics:
-                _observe(method, route, status, seconds)
-            if self.access and access_log.isEnabledFor(logging.INFO):
-                _access(request_id, scope, method, route, status, seconds)
-            _log_fields.reset(token)
-
-
-def _access(
-    request_id: str, scope: Scope, method: str, route: str, status: int, seconds: float
-) -> None:
-    """One access line: written straight to the JSON log stream when `configure_logging`
-    set it up (the line `JsonFormatter` would write, without a LogRecord), else logged."""
-    duration_ms = round(seconds * 1000, 3)
-    handler = _FAST_HANDLER
-    if handler is None or _STAKEOUT_LOGGER.handlers or access_log.handlers:
-        access_log.info(
-            "%s %s %s",
-            method,
-            route,
-            status,
-            extra={"method": method, "route": route, "status": status, "duration_ms": duration_ms},
-        )
-        return
-    line: dict[str, Any] = {
-        "time": _now_iso(),
-        "level": "INFO",
-        "logger": "stakeout.access",
-        "message": f"{method} {route} {status}",
-        "request_id": request_id,
-    }
-    game_id = scope.get("path_params", {}).get("game_id")
-    if game_id is not None:
-        line["game_id"] = game_id
-    line.update(method=method, route=route, status=status, duration_ms=duration_ms)
-    _PENDING.append(_ENCODER.encode(line) + b"\n")
-    if len(_PENDING) == 1:
-        # The first line of this turn of the event loop: the lines of every answer that
-        # finishes in this turn leave in one write at the start of the next (one system
-        # call, not one a request; under load several answers finish a turn). Nothing
-        # waits on it: at most one turn of the loop, well under a millisecond.
-        try:
-            asyncio.get_running_loop().call_soon(_flush_access)
-        except RuntimeError:  # no loop (not under an ASGI server): write at once
-            _flush_access()
-
-
-def _flush_access() -> None:
-    handler = _FAST_HANDLER
-    if not _PENDING:
-        return
-    text = b"".join(_PENDING).decode()
-    _PENDING.clear()
-    if handler is None:
-        return
-    handler.acquire()
-    try:
-        handler.stream.write(text)
-        handler.stream.flush()
-    finally:
-        handler.release()
-
-
-_ENCODER = msgspec.json.Encoder(enc_hook=str)
-_PENDING: list[bytes] = []  # access lines of this turn of the event loop, not yet written
-atexit.register(_flush_access)
-_STAKEOUT_LOGGER = logging.getLogger("stakeout")
-_FAST_HANDLER: logging.StreamHandler[Any] | None = None
 _SECOND: list[Any] = [None, ""]  # the last whole second formatted, and its text
 
 
@@ -494,19 +311,9 @@ def _iso(created: float) -> str:
     return f"{_SECOND[1]}.{int((created - second) * 1000):03d}+00:00"
 
 
-def _now_iso() -> str:
+def now_iso() -> str:
+    """Now, as a log line's ``time``."""
     return _iso(time.time())
-
-
-def instrument(app: Litestar, access: bool = True, metrics: bool = True) -> Litestar:
-    """Wrap the whole ASGI handler (router and exception handling included).
-
-    Litestar's ``middleware=`` runs only after a route matched, so it never sees a 404 for
-    an unknown path; wrapping ``asgi_handler`` (what ``Litestar.__call__`` dispatches to)
-    does, and leaves the app object, its state and its OpenAPI schema as they are.
-    """
-    app.asgi_handler = ObservabilityMiddleware(app.asgi_handler, access, metrics)
-    return app
 
 
 # ---- JSON logs -------------------------------------------------------------------------
@@ -524,7 +331,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        fields = _log_fields.get()
+        fields = log_fields.get()
         if fields is not None:
             line.update(fields.as_dict())
         for name in _ACCESS_FIELDS:
@@ -535,13 +342,22 @@ class JsonFormatter(logging.Formatter):
         return _ENCODER.encode({k: v for k, v in line.items() if v is not None}).decode()
 
 
+_ENCODER = msgspec.json.Encoder(enc_hook=str)
+_JSON_HANDLER: list[logging.StreamHandler[Any]] = []  # the one `configure_logging` set up
+
+
 def configure_logging(level: str = "INFO") -> None:
     """JSON lines on stderr for every logger (uvicorn's and RQ's propagate to the root)."""
-    global _FAST_HANDLER  # noqa: PLW0603 - the one stream access lines go to, set once
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
-    _FAST_HANDLER = handler
+    _JSON_HANDLER[:] = [handler]
+
+
+def fast_handler() -> logging.StreamHandler[Any] | None:
+    """The JSON log stream's handler, when `configure_logging` set one up: access lines
+    are written to its stream directly (`service.http_observability`)."""
+    return _JSON_HANDLER[0] if _JSON_HANDLER else None
 
 
 __all__ = [
@@ -553,12 +369,14 @@ __all__ = [
     "MOVES_APPLIED",
     "STORE_REGRESSIONS",
     "JsonFormatter",
+    "LogFields",
     "QueueCollector",
     "act_kind",
     "configure_logging",
     "count_act",
-    "current_request_id",
-    "instrument",
-    "metrics",
+    "exposition",
+    "fast_handler",
+    "log_fields",
+    "now_iso",
     "timed_job",
 ]

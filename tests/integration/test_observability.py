@@ -7,22 +7,41 @@ assertion compares a scrape before with a scrape after.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import io
 import json
 import logging
+import random
 import re
 import sys
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
 import pytest
 from litestar import Litestar
+from prometheus_client import Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
 from domain.match import CommitSeal
 from domain.sealed import commitment
 from service.context import open_context
-from service.observability import JsonFormatter, configure_logging, timed_job
+from service.http_observability import (
+    BATCH,
+    FLUSH_SECONDS,
+    AccessLine,
+    add_observations,
+    instrument,
+)
+from service.observability import (
+    HTTP_LATENCY,
+    HTTP_REQUESTS,
+    JsonFormatter,
+    LogFields,
+    configure_logging,
+    log_fields,
+    timed_job,
+)
 from service.settings import Settings
 from tests.helpers import API_KEY, auth, create, view, wait_for
 
@@ -298,12 +317,55 @@ def test_a_job_logs_a_json_line_with_its_duration(json_lines: io.StringIO) -> No
     assert "request_id" not in done
 
 
-def test_access_lines_of_one_loop_turn_leave_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As `stakeout serve` logs (configure_logging: the fast path), the access lines of the
-    answers finished in one turn of the event loop are written together, every one whole
-    and in order, at the start of the next turn."""
+def _sample(metric: Any, name: str, **labels: str) -> float:
+    return sum(
+        s.value
+        for family in metric.collect()
+        for s in family.samples
+        if s.name == name and s.labels == labels
+    )
+
+
+def _noop_app() -> Litestar:
     from litestar import get
 
+    @get("/noop")
+    async def noop() -> str:
+        return "ok"
+
+    return instrument(Litestar(route_handlers=[noop], logging_config=None))
+
+
+async def _call(app: Litestar, request_id: str) -> None:
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/noop",
+        "raw_path": b"/noop",
+        "query_string": b"",
+        "headers": [(b"x-request-id", request_id.encode())],
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "scheme": "http",
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 1),
+        "root_path": "",
+        "state": {},
+    }
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: Any) -> None:
+        pass
+
+    await app(scope, receive, send)  # type: ignore[arg-type]
+
+
+def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As `stakeout serve` logs (configure_logging: the fast path), the access lines of the
+    answers finished within FLUSH_SECONDS are written together, every one whole and in
+    order, and the HTTP metrics are counted at the same moment; nothing before."""
     from service import observability
 
     writes: list[str] = []
@@ -313,53 +375,101 @@ def test_access_lines_of_one_loop_turn_leave_in_one_write(monkeypatch: pytest.Mo
             writes.append(text)
             return len(text)
 
+    BATCH.flush()  # whatever earlier tests left
     monkeypatch.setattr(sys, "stderr", Stream())
     # configure_logging points the fast path at that stream: put it back afterwards.
-    monkeypatch.setattr(observability, "_FAST_HANDLER", observability._FAST_HANDLER)
+    monkeypatch.setattr(observability, "_JSON_HANDLER", [])
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
+    seen: dict[str, Any] = {}
+
+    def so_far() -> tuple[float, float]:
+        """Requests counted, and latencies observed, for GET /noop."""
+        labels = {"method": "GET", "route": "/noop"}
+        return (
+            _sample(HTTP_REQUESTS, "stakeout_http_requests_total", **labels, status="200"),
+            _sample(HTTP_LATENCY, "stakeout_http_request_duration_seconds_count", **labels),
+        )
+
     try:
         configure_logging("INFO")
-
-        @get("/noop")
-        async def noop() -> str:
-            return "ok"
-
-        app = observability.instrument(Litestar(route_handlers=[noop], logging_config=None))
-
-        async def one(i: int) -> None:
-            scope = {
-                "type": "http",
-                "method": "GET",
-                "path": "/noop",
-                "raw_path": b"/noop",
-                "query_string": b"",
-                "headers": [(b"x-request-id", f"turn-{i}".encode())],
-                "asgi": {"version": "3.0"},
-                "http_version": "1.1",
-                "scheme": "http",
-                "server": ("testserver", 80),
-                "client": ("127.0.0.1", 1),
-                "root_path": "",
-                "state": {},
-            }
-
-            async def receive() -> dict[str, Any]:
-                return {"type": "http.request", "body": b"", "more_body": False}
-
-            async def send(message: Any) -> None:
-                pass
-
-            await app(scope, receive, send)  # type: ignore[arg-type]
+        app = _noop_app()
 
         async def scenario() -> None:
-            await asyncio.gather(*(one(i) for i in range(20)))
-            await asyncio.sleep(0)
+            before = so_far()
+            # Three turns of the event loop, well within one flush.
+            for turn in range(3):
+                await asyncio.gather(*(_call(app, f"turn-{turn}-{i}") for i in range(10)))
+                await asyncio.sleep(0)
+            seen["writes before"] = len(writes)
+            seen["counted before"] = [a - b for a, b in zip(so_far(), before, strict=True)]
+            await asyncio.sleep(FLUSH_SECONDS * 3)
+            seen["counted after"] = [a - b for a, b in zip(so_far(), before, strict=True)]
 
         asyncio.run(scenario())
     finally:
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+    assert seen["writes before"] == 0
+    assert seen["counted before"] == [0, 0]
+    assert seen["counted after"] == [30, 30]
+    assert len(writes) == 1
     lines = [json.loads(line) for text in writes for line in text.splitlines()]
-    assert [line["request_id"] for line in lines] == [f"turn-{i}" for i in range(20)]
-    assert len(writes) < 20  # fewer writes than lines
+    expected = [f"turn-{turn}-{i}" for turn in range(3) for i in range(10)]
+    assert [line["request_id"] for line in lines] == expected
+
+
+def test_a_fast_access_line_is_the_line_the_json_formatter_writes() -> None:
+    """The batch writes access lines without a LogRecord: the same keys, in the same order,
+    as `JsonFormatter` gives the same access record."""
+    record = logging.LogRecord("stakeout.access", logging.INFO, __file__, 1, "%s %s %s", None, None)
+    record.args = ("GET", GAME_ROUTE, 200)
+    record.__dict__.update(method="GET", route=GAME_ROUTE, status=200, duration_ms=1.25)
+    token = log_fields.set(LogFields(request_id="r-1", scope={"path_params": {"game_id": "g1"}}))
+    try:
+        formatted = json.loads(JsonFormatter().format(record))
+    finally:
+        log_fields.reset(token)
+    fast = AccessLine(
+        time=formatted["time"],
+        level="INFO",
+        logger="stakeout.access",
+        message=f"GET {GAME_ROUTE} 200",
+        request_id="r-1",
+        game_id="g1",
+        method="GET",
+        route=GAME_ROUTE,
+        status=200,
+        duration_ms=1.25,
+    )
+    assert list(json.loads(msgspec.json.encode(fast)).items()) == list(formatted.items())
+    # Without a game: no game_id key at all, as the formatter leaves out what is None.
+    bare = msgspec.structs.replace(fast, game_id=None)
+    assert "game_id" not in json.loads(msgspec.json.encode(bare))
+
+
+def test_observations_added_in_one_go_read_as_one_at_a_time() -> None:
+    """`add_observations` (the batch's way into a histogram) against ``observe`` (the
+    documented way), on two histograms with the same buckets: the same samples."""
+    rng = random.Random(7)
+    observed = Histogram("stakeout_test_one_by_one", "test", ["route"], registry=None)
+    batched = Histogram("stakeout_test_one_by_one", "test", ["route"], registry=None)
+    bounds = list(observed._upper_bounds)
+    counts = [0.0] * len(bounds)
+    total = 0.0
+    for _ in range(500):
+        seconds = rng.choice([0.0, 0.005, 0.01, 0.3, 2.5, 99.0, rng.expovariate(20)])
+        observed.labels("/x").observe(seconds)
+        counts[bisect.bisect_left(bounds, seconds)] += 1
+        total += seconds
+    add_observations(batched.labels("/x"), total, counts)
+
+    def samples(histogram: Histogram) -> list[tuple[str, dict[str, str], float]]:
+        return [
+            (s.name, s.labels, round(s.value, 9))
+            for family in histogram.collect()
+            for s in family.samples
+            if not s.name.endswith("_created")
+        ]
+
+    assert samples(batched) == samples(observed)

@@ -32,7 +32,7 @@ Request ids, the access log and the metrics wrap both paths (`service.observabil
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,11 +145,13 @@ class FastLane:
             }
         )
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         lane = self._route(scope) if scope["type"] == ScopeType.HTTP else None
         if lane is None:
-            await self.inner(scope, receive, send)
-            return
+            return self.inner(scope, receive, send)  # no frame of the lane's own on the way
+        return self._in_lane(scope, lane, receive, send)
+
+    async def _in_lane(self, scope: Scope, lane: _Lane, receive: Receive, send: Send) -> None:
         try:
             values = self._headers(scope, lane)
             body, more = await self._read_body(receive) if lane.kind == "act" else (b"", False)
