@@ -39,6 +39,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -253,7 +254,8 @@ def uvicorn_args(target: str, port: int, processes: int, factory: bool) -> list[
     # The same HTTP protocol for both apps: `stakeout serve`'s (httptools, an answer's head
     # and body in one write: service/http_protocol.py).
     args += ["--workers", str(processes), "--loop", "uvloop", "--http", HTTP_PROTOCOL]
-    args += ["--no-access-log", "--log-level", "warning"]
+    # As `stakeout serve` has it (service/cli.py): no X-Forwarded-For rewriting by uvicorn.
+    args += ["--no-access-log", "--no-proxy-headers", "--log-level", "warning"]
     return [*args, "--factory"] if factory else args
 
 
@@ -311,11 +313,38 @@ def cpu_seconds(session: int) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def measure(session: int, seconds: str, run: Any) -> dict[str, Any]:
-    """``run()``'s result, with the CPU seconds ``session`` used meanwhile."""
+def process_cpu_seconds(pid: int | None) -> float:
+    """User + system CPU of one process (0 when it is not known)."""
+    if pid is None:
+        return 0.0
+    with contextlib.suppress(OSError):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine spent busy (every core; /proc/stat, idle and iowait out)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(session: int, seconds: str, run: Any, store_pid: int | None = None) -> dict[str, Any]:
+    """``run()``'s result, with the CPU seconds used meanwhile by the server ``session``
+    (``cpu_s``), the store process (``store_cpu_s``), the driver (``driver_cpu_s``: this
+    process's finished children) and the whole machine (``machine_cpu_s``)."""
     before = cpu_seconds(session)
+    store_before = process_cpu_seconds(store_pid)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    machine_before = machine_busy_seconds()
     result: dict[str, Any] = run()
     result["cpu_s"] = cpu_seconds(session) - before
+    result["store_cpu_s"] = process_cpu_seconds(store_pid) - store_before
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result["driver_cpu_s"] = (after.ru_utime + after.ru_stime) - (
+        children.ru_utime + children.ru_stime
+    )
+    result["machine_cpu_s"] = machine_busy_seconds() - machine_before
     result["seconds"] = float(seconds)
     return result
 
@@ -400,8 +429,9 @@ def main() -> None:
                         cwd=tmp,
                     )
                 )
+                bgio = None
                 if not args.skip_bgio:
-                    servers.enter_context(
+                    bgio = servers.enter_context(
                         process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp)
                     )
                 wait_http(url["stakeout"] + "/readyz")
@@ -435,10 +465,15 @@ def main() -> None:
                                     seconds,
                                     loop,
                                 ),
+                                valkey.pid,
                             )
-                        if not args.skip_bgio:
-                            got[f"bgio-{g}"] = node(
-                                tmp, tmp / "bgio_driver.cjs", url["bgio"], str(g), seconds
+                        if bgio is not None:
+                            got[f"bgio-{g}"] = measure(
+                                bgio,
+                                seconds,
+                                lambda g=g: node(
+                                    tmp, tmp / "bgio_driver.cjs", url["bgio"], str(g), seconds
+                                ),
                             )
                     rounds.append(got)
         finally:
@@ -478,6 +513,7 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
     )
     print("|---|---|---|---|---|---|---|---|---|")
     healthz_cpu = cpu_ms_per("healthz", ("requests_per_s",))
+    where: list[tuple[int, str, str, str | None]] = []
     for g in games:
         bgio = f"bgio-{g}"
         them = (
@@ -512,6 +548,33 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
             print(
                 f"|   | stakeout GET + POST acts/s ÷ boardgame.io moves/s:"
                 f" {fmt(ratio(f'get-post-{g}', 'acts_per_s', bgio, 'moves_per_s'), 2)} |"
+            )
+        where.append((g, f"get-post-{g}", "acts_per_s", bgio if bgio in rounds[0] else None))
+    print(
+        "\nWhere the machine's CPU went (ms of CPU an act or a move, medians; the machine's"
+        f" busy cores out of {os.cpu_count()}):"
+    )
+    print("| load | server | server | store (Valkey) | driver | machine busy |")
+    print("|---|---|---|---|---|---|")
+    for g, key, field, bgio_key in where:
+        for name, k, f in (("stakeout", key, field), ("boardgame.io", bgio_key, "moves_per_s")):
+            if k is None:
+                continue
+
+            def per(cpu_field: str, k: str = k, f: str = f) -> float | None:
+                return median(
+                    [
+                        1000 * r[k][cpu_field] / (r[k][f] * r[k]["seconds"])
+                        for r in rounds
+                        if r[k].get(cpu_field) is not None and r[k][f]
+                    ]
+                )
+
+            busy = median([r[k]["machine_cpu_s"] / r[k]["seconds"] for r in rounds])
+            store = fmt(per("store_cpu_s"), 3) if name == "stakeout" else "-"
+            print(
+                f"| {g} games | {name} | {fmt(per('cpu_s'), 3)} | {store} |"
+                f" {fmt(per('driver_cpu_s'), 3)} | {fmt(busy, 2)} |"
             )
     to_bare = ratio("healthz", "requests_per_s", "bare", "requests_per_s")
     print(

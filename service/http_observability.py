@@ -9,17 +9,18 @@ so it does as little there as it can:
   system call). Every log line of the request carries it (`LogFields`).
 - **An access line and the metrics, recorded in a batch.** The request's end appends one
   `AccessLine` (a msgspec struct: built in C) and adds one to a count and a latency bucket
-  held in plain dicts. Every `FLUSH_SECONDS` the batch is written out: the lines in one
-  write (encoded together by msgspec), the counts and buckets into the Prometheus metrics
-  (`HTTP_REQUESTS`, `HTTP_LATENCY`), one call per label set. Measured under a server
-  (`bench/pipeline_cost.py --server`): the line and the metrics each written a request
-  cost more than the rest of the wrapper, a `/healthz` request about 40 % more CPU than
-  without the wrapper at all.
+  held in plain dicts. The lines are written when `LINES_PER_WRITE` wait, and every
+  `FLUSH_SECONDS` the rest are, with the counts and buckets added to the Prometheus metrics
+  (`HTTP_REQUESTS`, `HTTP_LATENCY`) in one call per label set. Before, a request updated
+  the metrics itself (a lock per value) and its line left in a write at the end of the
+  event loop's turn; under uvicorn the line and the metrics were most of the wrapper's
+  cost, and the wrapper about a third of a `/healthz` request's CPU
+  (`bench/pipeline_server_cost.py`; figures in docs/design-move-path.md, "Fifth pass").
 
   What that costs: a scrape of another process, or of the metrics port, can miss up to
   `FLUSH_SECONDS` of requests (a scrape of this process's own `/metrics` flushes first);
   a process killed with SIGKILL loses at most that much of its access log (a normal exit
-  flushes). Lines keep the time each request ended, so their order stays recoverable.
+  flushes). Lines keep the time each request ended.
 - When the JSON log stream is not the one `configure_logging` set up (a test's handler, an
   embedding app's logging), access lines go through `logging` at once, as any log line.
 """
@@ -155,7 +156,7 @@ class Batch:
             # The first bucket whose bound is at least ``seconds``, as Histogram.observe.
             latency[1 + bisect.bisect_left(self.bounds, seconds)] += 1
         if access and access_log.isEnabledFor(logging.INFO):
-            duration_ms = round(seconds * 1000, 3)
+            duration_ms = round(seconds * 1_000_000) / 1000  # to the µs; round(x, 3) is slower
             game_id = scope.get("path_params", {}).get("game_id")
             if not self._fast():
                 access_log.info(
@@ -218,11 +219,19 @@ class Batch:
         lines, self.lines = self.lines, []
         handler = observability.fast_handler()
         if lines and handler is not None:
-            text = self.encoder.encode_lines(lines).decode()
+            data = self.encoder.encode_lines(lines)
             handler.acquire()
             try:
-                handler.stream.write(text)
-                handler.stream.flush()
+                stream = handler.stream
+                stream.flush()  # what the logging module wrote first stays first
+                # The bytes as msgspec made them, where the stream has a binary layer.
+                binary = getattr(stream, "buffer", None)
+                if binary is not None:
+                    binary.write(data)
+                    binary.flush()
+                else:
+                    stream.write(data.decode())
+                    stream.flush()
             finally:
                 handler.release()
 
@@ -256,7 +265,7 @@ class ObservabilityMiddleware:
             await self.app(scope, receive, send)
             return
         request_id = _incoming_request_id(scope) or new_request_id()
-        token = log_fields.set(LogFields(request_id=request_id, scope=scope))
+        token = log_fields.set(LogFields(request_id, scope))
         header = (REQUEST_ID_HEADER, request_id.encode())
         status = 500  # if the app raises before answering, the server answers 500
         start = time.perf_counter()
@@ -313,6 +322,7 @@ def instrument(app: Litestar, access: bool = True, metrics: bool = True) -> Lite
 __all__ = [
     "BATCH",
     "FLUSH_SECONDS",
+    "LINES_PER_WRITE",
     "MAX_REQUEST_ID",
     "UNMATCHED_ROUTE",
     "AccessLine",

@@ -29,6 +29,7 @@ from service.context import open_context
 from service.http_observability import (
     BATCH,
     FLUSH_SECONDS,
+    LINES_PER_WRITE,
     AccessLine,
     add_observations,
     instrument,
@@ -365,7 +366,8 @@ async def _call(app: Litestar, request_id: str) -> None:
 def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """As `stakeout serve` logs (configure_logging: the fast path), the access lines of the
     answers finished within FLUSH_SECONDS are written together, every one whole and in
-    order, and the HTTP metrics are counted at the same moment; nothing before."""
+    order, and the HTTP metrics are counted at the same moment; nothing before. Lines are
+    written sooner when LINES_PER_WRITE of them wait."""
     from service import observability
 
     writes: list[str] = []
@@ -405,6 +407,12 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
             seen["counted before"] = [a - b for a, b in zip(so_far(), before, strict=True)]
             await asyncio.sleep(FLUSH_SECONDS * 3)
             seen["counted after"] = [a - b for a, b in zip(so_far(), before, strict=True)]
+            # More lines than LINES_PER_WRITE: written as they fill up, the rest on time.
+            await asyncio.gather(
+                *(_call(app, f"many-{i}") for i in range(2 * LINES_PER_WRITE + 22))
+            )
+            seen["full writes"] = writes[1:]
+            await asyncio.sleep(FLUSH_SECONDS * 3)
 
         asyncio.run(scenario())
     finally:
@@ -413,9 +421,11 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
     assert seen["writes before"] == 0
     assert seen["counted before"] == [0, 0]
     assert seen["counted after"] == [30, 30]
-    assert len(writes) == 1
+    assert [len(text.splitlines()) for text in seen["full writes"]] == [LINES_PER_WRITE] * 2
+    assert [len(text.splitlines()) for text in writes] == [30, LINES_PER_WRITE, LINES_PER_WRITE, 22]
     lines = [json.loads(line) for text in writes for line in text.splitlines()]
     expected = [f"turn-{turn}-{i}" for turn in range(3) for i in range(10)]
+    expected += [f"many-{i}" for i in range(2 * LINES_PER_WRITE + 22)]
     assert [line["request_id"] for line in lines] == expected
 
 
