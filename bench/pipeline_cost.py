@@ -34,7 +34,8 @@ from litestar.config.cors import CORSConfig
 from service.app import create_app
 from service.auth import ApiKeys
 from service.embedded import EmbeddedRedis
-from service.observability import configure_logging, instrument
+from service.http_observability import instrument
+from service.observability import configure_logging
 from service.ratelimit import RateLimiter, RateLimitMiddleware
 from service.settings import Settings
 

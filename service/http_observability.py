@@ -109,7 +109,7 @@ class AccessLine(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     """One access line, field for field what `observability.JsonFormatter` writes for an
     access record (``game_id`` only when the route has one; ``level`` and ``logger`` have
     no default so that they are always written). Strings and numbers only, so the garbage
-    collector need not track it (``gc=False``): lines wait for the flush in hundreds."""
+    collector need not track it (``gc=False``) while it waits to be written."""
 
     time: str
     level: str

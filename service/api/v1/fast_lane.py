@@ -26,7 +26,7 @@ What keeps the two paths one contract:
   and compares status, headers and bodies byte for byte.
 - **The rate limit** is checked by the same middleware object, before the lane serves.
 
-Request ids, the access log and the metrics wrap both paths (`service.observability`).
+Request ids, the access log and the metrics wrap both paths (`service.http_observability`).
 """
 
 from __future__ import annotations
