@@ -259,6 +259,30 @@ def uvicorn_args(target: str, port: int, processes: int, factory: bool) -> list[
     return [*args, "--factory"] if factory else args
 
 
+def served_apps(tmp: Path, modules: dict[str, str]) -> tuple[Any, dict[str, str], Path]:
+    """For the benches that serve builds of the app side by side: a Valkey on a Unix socket
+    (as `stakeout run` has it, started), the API's environment (rate limit and the quota of
+    active games off, JSON access logs on) and a folder holding ``modules`` (file name:
+    source) on its ``PYTHONPATH``, ahead of the repository."""
+    from service.embedded import EmbeddedRedis
+
+    apps = tmp / "apps"
+    apps.mkdir()
+    for name, source in modules.items():
+        (apps / name).write_text(source)
+    valkey = EmbeddedRedis(tmp / "valkey", unix_socket=True)
+    env = {
+        **os.environ,
+        "REDIS_URL": valkey.start(),
+        "STAKEOUT_API_KEYS": API_KEY,
+        "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
+        "STAKEOUT_MAX_ACTIVE_GAMES": "0",
+        "LOG_LEVEL": "INFO",
+        "PYTHONPATH": os.pathsep.join((str(apps), str(ROOT))),
+    }
+    return valkey, env, apps
+
+
 def node(npm_dir: Path, script: Path, *args: str, timeout: float = 600) -> dict[str, Any]:
     env = {**os.environ, "NODE_PATH": str(npm_dir / "node_modules")}
     done = subprocess.run(

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import statistics
 import sys
 import tempfile
@@ -33,18 +32,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from move_path import (
-    API_KEY,
     BARE_APP,
     free_port,
     measure,
     node,
     npm_install,
     process,
+    served_apps,
     uvicorn_args,
     wait_http,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 BUILDS = """
 from service.app import app_factory
@@ -84,27 +81,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=8)
     args = parser.parse_args()
     seconds = str(args.seconds)
-    from service.embedded import EmbeddedRedis
-
     cpu: dict[str, list[float]] = {label: [] for label, _, _ in TARGETS}
     rate: dict[str, list[float]] = {label: [] for label, _, _ in TARGETS}
     with tempfile.TemporaryDirectory(prefix="stakeout-wrapper-") as tmp_name:
         tmp = Path(tmp_name)
         npm_install(tmp, with_bgio=False)
         driver = tmp / "http_load.mjs"
-        apps = tmp / "apps"
-        apps.mkdir()
-        (apps / "bare_app.py").write_text(BARE_APP)
-        (apps / "builds.py").write_text(BUILDS)
-        valkey = EmbeddedRedis(tmp / "valkey", unix_socket=True)
-        env = {
-            **os.environ,
-            "REDIS_URL": valkey.start(),
-            "STAKEOUT_API_KEYS": API_KEY,
-            "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
-            "LOG_LEVEL": "INFO",
-            "PYTHONPATH": os.pathsep.join((str(apps), str(ROOT))),
-        }
+        valkey, env, apps = served_apps(tmp, {"bare_app.py": BARE_APP, "builds.py": BUILDS})
         try:
             sessions: dict[str, tuple[int, str]] = {}
             with contextlib.ExitStack() as servers:

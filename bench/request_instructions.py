@@ -35,9 +35,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from move_path import API_KEY, BARE_APP, free_port, npm_install, process, uvicorn_args, wait_http
-
-ROOT = Path(__file__).resolve().parent.parent
+from move_path import (
+    API_KEY,
+    BARE_APP,
+    free_port,
+    npm_install,
+    process,
+    served_apps,
+    uvicorn_args,
+    wait_http,
+)
 
 # The stakeout app without its outermost wrapper, for the wrapper's own share.
 UNWRAPPED_APP = """
@@ -131,26 +138,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--acts-seconds", type=int, default=20)
     args = parser.parse_args()
-    from service.embedded import EmbeddedRedis
-
     with tempfile.TemporaryDirectory(prefix="stakeout-instructions-") as tmp_name:
         tmp = Path(tmp_name)
         npm_install(tmp, with_bgio=False)
         (tmp / "gets.mjs").write_text(COUNTED_GETS)
-        apps = tmp / "apps"
-        apps.mkdir()
-        (apps / "bare_app.py").write_text(BARE_APP)
-        (apps / "unwrapped_app.py").write_text(UNWRAPPED_APP)
-        valkey = EmbeddedRedis(tmp / "valkey", unix_socket=True)
-        env = {
-            **os.environ,
-            "REDIS_URL": valkey.start(),
-            "STAKEOUT_API_KEYS": API_KEY,
-            "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
-            "STAKEOUT_MAX_ACTIVE_GAMES": "0",
-            "LOG_LEVEL": "INFO",
-            "PYTHONPATH": os.pathsep.join((str(apps), str(ROOT))),
-        }
+        valkey, env, apps = served_apps(
+            tmp, {"bare_app.py": BARE_APP, "unwrapped_app.py": UNWRAPPED_APP}
+        )
 
         def healthz(base: str, warm_up: bool) -> tuple[int, str]:
             n = 300 if warm_up else args.requests
