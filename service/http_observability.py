@@ -240,7 +240,7 @@ def add_observations(child: Any, total: float, counts: list[float]) -> None:
     """Add observations to a labelled `Histogram` child in one go: their sum, and how many
     fell in each bucket (not cumulative). This is what ``observe`` does one observation at
     a time (prometheus_client 0.26: ``_sum`` and one value per bucket);
-    tests/unit/test_http_observability.py compares the two."""
+    tests/integration/test_observability.py compares the two."""
     child._sum.inc(total)
     for bucket, count in zip(child._buckets, counts, strict=True):
         if count:
@@ -255,7 +255,8 @@ class ObservabilityMiddleware:
     """Request id in and out, one access line, HTTP metrics; for every HTTP response."""
 
     def __init__(self, app: ASGIApp, access: bool = True, metrics: bool = True) -> None:
-        # ``access`` and ``metrics`` off: for bench/pipeline_cost.py, which prices each.
+        # ``access`` and ``metrics`` off: for the benches that price each
+        # (bench/pipeline_cost.py in-process, bench/pipeline_server_cost.py under uvicorn).
         self.app = app
         self.access = access
         self.metrics = metrics
