@@ -276,6 +276,7 @@ def served_apps(tmp: Path, modules: dict[str, str]) -> tuple[Any, dict[str, str]
         "REDIS_URL": valkey.start(),
         "STAKEOUT_API_KEYS": API_KEY,
         "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
+        # The benches start more games than one key may have active by default.
         "STAKEOUT_MAX_ACTIVE_GAMES": "0",
         "LOG_LEVEL": "INFO",
         "PYTHONPATH": os.pathsep.join((str(apps), str(ROOT))),
@@ -391,28 +392,13 @@ def main() -> None:
     args = parser.parse_args()
     games = [int(g) for g in args.games.split(",")]
     seconds = str(args.seconds / args.rounds)
-    from service.embedded import EmbeddedRedis
-
     rounds: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="stakeout-bench-") as tmp_name:
         tmp = Path(tmp_name)
         print(f"installing undici{'' if args.skip_bgio else ' and boardgame.io'} (npm) ...")
         npm_install(tmp, not args.skip_bgio)
         driver = tmp / DRIVER.name
-        valkey = EmbeddedRedis(tmp / "valkey", unix_socket=True)  # as `stakeout run` has it
-        redis_url = valkey.start()
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "STAKEOUT_API_KEYS": API_KEY,
-            "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
-            # The bench starts more games than one key may have active by default.
-            "STAKEOUT_MAX_ACTIVE_GAMES": "0",
-            "LOG_LEVEL": "INFO",
-        }
-        bare_dir = tmp / "bare"
-        bare_dir.mkdir()
-        (bare_dir / "bare_app.py").write_text(BARE_APP)
+        valkey, env, apps = served_apps(tmp, {"bare_app.py": BARE_APP})
         (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
         (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
         (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
@@ -440,9 +426,9 @@ def main() -> None:
                 servers.enter_context(
                     process(
                         uvicorn_args("bare_app:app", ports["bare"], args.processes, False),
-                        {**env, "PYTHONPATH": os.pathsep.join((str(bare_dir), str(ROOT)))},
+                        env,
                         tmp / "bare.log",
-                        cwd=bare_dir,
+                        cwd=apps,
                     )
                 )
                 servers.enter_context(

@@ -52,6 +52,7 @@ from service.observability import (
     QueueCollector,
     access_log,
     exposition,
+    game_id_of,
     log_fields,
     now_iso,
 )
@@ -157,7 +158,6 @@ class Batch:
             latency[1 + bisect.bisect_left(self.bounds, seconds)] += 1
         if access and access_log.isEnabledFor(logging.INFO):
             duration_ms = round(seconds * 1_000_000) / 1000  # to the µs; round(x, 3) is slower
-            game_id = scope.get("path_params", {}).get("game_id")
             if not self._fast():
                 access_log.info(
                     "%s %s %s",
@@ -179,7 +179,7 @@ class Batch:
                         logger="stakeout.access",
                         message=f"{method} {route} {status}",
                         request_id=request_id,
-                        game_id=game_id,
+                        game_id=game_id_of(scope),
                         method=method,
                         route=route,
                         status=status,

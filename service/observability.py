@@ -289,10 +289,16 @@ class LogFields:
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"request_id": self.request_id, **(self.extra or {})}
         if self.scope is not None:
-            game_id = self.scope.get("path_params", {}).get("game_id")
+            game_id = game_id_of(self.scope)
             if game_id is not None:
                 out["game_id"] = game_id
         return out
+
+
+def game_id_of(scope: Scope) -> str | None:
+    """The game a request is about, when its route names one (after routing)."""
+    game_id: str | None = scope.get("path_params", {}).get("game_id")
+    return game_id
 
 
 # What the current request (or job) adds to every log line it writes.
@@ -381,6 +387,7 @@ __all__ = [
     "count_act",
     "exposition",
     "fast_handler",
+    "game_id_of",
     "log_fields",
     "now_iso",
     "timed_job",

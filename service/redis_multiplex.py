@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import hiredis
-from redis.asyncio.connection import ConnectionPool
 from redis.exceptions import (
     AuthenticationError,
     NoScriptError,
@@ -163,12 +162,6 @@ class Multiplexed:
         self._wire: _Wire | None = None
         self._connecting: asyncio.Future[_Wire] | None = None
         self._closed = False
-
-    @classmethod
-    def from_url(cls, url: str, **options: Any) -> Multiplexed:
-        """``redis://`` or ``unix://``, read as redis-py reads it; ``options`` as for
-        ``Redis.from_url`` (``socket_timeout``, ``socket_connect_timeout``)."""
-        return cls(ConnectionPool.from_url(url, **options).connection_kwargs)
 
     async def execute(self, command: bytes) -> Any:
         """The reply to a packed command (`pack`)."""

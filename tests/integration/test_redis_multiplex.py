@@ -9,6 +9,7 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -18,6 +19,11 @@ from service.redis_multiplex import Multiplexed, pack
 
 ECHO = "return {ARGV[1], tonumber(ARGV[2]) * 2}"
 FAIL = "return redis.error_reply('BOOM ' .. ARGV[1])"
+
+
+def _shared(url: str, **options: Any) -> Multiplexed:
+    """The connection `Scripts` makes for a client of ``url`` (its pool's settings)."""
+    return Multiplexed(redis.asyncio.ConnectionPool.from_url(url, **options).connection_kwargs)
 
 
 def _eval(source: str, *args: object) -> bytes:
@@ -39,7 +45,7 @@ def test_concurrent_calls_share_one_connection_and_each_gets_its_own_reply(
     own_server: EmbeddedRedis,
 ) -> None:
     async def run() -> tuple[list[object], int]:
-        shared = Multiplexed.from_url(own_server.url, socket_timeout=5)
+        shared = _shared(own_server.url, socket_timeout=5)
         admin = redis.asyncio.Redis.from_url(own_server.url)
         try:
             replies = await asyncio.gather(
@@ -58,7 +64,7 @@ def test_concurrent_calls_share_one_connection_and_each_gets_its_own_reply(
 
 def test_an_error_reply_fails_its_call_only(clean_redis: str) -> None:
     async def run() -> list[object]:
-        shared = Multiplexed.from_url(clean_redis, socket_timeout=5)
+        shared = _shared(clean_redis, socket_timeout=5)
         try:
             calls = [
                 shared.execute(_eval(FAIL, i) if i % 3 == 0 else _eval(ECHO, "ok", i))
@@ -79,7 +85,7 @@ def test_an_error_reply_fails_its_call_only(clean_redis: str) -> None:
 
 def test_an_unknown_script_is_redis_pys_no_script_error(clean_redis: str) -> None:
     async def run() -> None:
-        shared = Multiplexed.from_url(clean_redis, socket_timeout=5)
+        shared = _shared(clean_redis, socket_timeout=5)
         try:
             await shared.execute(pack("EVALSHA", "0" * 40, 0))
         finally:
@@ -91,7 +97,7 @@ def test_an_unknown_script_is_redis_pys_no_script_error(clean_redis: str) -> Non
 
 def test_a_cancelled_caller_does_not_shift_the_replies_of_the_others(clean_redis: str) -> None:
     async def run() -> tuple[list[object], object]:
-        shared = Multiplexed.from_url(clean_redis, socket_timeout=5)
+        shared = _shared(clean_redis, socket_timeout=5)
         try:
             tasks = [
                 asyncio.ensure_future(shared.execute(_eval(ECHO, f"c{i}", i))) for i in range(10)
@@ -120,7 +126,7 @@ def test_a_frozen_server_fails_the_calls_in_flight_with_a_timeout_then_recovers(
     url = own_server.url
 
     async def run() -> tuple[list[object], float, object]:
-        shared = Multiplexed.from_url(url, socket_timeout=0.5)
+        shared = _shared(url, socket_timeout=0.5)
         try:
             assert await shared.execute(_eval(ECHO, "warm", 1)) == [b"warm", 2]
             os.kill(pid, signal.SIGSTOP)
@@ -153,7 +159,7 @@ def test_a_killed_server_fails_the_calls_then_a_restarted_one_is_reconnected(
     url = own_server.url
 
     async def run() -> tuple[object, object]:
-        shared = Multiplexed.from_url(url, socket_timeout=2, socket_connect_timeout=1)
+        shared = _shared(url, socket_timeout=2, socket_connect_timeout=1)
         try:
             assert await shared.execute(_eval(ECHO, "warm", 1)) == [b"warm", 2]
             own_server.kill()
@@ -179,7 +185,7 @@ def test_the_urls_password_and_database_are_used(own_server: EmbeddedRedis) -> N
     path = own_server.url.removeprefix("unix://").split("?", 1)[0]
 
     async def run(url: str) -> object:
-        shared = Multiplexed.from_url(url, socket_timeout=2)
+        shared = _shared(url, socket_timeout=2)
         try:
             return await shared.execute(pack("SET", "where", "db 3"))
         finally:
@@ -197,7 +203,7 @@ def test_once_closed_it_fails_the_calls_in_flight_and_connects_no_more(
     own_server: EmbeddedRedis,
 ) -> None:
     async def run() -> tuple[list[object], object, int]:
-        shared = Multiplexed.from_url(own_server.url, socket_timeout=5)
+        shared = _shared(own_server.url, socket_timeout=5)
         admin = redis.asyncio.Redis.from_url(own_server.url)
         try:
             assert await shared.execute(_eval(ECHO, "warm", 1)) == [b"warm", 2]
