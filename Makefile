@@ -1,5 +1,7 @@
 # Two commands: `make run` starts everything, `make test` checks everything.
-PYTHON ?= python3
+# The venv's interpreter: PYTHON when given (make PYTHON=python3.12), else the fastest
+# Python 3.11+ on PATH (bench/fastest_python.py: builds of one version differ by 15 %).
+PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
@@ -7,8 +9,10 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: run test lint typecheck unit openapi bench clean browser
 
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "stakeout needs Python 3.11+"; exit 1; }
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/python || { \
+	  py="$(PYTHON)"; [ -n "$$py" ] || py=$$(python3 bench/fastest_python.py) || exit 1; \
+	  "$$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "stakeout needs Python 3.11+"; exit 1; }; \
+	  echo "$$py -m venv $(VENV)"; "$$py" -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
