@@ -5,6 +5,7 @@ Nothing connects at import time: the Redis clients are opened in the lifespan.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -146,7 +147,19 @@ def app_factory() -> Litestar:
     settings = Settings.from_env()
     if not logging.getLogger().handlers:
         configure_logging(settings.log_level)
-    return create_app(settings)
+    return for_serving(create_app(settings))
 
 
-__all__ = ["app_factory", "create_app"]
+def for_serving(app: Litestar) -> Litestar:
+    """The app as an API process serves it: what the imports and the app's construction
+    made (about 90,000 objects that live as long as the process) is moved out of
+    the garbage collector's generations (`gc.freeze`). Without it every full collection
+    walks all of them: under load one came every second or two and took 30-60 ms, a pause
+    of every request in flight (docs/design-move-path.md, "Sixth pass"). Not done by
+    `create_app`: a test process builds many apps and should not keep their objects."""
+    gc.collect()
+    gc.freeze()
+    return app
+
+
+__all__ = ["app_factory", "create_app", "for_serving"]
