@@ -254,8 +254,10 @@ def uvicorn_args(target: str, port: int, processes: int, factory: bool) -> list[
     # The same HTTP protocol for both apps: `stakeout serve`'s (httptools, an answer's head
     # and body in one write: service/http_protocol.py).
     args += ["--workers", str(processes), "--loop", "uvloop", "--http", HTTP_PROTOCOL]
-    # As `stakeout serve` has it (service/cli.py): no X-Forwarded-For rewriting by uvicorn.
-    args += ["--no-access-log", "--no-proxy-headers", "--log-level", "warning"]
+    # As `stakeout serve` has it (service/cli.py): no X-Forwarded-For rewriting by uvicorn,
+    # no ``server`` header.
+    args += ["--no-access-log", "--no-proxy-headers", "--no-server-header"]
+    args += ["--log-level", "warning"]
     return [*args, "--factory"] if factory else args
 
 

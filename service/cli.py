@@ -34,6 +34,9 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         # (service/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
         # any local peer.
         "proxy_headers": False,
+        # No ``server: uvicorn`` on every answer: it tells a client nothing it needs, and
+        # tells anyone probing which server to look up.
+        "server_header": False,
         # httptools, with an answer's head and body sent in one write (service/http_protocol.py)
         "http": "service.http_protocol:OneWriteProtocol",
     }
@@ -42,12 +45,12 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
 def _serve(settings: Settings) -> None:
     import uvicorn
 
-    from service.app import create_app
+    from service.app import create_app, for_serving
 
     # uvicorn shuts down gracefully on SIGTERM (in-flight requests finish), then raises the
     # signal again; this no-op handler receives that, so the process exits 0, not -15.
     signal.signal(signal.SIGTERM, lambda *_: None)
-    uvicorn.run(create_app(settings), **_uvicorn_options(settings))
+    uvicorn.run(for_serving(create_app(settings)), **_uvicorn_options(settings))
 
 
 def _serve_processes(settings: Settings, processes: int) -> None:
