@@ -31,7 +31,9 @@ from tests.domain.playthrough import play
 GAMES = [("fbi", 4, {}), ("feds", 4, {}), ("bonnie_clyde", 2, {"target": 10})]
 
 
-def timed_decisions(name: str, seats: int, options: dict[str, Any], games: int, cap: Budget):
+def timed_decisions(
+    name: str, seats: int, options: dict[str, Any], games: int, cap: Budget
+) -> list[tuple[float, float]]:
     """(seconds with the tuned budget, seconds with ``cap``) for every expert decision."""
     game = registry.get(name)
     assert game is not None
@@ -71,10 +73,10 @@ def main() -> None:
     parser.add_argument("--only", default=None)
     args = parser.parse_args()
     cap = Budget(seconds=args.seconds, effort=args.effort)
-    capped = f"{args.seconds:g} s cap, effort {args.effort:g}"
+    cap_label = f"{args.seconds:g} s cap, effort {args.effort:g}"
     print(
         f"| game | moves | tuned: median | p95 | max | over {args.seconds:g} s"
-        f" | {capped}: median | p95 | max | over |\n|{'---|' * 10}"
+        f" | {cap_label}: median | p95 | max | over |\n|{'---|' * 10}"
     )
     for name, seats, options in GAMES:
         if args.only and name != args.only:

@@ -112,7 +112,7 @@ def main() -> None:
 
 def report(rows: dict[str, list[dict[str, Any]]], processes: int) -> None:
     def med(label: str, pick: Any) -> float:
-        return statistics.median(pick(r) for r in rows[label])
+        return float(statistics.median(pick(r) for r in rows[label]))
 
     print(f"\n{processes} API processes each; medians of {len(next(iter(rows.values())))} rounds")
     print("| interpreter | /healthz req/s | API CPU µs / request | acts/s (GET + POST) |"

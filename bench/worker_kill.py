@@ -67,7 +67,7 @@ def running_expert_turn(connection: redis.Redis, pid: int) -> int | None:
         job = queue.fetch_job(job_id)
         if job is None or not (job.worker_name or "").startswith(prefix):
             continue
-        if job.func_name.endswith("bot_turn") and job.args[1] == 0:
+        if (job.func_name or "").endswith("bot_turn") and job.args[1] == 0:
             return int(job.args[2])
     return None
 

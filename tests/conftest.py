@@ -38,7 +38,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture
-def clean_redis(redis_url: str) -> Iterator[str]:
+def clean_redis(redis_url: str) -> str:
     """The shared server, emptied before the test (tests in one process run one by one)."""
     client = redis.Redis.from_url(redis_url)
     client.flushdb()

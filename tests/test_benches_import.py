@@ -1,6 +1,7 @@
-"""Every bench script still imports (they are not type-checked, and a module they use can
-move: service/observability.py's wrapper moved to service/http_observability.py), and runs
-only as a script. Running them is not a test (bench/: speed is measured, not asserted)."""
+"""Every bench script still imports (mypy checks their types; this checks that what they
+import at run time is there: service/observability.py's wrapper once moved to
+service/http_observability.py), and runs only as a script. Running them is not a test
+(bench/: speed is measured, not asserted)."""
 
 from __future__ import annotations
 
