@@ -4,7 +4,9 @@ Layout (the whole of it, with every other key, is in `service/redis_keys.py`) â€
 of a game shares the hash tag ``{<id>}``, so the store runs unchanged on Redis Cluster:
 
 - ``game:{id}:events``  the stream, one entry per event, entry id ``0-<version>``; never
-  trimmed, so ``XLEN`` is the version.
+  trimmed, so ``XLEN`` is the version. Fields: ``e`` the event, ``t`` when (epoch ms); the
+  first entry of an act's batch also ``c``, the act, and, for an act sent without an
+  idempotency key, ``n``: the append call's nonce and the batch's last version.
 - ``game:{id}:idem``    idempotency keys â†’ ``fingerprint|first|last`` of the append they made.
 - ``game:{id}:meta``    creation facts: game name, API key id, seat token hashes, seats.
 - ``game:{id}:seed``    the secret shuffle seed (hex); only ever read by the server.
@@ -19,6 +21,7 @@ caller whose cached state is ahead of the stream (the store went backwards) lear
 from __future__ import annotations
 
 import hashlib
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -113,16 +116,35 @@ local expected = tonumber(ARGV[1])
 if version < expected or not tip_ok(KEYS[1], math.min(expected, version), ARGV[6]) then
   return {'behind', tostring(version)}
 end
+local nonce = ARGV[9]
 if version ~= expected then
+  -- This very call, sent again after its connection broke before the reply came: its
+  -- batch is in the stream (its first entry carries the call's nonce), so it is answered
+  -- as it was the first time, not as a lost race.
+  if nonce ~= '' and version > expected then
+    local row = redis.call('XRANGE', KEYS[1], '0-' .. (expected + 1), '0-' .. (expected + 1))[1]
+    for k = 1, #row[2], 2 do
+      if row[2][k] == 'n' then
+        local mine, last = string.match(row[2][k + 1], '^(%x+)|(%d+)$')
+        if mine == nonce then return {'ok', last} end
+      end
+    end
+  end
   return {'conflict', tostring(version), entries(KEYS[1], expected, nil)}
 end
 local first = version + 1
+local last = version + #ARGV - 9
 local now = ARGV[4]
--- The act that produced the batch is kept on its first entry (for verification).
-for j = 9, #ARGV do
+-- The first entry of the batch keeps the act that produced it (for verification) and, for
+-- an act without an idempotency key, the call's nonce and the batch's last version.
+local head = {'e', false, 't', now}
+if ARGV[5] ~= '' then head[#head + 1] = 'c'; head[#head + 1] = ARGV[5] end
+if nonce ~= '' then head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. last end
+for j = 10, #ARGV do
   version = version + 1
-  if j == 9 and ARGV[5] ~= '' then
-    redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now, 'c', ARGV[5])
+  if j == 10 then
+    head[2] = ARGV[j]
+    redis.call('XADD', KEYS[1], '0-' .. version, unpack(head))
   else
     redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
   end
@@ -268,6 +290,12 @@ class EventStore:
         events_key, idem_key, meta_key, _ = game_keys(game_id)
         now = _now_ms() if now_ms is None else now_ms
         granted = ",".join(f"{seat}={digest}" for seat, digest in (grants or {}).items())
+        # Without an idempotency key the call carries a nonce of its own, kept on the
+        # batch's first entry: if the connection breaks after the script ran and the call
+        # is sent again (service/redis_scripts.py), the script knows its own batch and
+        # answers ``ok``, not a lost race (which would decide the act again on a state that
+        # already holds it: refused, or applied twice).
+        nonce = "" if idempotency_key else secrets.token_hex(8)
         reply = await self._append(
             keys=[events_key, idem_key, meta_key, seat_tokens_key(game_id), summary_key(game_id)],
             args=[
@@ -279,6 +307,7 @@ class EventStore:
                 tip,
                 granted,
                 summary,
+                nonce,
                 *events,
             ],
         )

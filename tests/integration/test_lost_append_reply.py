@@ -1,0 +1,152 @@
+"""An act whose append ran in Redis but whose reply never came back.
+
+The request path's script calls are sent once more when their connection breaks
+(service/redis_scripts.py). For an act without an Idempotency-Key that second call used to
+find the stream past the version it expected, take it for a lost race and decide the act
+again on a state that already held it: a 409 for an act that was stored, or the act twice.
+The append now carries a nonce of its own (service/store.py), so the second call knows its
+batch and the act is answered as stored, once.
+
+The fault is real: a TCP proxy between the app and Valkey lets the script call through,
+drops its reply and closes the connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+import redis
+from litestar.testing import TestClient
+
+from service.app import create_app
+from service.settings import Settings
+from tests.helpers import act, auth, create, view
+from tests.processes import read_seed, read_stream, verify_stream
+
+
+class ReplyDropper:
+    """A TCP proxy to Redis. Once armed, the next connection to carry an ``EVALSHA`` gets
+    no reply to it: the proxy reads the reply from Redis, drops it and closes both ends."""
+
+    def __init__(self, upstream: tuple[str, int]) -> None:
+        self.upstream = upstream
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.armed = threading.Event()
+        self.dropped = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.upstream)
+            doomed = threading.Event()
+            threading.Thread(target=self._up, args=(client, server, doomed), daemon=True).start()
+            threading.Thread(target=self._down, args=(server, client, doomed), daemon=True).start()
+
+    def _up(self, client: socket.socket, server: socket.socket, doomed: threading.Event) -> None:
+        with _closing(client, server):
+            while data := _recv(client):
+                with self._lock:
+                    if self.armed.is_set() and b"EVALSHA" in data:
+                        self.armed.clear()
+                        doomed.set()
+                _send(server, data)
+
+    def _down(self, server: socket.socket, client: socket.socket, doomed: threading.Event) -> None:
+        with _closing(client, server):
+            while data := _recv(server):
+                if doomed.is_set():  # the script ran; its caller never hears of it
+                    with self._lock:
+                        self.dropped += 1
+                    return
+                _send(client, data)
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _recv(sock: socket.socket) -> bytes:
+    """What the socket has, or nothing once either end of the pair is closed."""
+    try:
+        return sock.recv(65536)
+    except OSError:
+        return b""
+
+
+def _send(sock: socket.socket, data: bytes) -> None:
+    with contextlib.suppress(OSError):  # the other end is gone: the loops end on their own
+        sock.sendall(data)
+
+
+@contextlib.contextmanager
+def _closing(*socks: socket.socket) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+
+@pytest.fixture
+def dropper(clean_redis: str) -> Iterator[ReplyDropper]:
+    url = urlsplit(clean_redis)
+    proxy = ReplyDropper((url.hostname or "127.0.0.1", url.port or 6379))
+    try:
+        yield proxy
+    finally:
+        proxy.close()
+
+
+def test_an_act_whose_reply_was_lost_is_answered_as_stored_once(
+    settings: Settings, clean_redis: str, dropper: ReplyDropper
+) -> None:
+    url = urlsplit(clean_redis)
+    proxied = replace(settings, redis_url=url._replace(netloc=f"127.0.0.1:{dropper.port}").geturl())
+    with TestClient(app=create_app(proxied)) as client:
+        created = create(client, "fbi", [{"type": "human"}] * 4)
+        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        kept: dict[int, tuple[dict[str, Any], str]] = {}
+        answered = []
+        for number in range(12):
+            seen = view(client, game_id)
+            action = seen["awaiting"][0]
+            seat = action["seat"]
+            legal = view(client, game_id, tokens[seat])["legal"]
+            before = seen["version"]
+            if number % 2:  # every other act loses its reply (no Idempotency-Key either way)
+                dropper.armed.set()
+            move = legal[0] if legal else {}  # a reveal sends what was committed
+            response = act(client, game_id, tokens[seat], seat, action, move, kept)
+            assert response.status_code == 200, response.text
+            assert not dropper.armed.is_set(), "the act sent no script call"
+            body = response.json()
+            answered.append((before, body["version"]))
+            assert body["version"] > before
+        assert dropper.dropped == 6
+        # Each act once, at the versions its answer gave.
+        events = client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[0])).json()
+        versions = [e["version"] for e in events["events"]]
+        for before, after in answered:
+            expected = list(range(before + 1, after + 1))
+            assert [v for v in versions if before < v <= after] == expected
+        assert answered[-1][1] == versions[-1]
+    sync = redis.Redis.from_url(clean_redis)
+    try:
+        verified = verify_stream(read_stream(sync, game_id), read_seed(sync, game_id))
+    finally:
+        sync.close()
+    assert len(verified.batches) == 1 + len(answered)  # the opening, then one batch an act
