@@ -154,7 +154,7 @@ def for_serving(app: Litestar) -> Litestar:
     """The app as an API process serves it: what the imports and the app's construction
     made (about 90,000 objects that live as long as the process) is moved out of
     the garbage collector's generations (`gc.freeze`). Without it every full collection
-    walks all of them: under load one came every second or two and took 30-60 ms, a pause
+    walks all of them: under load one came every second or two and took 40-60 ms, a pause
     of every request in flight (docs/design-move-path.md, "Sixth pass"). Not done by
     `create_app`: a test process builds many apps and should not keep their objects."""
     gc.collect()
