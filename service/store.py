@@ -42,10 +42,15 @@ from service.redis_scripts import Scripts
 AnyRedis = Redis | RedisCluster
 
 _CREATE = """
+local nmeta = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[3]) == 1 then
+  -- This very call, sent again after its connection broke before the reply came: the
+  -- game's seed (random and secret) is the one it carries, so the game is its own.
+  if redis.call('GET', KEYS[2]) == ARGV[2 + 2 * nmeta] then
+    return {'ok', tostring(redis.call('XLEN', KEYS[3]))}
+  end
   return {'exists', '0'}
 end
-local nmeta = tonumber(ARGV[1])
 local i = 2
 for _ = 1, nmeta do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])

@@ -1,11 +1,12 @@
-"""An act whose append ran in Redis but whose reply never came back.
+"""An act or a new game whose script ran in Redis but whose reply never came back.
 
 The request path's script calls are sent once more when their connection breaks
 (service/redis_scripts.py). For an act without an Idempotency-Key that second call used to
 find the stream past the version it expected, take it for a lost race and decide the act
 again on a state that already held it: a 409 for an act that was stored, or the act twice.
-The append now carries a nonce of its own (service/store.py), so the second call knows its
-batch and the act is answered as stored, once.
+A creation's second call found its own game and answered that the id was taken. The
+append now carries a nonce of its own and the creation its game's seed (service/store.py),
+so the second call knows its own work and is answered as the first would have been.
 
 The fault is real: a TCP proxy between the app and Valkey lets the script call through,
 drops its reply and closes the connection.
@@ -14,6 +15,7 @@ drops its reply and closes the connection.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import socket
 import threading
 from collections.abc import Iterator
@@ -27,19 +29,21 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.settings import Settings
-from tests.helpers import act, auth, create, view
+from service.store import _APPEND, _CREATE
+from tests.helpers import API_KEY, act, auth, create, view
 from tests.processes import read_seed, read_stream, verify_stream
 
 
 class ReplyDropper:
-    """A TCP proxy to Redis. Once armed, the next connection to carry an ``EVALSHA`` gets
-    no reply to it: the proxy reads the reply from Redis, drops it and closes both ends."""
+    """A TCP proxy to Redis. Armed with a script's SHA, the next connection to call that
+    script gets no reply: the proxy reads the reply from Redis, drops it and closes both
+    ends (so the script ran, and its caller never hears of it)."""
 
     def __init__(self, upstream: tuple[str, int]) -> None:
         self.upstream = upstream
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
-        self.armed = threading.Event()
+        self.armed: bytes | None = None  # the SHA of the script call to cut off
         self.dropped = 0
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
@@ -59,8 +63,8 @@ class ReplyDropper:
         with _closing(client, server):
             while data := _recv(client):
                 with self._lock:
-                    if self.armed.is_set() and b"EVALSHA" in data:
-                        self.armed.clear()
+                    if self.armed is not None and self.armed in data:
+                        self.armed = None
                         doomed.set()
                 _send(server, data)
 
@@ -72,6 +76,14 @@ class ReplyDropper:
                         self.dropped += 1
                     return
                 _send(client, data)
+
+    def arm(self, script: str) -> None:
+        with self._lock:
+            self.armed = hashlib.sha1(script.encode()).hexdigest().encode()
+
+    def is_armed(self) -> bool:
+        with self._lock:
+            return self.armed is not None
 
     def close(self) -> None:
         self.listener.close()
@@ -111,12 +123,15 @@ def dropper(clean_redis: str) -> Iterator[ReplyDropper]:
         proxy.close()
 
 
+def _through(dropper: ReplyDropper, settings: Settings) -> Settings:
+    url = urlsplit(settings.redis_url or "")
+    return replace(settings, redis_url=url._replace(netloc=f"127.0.0.1:{dropper.port}").geturl())
+
+
 def test_an_act_whose_reply_was_lost_is_answered_as_stored_once(
     settings: Settings, clean_redis: str, dropper: ReplyDropper
 ) -> None:
-    url = urlsplit(clean_redis)
-    proxied = replace(settings, redis_url=url._replace(netloc=f"127.0.0.1:{dropper.port}").geturl())
-    with TestClient(app=create_app(proxied)) as client:
+    with TestClient(app=create_app(_through(dropper, settings))) as client:
         created = create(client, "fbi", [{"type": "human"}] * 4)
         game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
         kept: dict[int, tuple[dict[str, Any], str]] = {}
@@ -128,11 +143,11 @@ def test_an_act_whose_reply_was_lost_is_answered_as_stored_once(
             legal = view(client, game_id, tokens[seat])["legal"]
             before = seen["version"]
             if number % 2:  # every other act loses its reply (no Idempotency-Key either way)
-                dropper.armed.set()
+                dropper.arm(_APPEND)
             move = legal[0] if legal else {}  # a reveal sends what was committed
             response = act(client, game_id, tokens[seat], seat, action, move, kept)
             assert response.status_code == 200, response.text
-            assert not dropper.armed.is_set(), "the act sent no script call"
+            assert not dropper.is_armed(), "the act sent no append"
             body = response.json()
             answered.append((before, body["version"]))
             assert body["version"] > before
@@ -150,3 +165,25 @@ def test_an_act_whose_reply_was_lost_is_answered_as_stored_once(
     finally:
         sync.close()
     assert len(verified.batches) == 1 + len(answered)  # the opening, then one batch an act
+
+
+def test_a_game_whose_creation_reply_was_lost_is_created_once(
+    settings: Settings, clean_redis: str, dropper: ReplyDropper
+) -> None:
+    with TestClient(app=create_app(_through(dropper, settings))) as client:
+        create(client, "fbi", [{"type": "human"}] * 4)  # the script is loaded
+        dropper.arm(_CREATE)
+        created = create(client, "fbi", [{"type": "human"}] * 4)  # asserts a 201
+        assert dropper.dropped == 1
+        game_id = created["id"]
+        listed = client.get("/v1/games", headers=auth(API_KEY)).json()["games"]
+        assert [g["id"] for g in listed].count(game_id) == 1
+        assert len(listed) == 2
+        seen = view(client, game_id, created["seats"][0]["token"])
+        assert seen["version"] == created["version"]
+    sync = redis.Redis.from_url(clean_redis)
+    try:
+        verified = verify_stream(read_stream(sync, game_id), read_seed(sync, game_id))
+    finally:
+        sync.close()
+    assert len(verified.batches) == 1  # the opening, once
