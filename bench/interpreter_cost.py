@@ -13,9 +13,9 @@ POST act loop (32 games) of each. Printed, medians over the rounds: API CPU per 
 and per act (from /proc: what the machine's load moves least), the rates and the act
 POST's p99.
 
-``--no-freeze`` adds, for the first interpreter, the app served without
-`service.app.for_serving` (the garbage collector sees every start-up object), to price
-that too.
+``--default-gc`` adds, for the first interpreter, the app served without
+`service.app.for_serving` (CPython's collector settings: every start-up object in its
+generations, a young collection every 700 new objects), to price that too.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from move_path import (
     wait_http,
 )
 
-# The app as `app_factory` builds it, without `for_serving` (gc.freeze).
+# The app as `app_factory` builds it, without `for_serving` (its garbage collector settings).
 UNFROZEN_APP = """
 import logging
 
@@ -66,12 +66,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=float, default=4.0, help="per round and load")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--no-freeze", action="store_true")
+    parser.add_argument("--default-gc", action="store_true")
     args = parser.parse_args()
     builds = [(python, "service.app:app_factory", python) for python in args.python]
-    if args.no_freeze:
+    if args.default_gc:
         first = args.python[0]
-        builds.append((f"{first}, no gc.freeze", "unfrozen_app:unfrozen", first))
+        builds.append((f"{first}, default gc", "unfrozen_app:unfrozen", first))
     seconds = f"{args.seconds:g}"
     rows: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in builds}
     with tempfile.TemporaryDirectory(prefix="stakeout-interpreters-") as tmp_name:

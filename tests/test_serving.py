@@ -2,7 +2,8 @@
 header, and the app (`service.app.for_serving`, used by `stakeout serve`, `run` and
 ``uvicorn --factory service.app:app_factory``) keeps what start-up made out of the garbage
 collector's generations, so a full collection under load walks only what requests made
-(checked in a fresh interpreter: freezing this test process would keep its objects)."""
+and young collections come less often (checked in a fresh interpreter: freezing this test
+process would keep its objects)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import httpx
 
+from service.app import YOUNG_GC_THRESHOLD
 from tests.processes import Processes, processes, service_env
 
 __all__ = ["processes"]
@@ -23,8 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
 import gc, json
 from service.app import app_factory
+before = gc.get_threshold()
 app_factory()
-print(json.dumps({"frozen": gc.get_freeze_count(), "collected": len(gc.get_objects())}))
+print(json.dumps({"frozen": gc.get_freeze_count(), "collected": len(gc.get_objects()),
+                  "before": before, "after": gc.get_threshold()}))
 """
 
 
@@ -44,6 +48,10 @@ def test_start_up_objects_are_out_of_the_collectors_way() -> None:
     # collection still walks is what was made after (a handful here).
     assert counts["frozen"] > 20_000
     assert counts["collected"] < counts["frozen"] // 20
+    # Young collections at most once per YOUNG_GC_THRESHOLD new objects; the older
+    # generations' thresholds as CPython has them.
+    assert counts["after"] == [YOUNG_GC_THRESHOLD, *counts["before"][1:]]
+    assert counts["before"][0] < YOUNG_GC_THRESHOLD
 
 
 def test_answers_name_no_server_software(processes: Processes, clean_redis: str) -> None:
