@@ -1,6 +1,6 @@
 # Two commands: `make run` starts everything, `make test` checks everything.
 # The venv's interpreter: PYTHON when given (make PYTHON=python3.12), else the fastest
-# Python 3.11+ on PATH (bench/fastest_python.py: builds of one version differ by 15 %).
+# Python 3.11+ on PATH (bench/fastest_python.py: builds of one version differ by 10-15 %).
 PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin

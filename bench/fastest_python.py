@@ -3,9 +3,9 @@
     python3 bench/fastest_python.py
 
 Builds of one Python version are not equally fast. pyenv's default build (no profile-guided
-optimisation or link-time optimisation, the interpreter in a shared libpython) ran
-stakeout's requests with 13-15 % more CPU than Debian's python3.11 on the same machine
-(`bench/pipeline_server_cost.py`, every build of the app; docs/deploy.md, "Which Python").
+optimisation or link-time optimisation, the interpreter in a shared libpython) served
+stakeout with more CPU than Debian's python3.11 on the same machine: 9 % more an act, 12-14 %
+more a `/healthz` request (`bench/interpreter_cost.py`; docs/deploy.md, "Which Python").
 A fresh clone's `make` should not serve on the slower one because it comes first on PATH.
 
 Candidates: every ``python3``, ``python3.11`` ... ``python3.14`` in every directory of PATH
