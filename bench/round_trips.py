@@ -4,7 +4,8 @@
 
 Plays 4-player FBI games (every seat a human, so no bot jobs) through the real app
 in-process, on a real Valkey it starts, with the rate limit off. Every command or pipeline a
-redis-py connection sends (async: the event store; sync: the queue Redis) is counted: one
+redis-py connection sends (async: the event store; sync: the queue Redis), and every script
+call on the event store's shared connection (`service.redis_multiplex`), is counted: one
 send is one round trip. For each act it counts the round trips made while the POST was
 being answered (outside the follow-up task), then those its follow-up made after the answer
 (in versions that have one: the task named ``stakeout-follow-ups``; the bench waits for it).
@@ -75,6 +76,29 @@ def _count(module: Any, name: str) -> None:
         module.AbstractConnection.send_packed_command = counted
 
 
+def _count_shared(name: str) -> None:
+    """The request path's script calls on the one shared connection of a process
+    (service/redis_multiplex.py, since the fourth pass) bypass redis-py's connections:
+    count each call there too (calls of one event loop turn leave in one write, but each
+    waits for its own reply, so each is a round trip of its caller's)."""
+    try:
+        from service.redis_multiplex import Multiplexed
+    except ImportError:  # a checkout from before it
+        return
+    original = Multiplexed.execute
+
+    async def counted(self: Any, command: bytes) -> Any:
+        SENT[name] += 1
+        task = asyncio.current_task()
+        if task is not None and task.get_name() == "stakeout-follow-ups":
+            FOLLOW_UP_COMMANDS[_name(command)] += 1
+        elif _IN_POST[0]:
+            POST_COMMANDS[_name(command)] += 1
+        return await original(self, command)
+
+    Multiplexed.execute = counted  # type: ignore[method-assign]
+
+
 def _total() -> int:
     return sum(SENT.values())
 
@@ -84,6 +108,7 @@ def main() -> None:
     parser.add_argument("--acts", type=int, default=200)
     args = parser.parse_args()
     _count(async_connection, "event store")
+    _count_shared("event store")
     _count(sync_connection, "queue")
     rng = random.Random(13)
     with tempfile.TemporaryDirectory() as tmp:
