@@ -50,18 +50,24 @@ def _name(command: Any) -> str:
     return parts[2].decode(errors="replace").upper() if len(parts) > 2 else "?"
 
 
+def _sent_async(name: str, command: Any) -> None:
+    """One command sent from the event loop: by the follow-up task, or while a POST is
+    answered."""
+    SENT[name] += 1
+    task = asyncio.current_task()
+    if task is not None and task.get_name() == "stakeout-follow-ups":
+        FOLLOW_UP_COMMANDS[_name(command)] += 1
+    elif _IN_POST[0]:
+        POST_COMMANDS[_name(command)] += 1
+
+
 def _count(module: Any, name: str) -> None:
     original = module.AbstractConnection.send_packed_command
 
     if asyncio.iscoroutinefunction(original):
 
         async def counted_async(self: Any, command: Any, check_health: bool = True) -> None:
-            SENT[name] += 1
-            task = asyncio.current_task()
-            if task is not None and task.get_name() == "stakeout-follow-ups":
-                FOLLOW_UP_COMMANDS[_name(command)] += 1
-            elif _IN_POST[0]:
-                POST_COMMANDS[_name(command)] += 1
+            _sent_async(name, command)
             await original(self, command, check_health)
 
         module.AbstractConnection.send_packed_command = counted_async
@@ -88,12 +94,7 @@ def _count_shared(name: str) -> None:
     original = Multiplexed.execute
 
     async def counted(self: Any, command: bytes) -> Any:
-        SENT[name] += 1
-        task = asyncio.current_task()
-        if task is not None and task.get_name() == "stakeout-follow-ups":
-            FOLLOW_UP_COMMANDS[_name(command)] += 1
-        elif _IN_POST[0]:
-            POST_COMMANDS[_name(command)] += 1
+        _sent_async(name, command)
         return await original(self, command)
 
     Multiplexed.execute = counted  # type: ignore[method-assign]
