@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -33,30 +35,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from move_path import (
     API_KEY,
     DRIVER,
-    free_port,
     measure,
     node,
     npm_install,
-    process,
+    serve,
     served_apps,
-    uvicorn_args,
-    wait_http,
 )
 
 # The app as `app_factory` builds it, without `for_serving` (its garbage collector settings).
 UNFROZEN_APP = """
-import logging
-
-from service.app import create_app
-from service.observability import configure_logging
-from service.settings import Settings
-
-
-def unfrozen():
-    settings = Settings.from_env()
-    if not logging.getLogger().handlers:
-        configure_logging(settings.log_level)
-    return create_app(settings)
+from service.app import app_from_env as unfrozen
 """
 
 
@@ -68,10 +56,13 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--default-gc", action="store_true")
     args = parser.parse_args()
-    builds = [(python, "service.app:app_factory", python) for python in args.python]
+    # The servers run in another folder: a path given relative to this one, or a name on
+    # PATH, is made absolute first.
+    pythons = [os.path.abspath(shutil.which(python) or python) for python in args.python]
+    builds = [(given, "service.app:app_factory", python) for given, python in zip(
+        args.python, pythons, strict=True)]  # fmt: skip
     if args.default_gc:
-        first = args.python[0]
-        builds.append((f"{first}, default gc", "unfrozen_app:unfrozen", first))
+        builds.append((f"{args.python[0]}, default gc", "unfrozen_app:unfrozen", pythons[0]))
     seconds = f"{args.seconds:g}"
     rows: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in builds}
     with tempfile.TemporaryDirectory(prefix="stakeout-interpreters-") as tmp_name:
@@ -82,13 +73,10 @@ def main() -> None:
         try:
             with contextlib.ExitStack() as servers:
                 served = []
-                for i, (label, target, python) in enumerate(builds):
-                    port = free_port()
-                    argv = uvicorn_args(target, port, args.processes, True)
-                    argv[0] = python
-                    session = servers.enter_context(process(argv, env, tmp / f"{i}.log", apps))
-                    base = f"http://127.0.0.1:{port}"
-                    wait_http(base + "/healthz")
+                for label, target, python in builds:
+                    session, base = serve(
+                        servers, target, args.processes, True, env, tmp, cwd=apps, python=python
+                    )
                     node(tmp, driver, "play", base, API_KEY, "32", "2", "get-post")  # warm up
                     served.append((label, session, base))
                 for number in range(1, args.rounds + 1):

@@ -249,8 +249,10 @@ def process(args: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -
             proc.wait()
 
 
-def uvicorn_args(target: str, port: int, processes: int, factory: bool) -> list[str]:
-    args = [sys.executable, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)]
+def uvicorn_args(
+    target: str, port: int, processes: int, factory: bool, python: str = sys.executable
+) -> list[str]:
+    args = [python, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)]
     # The same HTTP protocol for both apps: `stakeout serve`'s (httptools, an answer's head
     # and body in one write: service/http_protocol.py).
     args += ["--workers", str(processes), "--loop", "uvloop", "--http", HTTP_PROTOCOL]
@@ -259,6 +261,27 @@ def uvicorn_args(target: str, port: int, processes: int, factory: bool) -> list[
     args += ["--no-access-log", "--no-proxy-headers", "--no-server-header"]
     args += ["--log-level", "warning"]
     return [*args, "--factory"] if factory else args
+
+
+def serve(
+    servers: contextlib.ExitStack,
+    target: str,
+    processes: int,
+    factory: bool,
+    env: dict[str, str],
+    folder: Path,
+    cwd: Path = ROOT,
+    python: str = sys.executable,
+    ready: str = "/healthz",
+) -> tuple[int, str]:
+    """Serve ``target`` with `uvicorn_args` for as long as ``servers`` lasts (its log in
+    ``folder``); its session and base URL, once ``ready`` answers."""
+    port = free_port()
+    argv = uvicorn_args(target, port, processes, factory, python)
+    session = servers.enter_context(process(argv, env, folder / f"{port}.log", cwd))
+    base = f"http://127.0.0.1:{port}"
+    wait_http(base + ready)
+    return session, base
 
 
 def served_apps(tmp: Path, modules: dict[str, str]) -> tuple[Any, dict[str, str], Path]:
@@ -404,7 +427,7 @@ def main() -> None:
         (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
         (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
         (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
-        ports = {name: free_port() for name in ("stakeout", "bare", "ceiling", "bgio")}
+        ports = {name: free_port() for name in ("ceiling", "bgio")}
         url = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
         bgio_env = {
             **os.environ,
@@ -416,22 +439,12 @@ def main() -> None:
             # the measurements are interleaved round by round: a shared machine's load
             # moves over minutes, and each ratio compares figures taken seconds apart.
             with contextlib.ExitStack() as servers:
-                api = servers.enter_context(
-                    process(
-                        uvicorn_args(
-                            "service.app:app_factory", ports["stakeout"], args.processes, True
-                        ),
-                        env,
-                        tmp / "api.log",
-                    )
-                )
-                servers.enter_context(
-                    process(
-                        uvicorn_args("bare_app:app", ports["bare"], args.processes, False),
-                        env,
-                        tmp / "bare.log",
-                        cwd=apps,
-                    )
+                api, url["stakeout"] = serve(
+                    servers, "service.app:app_factory", args.processes, True, env, tmp,
+                    ready="/readyz",
+                )  # fmt: skip
+                _, url["bare"] = serve(
+                    servers, "bare_app:app", args.processes, False, env, tmp, cwd=apps
                 )
                 servers.enter_context(
                     process(
@@ -446,8 +459,6 @@ def main() -> None:
                     bgio = servers.enter_context(
                         process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp)
                     )
-                wait_http(url["stakeout"] + "/readyz")
-                wait_http(url["bare"] + "/healthz")
                 wait_http(url["ceiling"] + "/healthz")
                 time.sleep(1.5)  # boardgame.io's server
                 # Warm up: both API processes load the code paths and a few games.

@@ -33,14 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from move_path import (
     BARE_APP,
-    free_port,
     measure,
     node,
     npm_install,
-    process,
+    serve,
     served_apps,
-    uvicorn_args,
-    wait_http,
 )
 
 BUILDS = """
@@ -89,17 +86,11 @@ def main() -> None:
         driver = tmp / "http_load.mjs"
         valkey, env, apps = served_apps(tmp, {"bare_app.py": BARE_APP, "builds.py": BUILDS})
         try:
-            sessions: dict[str, tuple[int, str]] = {}
             with contextlib.ExitStack() as servers:
-                for label, target, factory in TARGETS:
-                    port = free_port()
-                    log = tmp / f"{port}.log"
-                    session = servers.enter_context(
-                        process(uvicorn_args(target, port, 1, factory), env, log, apps)
-                    )
-                    sessions[label] = (session, f"http://127.0.0.1:{port}")
-                for _, base in sessions.values():
-                    wait_http(base + "/healthz")
+                sessions = {
+                    label: serve(servers, target, 1, factory, env, tmp, cwd=apps)
+                    for label, target, factory in TARGETS
+                }
                 for n in range(args.rounds):
                     print(f"round {n + 1} of {args.rounds} ...", flush=True)
                     for label, (session, base) in sessions.items():

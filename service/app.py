@@ -144,10 +144,16 @@ def _cors() -> CORSConfig:
 def app_factory() -> Litestar:
     """For ASGI servers: ``uvicorn --factory service.app:app_factory`` (JSON logs too, as
     `stakeout serve` has them, unless logging was configured already)."""
+    return for_serving(app_from_env())
+
+
+def app_from_env() -> Litestar:
+    """The app of the environment's settings, with JSON logs unless logging was configured
+    already; `app_factory` without the serving process's collector settings."""
     settings = Settings.from_env()
     if not logging.getLogger().handlers:
         configure_logging(settings.log_level)
-    return for_serving(create_app(settings))
+    return create_app(settings)
 
 
 # Young-generation collections: at most one per this many container objects allocated
@@ -176,4 +182,4 @@ def for_serving(app: Litestar) -> Litestar:
     return app
 
 
-__all__ = ["app_factory", "create_app", "for_serving"]
+__all__ = ["app_factory", "app_from_env", "create_app", "for_serving"]

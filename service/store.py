@@ -138,21 +138,21 @@ if version ~= expected then
   return {'conflict', tostring(version), entries(KEYS[1], expected, nil)}
 end
 local first = version + 1
-local last = version + #ARGV - 9
 local now = ARGV[4]
--- The first entry of the batch keeps the act that produced it (for verification) and, for
--- an act without an idempotency key, the call's nonce and the batch's last version.
-local head = {'e', false, 't', now}
-if ARGV[5] ~= '' then head[#head + 1] = 'c'; head[#head + 1] = ARGV[5] end
-if nonce ~= '' then head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. last end
-for j = 10, #ARGV do
-  version = version + 1
-  if j == 10 then
-    head[2] = ARGV[j]
-    redis.call('XADD', KEYS[1], '0-' .. version, unpack(head))
-  else
-    redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
+if #ARGV >= 10 then
+  -- The first entry of the batch keeps the act that produced it (for verification) and, for
+  -- an act without an idempotency key, the call's nonce and the batch's last version.
+  local head = {'e', ARGV[10], 't', now}
+  if ARGV[5] ~= '' then head[#head + 1] = 'c'; head[#head + 1] = ARGV[5] end
+  if nonce ~= '' then
+    head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. (version + #ARGV - 9)
   end
+  version = version + 1
+  redis.call('XADD', KEYS[1], '0-' .. version, unpack(head))
+end
+for j = 11, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
 end
 if key ~= '' then
   redis.call('HSET', KEYS[2], key, ARGV[3] .. '|' .. first .. '|' .. version)
