@@ -359,11 +359,13 @@ async def act_answer_for(
     # is enough to authorise; the act itself costs one round trip (GameService.apply).
     seat = await _seat_caller(ctx, await ctx.games.snapshot(game_id), authorization)
     act = act_for(seat)
+    # The fingerprint tells a key's retry from another request under the same key; an act
+    # without a key has nothing to compare it with (a hash of the body per act spared).
     applied: Applied = await ctx.games.apply(
         game_id,
         lambda rules, match, seed: act,
         idempotency_key=seat_idempotency(seat, idempotency_key) if idempotency_key else None,
-        fingerprint=_fingerprint(route, seat, body),
+        fingerprint=_fingerprint(route, seat, body) if idempotency_key else "",
         if_match=_version(if_match),
     )
     caller = Caller(seat=seat)
