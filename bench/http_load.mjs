@@ -3,16 +3,23 @@
 // parsing the answers. Prints one JSON line of results.
 //
 //   node http_load.mjs healthz BASE CONNECTIONS SECONDS [PATH]
-//   node http_load.mjs play BASE API_KEY GAMES SECONDS MODE   (MODE: get-post | prefer)
+//   node http_load.mjs play BASE API_KEY GAMES SECONDS MODE [CONNECTIONS]
+//     MODE: get-post | prefer;  CONNECTIONS: seat (default) | shared
 //
 // play: GAMES concurrent 4-player FBI games, every seat a client (its own token). Each game
 // runs one loop: GET the acting seat's view, POST one legal act (a move, or a commitment
 // then a reveal in sealed steps). The act's answer names the seats awaited next
 // (`awaiting`), so the loop reads exactly one view per act. With MODE=prefer the POST asks
 // for `Prefer: return=representation`, and the GET is skipped whenever the same seat acts
-// again (its view came back with its act). A finished game is replaced by a new one.
+// again (its view came back with its act). A finished game is replaced by a new one, played
+// by the same four clients.
+//
+// CONNECTIONS=seat: every seat is a client with a keep-alive connection of its own, as a
+// player's device is (and as every boardgame.io seat has its own socket): a seat's GET and
+// POST travel over its connection. CONNECTIONS=shared: all requests of all games share one
+// pool of connections, so a seat's GET and its POST may reach different API processes.
 import { createHash, randomBytes } from "node:crypto";
-import { Pool } from "undici";
+import { Client, Pool } from "undici";
 
 const [mode, base, ...rest] = process.argv.slice(2);
 const pool = new Pool(base, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -27,9 +34,9 @@ function summary(latencies) {
   return { p50_ms: percentile(sorted, 50), p99_ms: percentile(sorted, 99) };
 }
 
-async function request(method, path, headers, body) {
+async function request(method, path, headers, body, via = pool) {
   const started = performance.now();
-  const res = await pool.request({ method, path, headers, body });
+  const res = await via.request({ method, path, headers, body });
   const text = await res.body.text();
   return { status: res.statusCode, text, ms: performance.now() - started };
 }
@@ -66,8 +73,10 @@ function commitment(gameId, step, seat, move, salt) {
   return createHash("sha256").update(text).digest("hex");
 }
 
-async function play(apiKey, games, seconds, loopMode) {
+async function play(apiKey, games, seconds, loopMode, connections = "seat") {
   const prefer = loopMode === "prefer";
+  if (connections !== "seat" && connections !== "shared") throw new Error(`connections: ${connections}`);
+  const clients = []; // every seat's own connection (CONNECTIONS=seat), closed at the end
   const actLatencies = [];
   const getLatencies = [];
   const loopLatencies = [];
@@ -95,6 +104,13 @@ async function play(apiKey, games, seconds, loopMode) {
   }
 
   async function table() {
+    // The table's four players: one connection each, or the shared pool.
+    const seats = Array.from({ length: 4 }, () => {
+      if (connections === "shared") return pool;
+      const client = new Client(base, { pipelining: 1, keepAliveTimeout: 30_000 });
+      clients.push(client);
+      return client;
+    });
     let game = await newGame();
     let view = null; // the view we hold, if it is current (prefer mode: the act's answer)
     let next = 0; // the seat awaited next, from the last act's answer (`awaiting`)
@@ -109,9 +125,13 @@ async function play(apiKey, games, seconds, loopMode) {
       }
       if (!view || view.you !== next) {
         // Exactly one GET per act: the answer named the seat awaited next.
-        const r = await request("GET", `/v1/games/${game.id}`, {
-          authorization: `Bearer ${game.tokens[next]}`,
-        });
+        const r = await request(
+          "GET",
+          `/v1/games/${game.id}`,
+          { authorization: `Bearer ${game.tokens[next]}` },
+          undefined,
+          seats[next],
+        );
         gets += 1;
         getLatencies.push(r.ms);
         if (r.status !== 200) { errors += 1; failed(r, "GET view"); continue; }
@@ -142,7 +162,13 @@ async function play(apiKey, games, seconds, loopMode) {
         path = "reveals";
         body = game.kept.get(view.you);
       }
-      const r = await request("POST", `/v1/games/${game.id}/${path}`, headers, JSON.stringify(body));
+      const r = await request(
+        "POST",
+        `/v1/games/${game.id}/${path}`,
+        headers,
+        JSON.stringify(body),
+        seats[view.you],
+      );
       if (r.status !== 200) { errors += 1; failed(r, path); view = null; continue; }
       acts += 1;
       actLatencies.push(r.ms);
@@ -157,6 +183,7 @@ async function play(apiKey, games, seconds, loopMode) {
   const started = performance.now();
   await Promise.all(Array.from({ length: games }, table));
   const elapsed = (performance.now() - started) / 1000;
+  await Promise.all(clients.map((c) => c.close()));
   const act = summary(actLatencies);
   const loop = summary(loopLatencies);
   return {
@@ -176,7 +203,7 @@ let result;
 if (mode === "healthz") {
   result = await healthz(Number(rest[0]), Number(rest[1]), rest[2]);
 } else if (mode === "play") {
-  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3]);
+  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3], rest[4]);
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

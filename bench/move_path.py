@@ -15,12 +15,16 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
   the turn passes), its own Koa + socket.io server with in-memory storage.
 
 The load driver is Node (`bench/http_load.mjs`, undici), not Python: its own ceiling is
-shown against the bare app. Printed, for 8 and 32 concurrent games: stakeout's acts/s and
-p50/p99 for the GET-view + POST-act loop (4-player FBI, every seat a client), the POST-only
-loop with ``Prefer: return=representation`` (a GET only when another seat acts next), the
-ratio of act POSTs/s to the same server's /healthz req/s, boardgame.io's moves/s and p50/p99
-(a move's latency: from the move call to the mover's next state update), and /healthz
-against the bare Litestar app.
+shown against the bare app. Every seat is a client with a keep-alive connection of its own,
+as a player's device is and as each boardgame.io seat has its own socket (the default,
+``--connections seat``); ``--connections shared`` sends every game's requests over one
+shared pool instead (a seat's GET and POST may then reach different API processes), and
+``both`` measures the two side by side. Printed, for 8 and 32 concurrent games: stakeout's
+acts/s and p50/p99 for the GET-view + POST-act loop (4-player FBI, every seat a client), the
+POST-only loop with ``Prefer: return=representation`` (a GET only when another seat acts
+next), the ratio of act POSTs/s to the same server's /healthz req/s, boardgame.io's moves/s
+and p50/p99 (a move's latency: from the move call to the mover's next state update), and
+/healthz against the bare Litestar app.
 
 All servers run for the whole bench, and every measurement is taken in ``--rounds`` slices
 (``--seconds`` split among them) interleaved with the others, so that a shared machine's
@@ -414,7 +418,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--games", default="8,32")
     parser.add_argument("--skip-bgio", action="store_true")
+    parser.add_argument("--connections", choices=("seat", "shared", "both"), default="seat")
     args = parser.parse_args()
+    connections = ("seat", "shared") if args.connections == "both" else (args.connections,)
     games = [int(g) for g in args.games.split(",")]
     seconds = str(args.seconds / args.rounds)
     rounds: list[dict[str, Any]] = []
@@ -474,11 +480,11 @@ def main() -> None:
                     got["bare"] = node(tmp, driver, "healthz", url["bare"], "32", seconds)
                     got["ceiling"] = node(tmp, driver, "healthz", url["ceiling"], "32", seconds)
                     for g in games:
-                        for loop in ("get-post", "prefer"):
-                            got[f"{loop}-{g}"] = measure(
+                        for conn, loop in _loops(connections):
+                            got[_key(loop, conn, g)] = measure(
                                 api,
                                 seconds,
-                                lambda g=g, loop=loop: node(
+                                lambda g=g, loop=loop, conn=conn: node(
                                     tmp,
                                     driver,
                                     "play",
@@ -487,6 +493,7 @@ def main() -> None:
                                     str(g),
                                     seconds,
                                     loop,
+                                    conn,
                                 ),
                                 valkey.pid,
                             )
@@ -501,10 +508,24 @@ def main() -> None:
                     rounds.append(got)
         finally:
             valkey.stop()
-    report(rounds, games, args.processes)
+    report(rounds, games, args.processes, connections)
 
 
-def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> None:
+def _loops(connections: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The stakeout loops measured: (connections, loop) pairs, per-seat connections first."""
+    return [(conn, loop) for conn in connections for loop in ("get-post", "prefer")]
+
+
+def _key(loop: str, conn: str, games: int) -> str:
+    return f"{loop}-{games}" if conn == "seat" else f"{loop}-{conn}-{games}"
+
+
+def report(
+    rounds: list[dict[str, Any]],
+    games: list[int],
+    processes: int,
+    connections: tuple[str, ...] = ("seat",),
+) -> None:
     """Medians over the rounds; every ratio is taken within a round, then the median."""
 
     def med(key: str, field: str) -> float | None:
@@ -545,14 +566,14 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
             if bgio in rounds[0]
             else "-"
         )
-        for loop in ("get-post", "prefer"):
-            key = f"{loop}-{g}"
+        for conn, loop in _loops(connections):
+            key = _key(loop, conn, g)
             acts = med(key, "acts_per_s")
             gets = ratio(key, "gets_per_s", key, "acts_per_s")
             cpu = cpu_ms_per(key, ("acts_per_s",))
             versus = ratio(key, "acts_per_s", "healthz", "requests_per_s")
             print(
-                f"| {g} games | {loop} | {fmt(acts, 0)} |"
+                f"| {g} games | {loop}, {conn} connections | {fmt(acts, 0)} |"
                 f" {fmt(med(key, 'act_p50_ms'))} / {fmt(med(key, 'act_p99_ms'))} |"
                 f" {fmt(med(key, 'loop_p50_ms'))} / {fmt(med(key, 'loop_p99_ms'))} |"
                 f" {fmt(gets, 2)} | {fmt(cpu, 2)} | {fmt(100 * versus if versus else None, 0)} %"
@@ -568,11 +589,14 @@ def report(rounds: list[dict[str, Any]], games: list[int], processes: int) -> No
                 detail = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
                 print(f"|   | ({errors} non-2xx answers{'; ' + detail if detail else ''}) |")
         if bgio in rounds[0]:
-            print(
-                f"|   | stakeout GET + POST acts/s ÷ boardgame.io moves/s:"
-                f" {fmt(ratio(f'get-post-{g}', 'acts_per_s', bgio, 'moves_per_s'), 2)} |"
-            )
-        where.append((g, f"get-post-{g}", "acts_per_s", bgio if bgio in rounds[0] else None))
+            for conn in connections:
+                versus_bgio = ratio(_key("get-post", conn, g), "acts_per_s", bgio, "moves_per_s")
+                print(
+                    f"|   | stakeout GET + POST acts/s ({conn} connections) ÷ boardgame.io"
+                    f" moves/s: {fmt(versus_bgio, 2)} |"
+                )
+        first = _key("get-post", connections[0], g)
+        where.append((g, first, "acts_per_s", bgio if bgio in rounds[0] else None))
     print(
         "\nWhere the machine's CPU went (ms of CPU an act or a move, medians; the machine's"
         f" busy cores out of {os.cpu_count()}):"
