@@ -12,7 +12,10 @@ answer), driven by the Node driver over HTTP:
 - ``GET /healthz`` of the bare Litestar app that `bench/move_path.py` compares with;
 - ``GET /healthz`` of stakeout, with and without its request-id/access-log/metrics wrapper
   (`service.http_observability`), so the wrapper's own share shows;
-- the GET view + POST act loop of `bench/move_path.py` (8 games of 4-player FBI), per act.
+- ``GET /v1/games/{id}`` of stakeout alone: one seat's view of a game in play, over and
+  over (each read still asks the store for what it missed: one round trip);
+- the GET view + POST act loop of `bench/move_path.py` (8 games of 4-player FBI), per act;
+  and from the two, the act's POST alone (the loop's count less its GETs' share).
 
 Counting starts after a warm-up (``--instr-atstart=no``, then ``callgrind_control``), so
 start-up and imports are left out. Instructions are not time: a cache miss costs more than
@@ -32,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -57,16 +62,17 @@ def unwrapped():
     return app
 """
 
-# N GETs of one path over C keep-alive connections.
+# N GETs of one path over C keep-alive connections (with an Authorization header if given).
 COUNTED_GETS = """
 import { Pool } from "undici";
-const [base, path, n, connections] = process.argv.slice(2);
+const [base, path, n, connections, authorization] = process.argv.slice(2);
 const pool = new Pool(base, { connections: Number(connections), pipelining: 1 });
+const headers = authorization ? { authorization } : {};
 let left = Number(n);
 let ok = 0;
 async function loop() {
   while (left-- > 0) {
-    const r = await pool.request({ method: "GET", path });
+    const r = await pool.request({ method: "GET", path, headers });
     await r.body.text();
     if (r.statusCode === 200) ok += 1;
   }
@@ -151,12 +157,27 @@ def main() -> None:
             ok = node(tmp, "gets.mjs", base, "/healthz", str(n), "16")["ok"]
             return ok, f"{ok} requests"
 
+        def views(base: str, warm_up: bool) -> tuple[int, str]:
+            # A 4-player FBI game of its own, read by its first seat: a view in play.
+            created = httpx.post(
+                base + "/v1/games",
+                headers={"authorization": f"Bearer {API_KEY}"},
+                json={"game": "fbi", "seats": [{"type": "human"}] * 4},
+                timeout=30,
+            ).json()
+            path, token = f"/v1/games/{created['id']}", created["seats"][0]["token"]
+            n = 300 if warm_up else args.requests
+            ok = node(tmp, "gets.mjs", base, path, str(n), "16", f"Bearer {token}")["ok"]
+            return ok, f"{ok} requests"
+
         def play(base: str, warm_up: bool) -> tuple[int, str]:
             seconds = "5" if warm_up else str(args.acts_seconds)
             got = node(tmp, "http_load.mjs", "play", base, API_KEY, "8", seconds, "get-post")
             acts = round(got["acts_per_s"] * float(seconds))
-            return acts, f"{acts} acts, {got['gets_per_s'] / got['acts_per_s']:.2f} GETs an act"
+            gets_an_act[0] = got["gets_per_s"] / got["acts_per_s"]
+            return acts, f"{acts} acts, {gets_an_act[0]:.2f} GETs an act"
 
+        gets_an_act = [1.0]  # the play loop's, once it ran
         rows: list[tuple[str, int, str]] = []
         try:
             for label, target, factory, drive in (
@@ -164,6 +185,7 @@ def main() -> None:
                 ("stakeout, GET /healthz", "service.app:app_factory", True, healthz),
                 ("stakeout without its wrapper, GET /healthz", "unwrapped_app:unwrapped", True,
                  healthz),
+                ("stakeout, GET view alone", "service.app:app_factory", True, views),
                 ("stakeout, GET view + POST act, per act", "service.app:app_factory", True, play),
             ):  # fmt: skip
                 print(f"{label} ...", flush=True)
@@ -171,14 +193,22 @@ def main() -> None:
                 rows.append((label, count, what))
         finally:
             valkey.stop()
-    bare = rows[0][1]
+    bare, stakeout, view, act = rows[0][1], rows[1][1], rows[3][1], rows[4][1]
+    post = act - round(gets_an_act[0] * view)
+    rows.append(
+        ("stakeout, the act's POST alone (the act less its GETs)", post, "derived from the two")
+    )
     print("\n| server, load | instructions a request (an act) | ÷ bare /healthz | counted over |")
     print("|---|---|---|---|")
     for label, count, what in rows:
         print(f"| {label} | {count:,} | {count / bare:.2f} | {what} |")
     print(
-        f"\nbare Litestar ÷ stakeout, /healthz, by instructions: {bare / rows[1][1]:.0%}"
+        f"\nbare Litestar ÷ stakeout, /healthz, by instructions: {bare / stakeout:.0%}"
         f" (without the wrapper: {bare / rows[2][1]:.0%})"
+    )
+    print(
+        f"stakeout /healthz ÷ an act, by instructions: {stakeout / act:.0%} (GET view + POST"
+        f" act); ÷ the act's POST alone: {stakeout / post:.0%}"
     )
 
 
