@@ -521,10 +521,7 @@ def _key(loop: str, conn: str, games: int) -> str:
 
 
 def report(
-    rounds: list[dict[str, Any]],
-    games: list[int],
-    processes: int,
-    connections: tuple[str, ...] = ("seat",),
+    rounds: list[dict[str, Any]], games: list[int], processes: int, connections: tuple[str, ...]
 ) -> None:
     """Medians over the rounds; every ratio is taken within a round, then the median."""
 

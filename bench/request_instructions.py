@@ -152,10 +152,13 @@ def main() -> None:
             tmp, {"bare_app.py": BARE_APP, "unwrapped_app.py": UNWRAPPED_APP}
         )
 
-        def healthz(base: str, warm_up: bool) -> tuple[int, str]:
+        def gets(base: str, path: str, warm_up: bool, *authorization: str) -> tuple[int, str]:
             n = 300 if warm_up else args.requests
-            ok = node(tmp, "gets.mjs", base, "/healthz", str(n), "16")["ok"]
+            ok = node(tmp, "gets.mjs", base, path, str(n), "16", *authorization)["ok"]
             return ok, f"{ok} requests"
+
+        def healthz(base: str, warm_up: bool) -> tuple[int, str]:
+            return gets(base, "/healthz", warm_up)
 
         def views(base: str, warm_up: bool) -> tuple[int, str]:
             # A 4-player FBI game of its own, read by its first seat: a view in play.
@@ -165,19 +168,19 @@ def main() -> None:
                 json={"game": "fbi", "seats": [{"type": "human"}] * 4},
                 timeout=30,
             ).json()
-            path, token = f"/v1/games/{created['id']}", created["seats"][0]["token"]
-            n = 300 if warm_up else args.requests
-            ok = node(tmp, "gets.mjs", base, path, str(n), "16", f"Bearer {token}")["ok"]
-            return ok, f"{ok} requests"
+            token = created["seats"][0]["token"]
+            return gets(base, f"/v1/games/{created['id']}", warm_up, f"Bearer {token}")
+
+        gets_an_act = 1.0  # the play loop's, once it ran
 
         def play(base: str, warm_up: bool) -> tuple[int, str]:
+            nonlocal gets_an_act
             seconds = "5" if warm_up else str(args.acts_seconds)
             got = node(tmp, "http_load.mjs", "play", base, API_KEY, "8", seconds, "get-post")
             acts = round(got["acts_per_s"] * float(seconds))
-            gets_an_act[0] = got["gets_per_s"] / got["acts_per_s"]
-            return acts, f"{acts} acts, {gets_an_act[0]:.2f} GETs an act"
+            gets_an_act = got["gets_per_s"] / got["acts_per_s"]
+            return acts, f"{acts} acts, {gets_an_act:.2f} GETs an act"
 
-        gets_an_act = [1.0]  # the play loop's, once it ran
         rows: list[tuple[str, int, str]] = []
         try:
             for label, target, factory, drive in (
@@ -194,7 +197,7 @@ def main() -> None:
         finally:
             valkey.stop()
     bare, stakeout, view, act = rows[0][1], rows[1][1], rows[3][1], rows[4][1]
-    post = act - round(gets_an_act[0] * view)
+    post = act - round(gets_an_act * view)
     rows.append(
         ("stakeout, the act's POST alone (the act less its GETs)", post, "derived from the two")
     )
