@@ -35,20 +35,29 @@ def seed_commitment(seed: bytes) -> str:
 class Rng:
     """A deterministic random stream derived from ``seed`` and ``label``."""
 
-    __slots__ = ("_buffer", "_counter", "_key")
+    __slots__ = ("_buffer", "_counter", "_key", "_label", "_seed")
 
     def __init__(self, seed: bytes, label: str = "") -> None:
-        self._key = hmac.digest(seed, label.encode(), "sha256")  # hmac.new's digest, in C
+        # The key is derived on first use: most acts are decided without a random draw,
+        # and the derivation is the cost of making one (an HMAC per act).
+        self._seed = seed
+        self._label = label
+        self._key = b""
         self._counter = 0
         self._buffer = b""
 
+    def _derived(self) -> bytes:
+        if not self._key:
+            self._key = hmac.digest(self._seed, self._label.encode(), "sha256")  # in C
+        return self._key
+
     def fork(self, label: str) -> Rng:
         """An independent stream for a sub-purpose; does not advance this one."""
-        return Rng(self._key, label)
+        return Rng(self._derived(), label)
 
     def _bytes(self, n: int) -> bytes:
         while len(self._buffer) < n:
-            block = hashlib.sha256(self._key + self._counter.to_bytes(8, "big")).digest()
+            block = hashlib.sha256(self._derived() + self._counter.to_bytes(8, "big")).digest()
             self._counter += 1
             self._buffer += block
         out, self._buffer = self._buffer[:n], self._buffer[n:]
