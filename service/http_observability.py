@@ -30,10 +30,8 @@ from __future__ import annotations
 import asyncio
 import atexit
 import bisect
-import itertools
 import logging
 import re
-import secrets
 import time
 from collections.abc import Awaitable
 from typing import Any
@@ -44,7 +42,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client.exposition import choose_encoder
 
-from service import observability
+from service import observability, unique_ids
 from service.observability import (
     HTTP_LATENCY,
     HTTP_REQUESTS,
@@ -82,14 +80,8 @@ def _incoming_request_id(scope: Scope) -> str | None:
     return None
 
 
-# A random per-process prefix and a counter: 32 hex digits, unique across processes, and
-# no system call per request as a fresh random id would need.
-_ID_PREFIX = secrets.token_hex(8)
-_ID_COUNTER = itertools.count(1)
-
-
 def new_request_id() -> str:
-    return f"{_ID_PREFIX}{next(_ID_COUNTER):016x}"
+    return unique_ids.request_id()
 
 
 _ROUTES: dict[str, str] = {}

@@ -21,7 +21,6 @@ caller whose cached state is ahead of the stream (the store went backwards) lear
 from __future__ import annotations
 
 import hashlib
-import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import Any, Literal
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from service import unique_ids
 from service.redis_keys import (
     ACTIVE_GAMES,
     game_keys,
@@ -300,7 +300,7 @@ class EventStore:
         # is sent again (service/redis_scripts.py), the script knows its own batch and
         # answers ``ok``, not a lost race (which would decide the act again on a state that
         # already holds it: refused, or applied twice).
-        nonce = "" if idempotency_key else secrets.token_hex(8)
+        nonce = "" if idempotency_key else unique_ids.nonce()
         reply = await self._append(
             keys=[events_key, idem_key, meta_key, seat_tokens_key(game_id), summary_key(game_id)],
             args=[
