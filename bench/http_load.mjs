@@ -3,10 +3,11 @@
 // parsing the answers. Prints one JSON line of results.
 //
 //   node http_load.mjs healthz BASE CONNECTIONS SECONDS [PATH]
-//   node http_load.mjs play BASE API_KEY GAMES SECONDS MODE [CONNECTIONS]
-//     MODE: get-post | prefer;  CONNECTIONS: seat (default) | shared
+//   node http_load.mjs play BASE API_KEY GAMES SECONDS MODE [CONNECTIONS] [GAME]
+//     MODE: get-post | prefer;  CONNECTIONS: seat (default) | shared;  GAME: fbi (default),
+//     or any other game the server has (bonnie_clyde: a seat acts several times in a row)
 //
-// play: GAMES concurrent 4-player FBI games, every seat a client (its own token). Each game
+// play: GAMES concurrent 4-player games of GAME, every seat a client (its own token). Each game
 // runs one loop: GET the acting seat's view, POST one legal act (a move, or a commitment
 // then a reveal in sealed steps). The act's answer names the seats awaited next
 // (`awaiting`), so the loop reads exactly one view per act. With MODE=prefer the POST asks
@@ -73,7 +74,7 @@ function commitment(gameId, step, seat, move, salt) {
   return createHash("sha256").update(text).digest("hex");
 }
 
-async function play(apiKey, games, seconds, loopMode, connections = "seat") {
+async function play(apiKey, games, seconds, loopMode, connections = "seat", gameName = "fbi") {
   const prefer = loopMode === "prefer";
   if (connections !== "seat" && connections !== "shared") throw new Error(`connections: ${connections}`);
   const clients = []; // every seat's own connection (CONNECTIONS=seat), closed at the end
@@ -96,7 +97,7 @@ async function play(apiKey, games, seconds, loopMode, connections = "seat") {
   }
 
   async function newGame() {
-    const body = JSON.stringify({ game: "fbi", seats: Array(4).fill({ type: "human" }) });
+    const body = JSON.stringify({ game: gameName, seats: Array(4).fill({ type: "human" }) });
     const r = await request("POST", "/v1/games", { ...json, authorization: `Bearer ${apiKey}` }, body);
     if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
     const created = JSON.parse(r.text);
@@ -203,7 +204,7 @@ let result;
 if (mode === "healthz") {
   result = await healthz(Number(rest[0]), Number(rest[1]), rest[2]);
 } else if (mode === "play") {
-  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3], rest[4]);
+  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3], rest[4] ?? "seat", rest[5] ?? "fbi");
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

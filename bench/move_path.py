@@ -22,8 +22,10 @@ shared pool instead (a seat's GET and POST may then reach different API processe
 ``both`` measures the two side by side. Printed, for 8 and 32 concurrent games: stakeout's
 acts/s and p50/p99 for the GET-view + POST-act loop (4-player FBI, every seat a client), the
 POST-only loop with ``Prefer: return=representation`` (a GET only when another seat acts
-next), the ratio of act POSTs/s to the same server's /healthz req/s, boardgame.io's moves/s
-and p50/p99 (a move's latency: from the move call to the mover's next state update), and
+next), both loops again on 4-player Bonnie and Clyde (``--played``: there a seat acts
+several times in a row, so the ``Prefer`` loop skips most GETs; in FBI it skips few), the
+ratio of act POSTs/s to the same server's /healthz req/s, boardgame.io's moves/s and
+p50/p99 (a move's latency: from the move call to the mover's next state update), and
 /healthz against the bare Litestar app.
 
 All servers run for the whole bench, and every measurement is taken in ``--rounds`` slices
@@ -419,8 +421,14 @@ def main() -> None:
     parser.add_argument("--games", default="8,32")
     parser.add_argument("--skip-bgio", action="store_true")
     parser.add_argument("--connections", choices=("seat", "shared", "both"), default="seat")
+    parser.add_argument(
+        "--played",
+        default=",".join(PLAYED),
+        help="the games stakeout's loops play (fbi first: boardgame.io is compared with it)",
+    )
     args = parser.parse_args()
     connections = ("seat", "shared") if args.connections == "both" else (args.connections,)
+    played = tuple(args.played.split(","))
     games = [int(g) for g in args.games.split(",")]
     seconds = str(args.seconds / args.rounds)
     rounds: list[dict[str, Any]] = []
@@ -480,11 +488,11 @@ def main() -> None:
                     got["bare"] = node(tmp, driver, "healthz", url["bare"], "32", seconds)
                     got["ceiling"] = node(tmp, driver, "healthz", url["ceiling"], "32", seconds)
                     for g in games:
-                        for conn, loop in _loops(connections):
-                            got[_key(loop, conn, g)] = measure(
+                        for conn, loop, game in _loops(connections, played):
+                            got[_key(loop, conn, g, game)] = measure(
                                 api,
                                 seconds,
-                                lambda g=g, loop=loop, conn=conn: node(
+                                lambda g=g, loop=loop, conn=conn, game=game: node(
                                     tmp,
                                     driver,
                                     "play",
@@ -494,6 +502,7 @@ def main() -> None:
                                     seconds,
                                     loop,
                                     conn,
+                                    game,
                                 ),
                                 valkey.pid,
                             )
@@ -508,20 +517,38 @@ def main() -> None:
                     rounds.append(got)
         finally:
             valkey.stop()
-    report(rounds, games, args.processes, connections)
+    report(rounds, games, args.processes, connections, played)
 
 
-def _loops(connections: tuple[str, ...]) -> list[tuple[str, str]]:
-    """The stakeout loops measured: (connections, loop) pairs, per-seat connections first."""
-    return [(conn, loop) for conn in connections for loop in ("get-post", "prefer")]
+# The games stakeout's loops play. FBI is the one compared with boardgame.io; in 4-player
+# FBI the next act is nearly always another seat's, so `Prefer` saves few GETs there. In
+# Bonnie and Clyde a seat acts several times in a row (draw, meld, discard): about 60 % of
+# its acts are by the seat that acted last, the POST-only loop `Prefer` is for.
+PLAYED = ("fbi", "bonnie_clyde")
 
 
-def _key(loop: str, conn: str, games: int) -> str:
-    return f"{loop}-{games}" if conn == "seat" else f"{loop}-{conn}-{games}"
+def _loops(connections: tuple[str, ...], played: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """The stakeout loops measured: (connections, loop, game), per-seat connections first."""
+    return [
+        (conn, loop, game)
+        for conn in connections
+        for game in played
+        for loop in ("get-post", "prefer")
+        if conn == "seat" or game == played[0]
+    ]
+
+
+def _key(loop: str, conn: str, games: int, game: str) -> str:
+    where = loop if conn == "seat" else f"{loop}-{conn}"
+    return f"{where}-{games}" if game == PLAYED[0] else f"{game}-{where}-{games}"
 
 
 def report(
-    rounds: list[dict[str, Any]], games: list[int], processes: int, connections: tuple[str, ...]
+    rounds: list[dict[str, Any]],
+    games: list[int],
+    processes: int,
+    connections: tuple[str, ...],
+    played: tuple[str, ...],
 ) -> None:
     """Medians over the rounds; every ratio is taken within a round, then the median."""
 
@@ -563,14 +590,14 @@ def report(
             if bgio in rounds[0]
             else "-"
         )
-        for conn, loop in _loops(connections):
-            key = _key(loop, conn, g)
+        for conn, loop, game in _loops(connections, played):
+            key = _key(loop, conn, g, game)
             acts = med(key, "acts_per_s")
             gets = ratio(key, "gets_per_s", key, "acts_per_s")
             cpu = cpu_ms_per(key, ("acts_per_s",))
             versus = ratio(key, "acts_per_s", "healthz", "requests_per_s")
             print(
-                f"| {g} games | {loop}, {conn} connections | {fmt(acts, 0)} |"
+                f"| {g} games | {game} {loop}, {conn} connections | {fmt(acts, 0)} |"
                 f" {fmt(med(key, 'act_p50_ms'))} / {fmt(med(key, 'act_p99_ms'))} |"
                 f" {fmt(med(key, 'loop_p50_ms'))} / {fmt(med(key, 'loop_p99_ms'))} |"
                 f" {fmt(gets, 2)} | {fmt(cpu, 2)} | {fmt(100 * versus if versus else None, 0)} %"
@@ -587,12 +614,14 @@ def report(
                 print(f"|   | ({errors} non-2xx answers{'; ' + detail if detail else ''}) |")
         if bgio in rounds[0]:
             for conn in connections:
-                versus_bgio = ratio(_key("get-post", conn, g), "acts_per_s", bgio, "moves_per_s")
+                versus_bgio = ratio(
+                    _key("get-post", conn, g, played[0]), "acts_per_s", bgio, "moves_per_s"
+                )
                 print(
                     f"|   | stakeout GET + POST acts/s ({conn} connections) ÷ boardgame.io"
                     f" moves/s: {fmt(versus_bgio, 2)} |"
                 )
-        first = _key("get-post", connections[0], g)
+        first = _key("get-post", connections[0], g, played[0])
         where.append((g, first, "acts_per_s", bgio if bgio in rounds[0] else None))
     print(
         "\nWhere the machine's CPU went (ms of CPU an act or a move, medians; the machine's"
