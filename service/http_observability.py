@@ -80,8 +80,7 @@ def _incoming_request_id(scope: Scope) -> str | None:
     return None
 
 
-def new_request_id() -> str:
-    return unique_ids.request_id()
+new_request_id = unique_ids.request_id  # a per-process prefix and a counter
 
 
 _ROUTES: dict[str, str] = {}
