@@ -204,7 +204,7 @@ let result;
 if (mode === "healthz") {
   result = await healthz(Number(rest[0]), Number(rest[1]), rest[2]);
 } else if (mode === "play") {
-  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3], rest[4] ?? "seat", rest[5] ?? "fbi");
+  result = await play(rest[0], Number(rest[1]), Number(rest[2]), rest[3], rest[4], rest[5]);
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

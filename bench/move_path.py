@@ -539,8 +539,7 @@ def _loops(connections: tuple[str, ...], played: tuple[str, ...]) -> list[tuple[
 
 
 def _key(loop: str, conn: str, games: int, game: str) -> str:
-    where = loop if conn == "seat" else f"{loop}-{conn}"
-    return f"{where}-{games}" if game == PLAYED[0] else f"{game}-{where}-{games}"
+    return f"{game}-{loop}-{conn}-{games}"
 
 
 def report(

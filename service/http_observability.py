@@ -80,9 +80,6 @@ def _incoming_request_id(scope: Scope) -> str | None:
     return None
 
 
-new_request_id = unique_ids.request_id  # a per-process prefix and a counter
-
-
 _ROUTES: dict[str, str] = {}
 
 
@@ -256,7 +253,7 @@ class ObservabilityMiddleware:
         if scope["type"] != ScopeType.HTTP:
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_request_id(scope) or new_request_id()
+        request_id = _incoming_request_id(scope) or unique_ids.request_id()
         token = log_fields.set(LogFields(request_id, scope))
         header = (REQUEST_ID_HEADER, request_id.encode())
         status = 500  # if the app raises before answering, the server answers 500
@@ -322,6 +319,5 @@ __all__ = [
     "add_observations",
     "instrument",
     "metrics",
-    "new_request_id",
     "valid_request_id",
 ]
