@@ -40,7 +40,7 @@ COPY workers ./workers
 RUN pip install --upgrade pip \
  && pip install . \
  && python -m compileall -q /opt/venv \
- && python -c "import domain, service, workers, service.cli"
+ && python -c "import domain, service, workers, service.ops.cli"
 
 
 FROM python:${PYTHON_VERSION}-slim-${DEBIAN_RELEASE} AS runtime

@@ -36,7 +36,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.app import create_app
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 
 KEY = "sk_bench"
@@ -220,7 +220,7 @@ def main() -> None:
         try:
             # Access logs as `stakeout serve` writes them (JSON lines), to a file.
             sys.stderr = open(os.path.join(tmp, "stderr.log"), "w")  # noqa: SIM115 - until exit
-            from service.observability import configure_logging
+            from service.telemetry.metrics import configure_logging
 
             configure_logging("INFO")
             settings = Settings(

@@ -24,7 +24,7 @@ import redis.asyncio
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 
 EVENT = b"x" * 300
 

@@ -5,7 +5,7 @@
 Starts, on this machine, in temporary folders (nothing is written to the repository):
 
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
-  under uvicorn (uvloop + httptools, an answer written at once: `service/http_protocol.py`,
+  under uvicorn (uvloop + httptools, an answer written at once: `service/http/protocol.py`,
   as `stakeout serve` has it) with ``--processes`` worker processes, the rate limit
   off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``) and no quota of active games, JSON access logs on
   (to a file);
@@ -61,7 +61,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "bench" / "http_load.mjs"
-HTTP_PROTOCOL = "service.http_protocol:OneWriteProtocol"
+HTTP_PROTOCOL = "service.http.protocol:OneWriteProtocol"
 API_KEY = "sk_bench"
 BGIO_VERSION = "0.50.2"
 
@@ -260,9 +260,9 @@ def uvicorn_args(
 ) -> list[str]:
     args = [python, "-m", "uvicorn", target, "--host", "127.0.0.1", "--port", str(port)]
     # The same HTTP protocol for both apps: `stakeout serve`'s (httptools, an answer's head
-    # and body in one write: service/http_protocol.py).
+    # and body in one write: service/http/protocol.py).
     args += ["--workers", str(processes), "--loop", "uvloop", "--http", HTTP_PROTOCOL]
-    # As `stakeout serve` has it (service/cli.py): no X-Forwarded-For rewriting by uvicorn,
+    # As `stakeout serve` has it (service/ops/cli.py): no X-Forwarded-For rewriting by uvicorn,
     # no ``server`` header.
     args += ["--no-access-log", "--no-proxy-headers", "--no-server-header"]
     args += ["--log-level", "warning"]
@@ -295,7 +295,7 @@ def served_apps(tmp: Path, modules: dict[str, str]) -> tuple[Any, dict[str, str]
     (as `stakeout run` has it, started), the API's environment (rate limit and the quota of
     active games off, JSON access logs on) and a folder holding ``modules`` (file name:
     source) on its ``PYTHONPATH``, ahead of the repository."""
-    from service.embedded import EmbeddedRedis
+    from service.ops.embedded import EmbeddedRedis
 
     apps = tmp / "apps"
     apps.mkdir()

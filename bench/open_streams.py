@@ -29,7 +29,7 @@ import redis as redis_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from tests.conftest import free_port
 from tests.processes import HumanSeat, next_request
 
@@ -121,7 +121,7 @@ async def main(streams: int, game_count: int, seconds: float) -> None:
     env = {**os.environ, "REDIS_URL": url, "STAKEOUT_API_KEYS": KEY, "PORT": str(port)}
     env["LOG_LEVEL"] = "WARNING"
     env["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "0"
-    server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], env=env)
+    server = subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=base, timeout=60) as client:

@@ -13,7 +13,7 @@ of that bench and these builds of stakeout:
 - ``stakeout``: as `stakeout serve` has it;
 - ``no access log``: the wrapper without its access line;
 - ``ids only``: the wrapper without its access line and its metrics;
-- ``no wrapper``: the app without `service.http_observability`'s wrapper.
+- ``no wrapper``: the app without `service.http.observability`'s wrapper.
 
 It drives ``GET /healthz`` of each with the Node driver (32 connections) in interleaved
 rounds and prints the API process's CPU per request (from /proc), median over the rounds,

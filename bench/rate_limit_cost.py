@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 
 KEY = "bench-key"

@@ -11,7 +11,7 @@ answer), driven by the Node driver over HTTP:
 
 - ``GET /healthz`` of the bare Litestar app that `bench/move_path.py` compares with;
 - ``GET /healthz`` of stakeout, with and without its request-id/access-log/metrics wrapper
-  (`service.http_observability`), so the wrapper's own share shows;
+  (`service.http.observability`), so the wrapper's own share shows;
 - ``GET /v1/games/{id}`` of stakeout alone: one seat's view of a game in play, over and
   over (each read still asks the store for what it missed: one round trip);
 - the GET view + POST act loop of `bench/move_path.py` (8 games of 4-player FBI), per act;

@@ -5,7 +5,7 @@
 Plays 4-player FBI games (every seat a human, so no bot jobs) through the real app
 in-process, on a real Valkey it starts, with the rate limit off. Every command or pipeline a
 redis-py connection sends (async: the event store; sync: the queue Redis), and every script
-call on the event store's shared connection (`service.redis_multiplex`), is counted: one
+call on the event store's shared connection (`service.store.multiplex`), is counted: one
 send is one round trip. For each act it counts the round trips made while the POST was
 being answered (outside the follow-up task), then those its follow-up made after the answer
 (in versions that have one: the task named ``stakeout-follow-ups``; the bench waits for it).
@@ -33,7 +33,7 @@ from litestar.testing import TestClient
 
 from domain.sealed import commitment
 from service.app import create_app
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 
 API_KEY = "sk_bench"
@@ -84,11 +84,11 @@ def _count(module: Any, name: str) -> None:
 
 def _count_shared(name: str) -> None:
     """The request path's script calls on the one shared connection of a process
-    (service/redis_multiplex.py, since the fourth pass) bypass redis-py's connections:
+    (service/store/multiplex.py, since the fourth pass) bypass redis-py's connections:
     count each call there too (calls of one event loop turn leave in one write, but each
     waits for its own reply, so each is a round trip of its caller's)."""
     try:
-        from service.redis_multiplex import Multiplexed
+        from service.store.multiplex import Multiplexed
     except ImportError:  # a checkout from before it
         return
     original = Multiplexed.execute

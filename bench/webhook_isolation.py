@@ -31,7 +31,7 @@ from litestar.testing import TestClient
 from rq import Worker
 
 from service.app import create_app
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 from tests.receiver import Receiver
 
@@ -47,7 +47,7 @@ def worker(url: str, queues: str) -> subprocess.Popen[bytes]:
         "STAKEOUT_WEBHOOK_ALLOW_PRIVATE": "1",
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker", "--queues", queues],
+        [sys.executable, "-m", "service.ops.cli", "worker", "--queues", queues],
         env=env,
         start_new_session=True,
         stderr=subprocess.DEVNULL,

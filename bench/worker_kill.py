@@ -30,7 +30,7 @@ from rq import Queue, Worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from tests.conftest import free_port
 
 KEY = "bench-key"
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.cli", *args],
+            [sys.executable, "-m", "service.ops.cli", *args],
             env=env,
             cwd=ROOT,
             stdout=out,

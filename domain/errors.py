@@ -1,5 +1,5 @@
 """Typed domain errors. The service maps each `code` to one problem type (its HTTP status
-included), in one place: `service.problems.CATALOGUE`."""
+included), in one place: `service.http.problems.CATALOGUE`."""
 
 from __future__ import annotations
 

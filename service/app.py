@@ -25,19 +25,19 @@ from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
-from service.context import open_context, queue_url
-from service.cors import cors_when_asked
-from service.errors import problem_handler
-from service.http_observability import instrument, metrics
-from service.metrics_port import MetricsServer, serve_metrics
-from service.observability import QueueCollector, configure_logging
-from service.openapi_doc import openapi_config
-from service.ratelimit import RateLimiter, RateLimitMiddleware
-from service.requests import StrictRequest
-from service.scheduling import QUEUES
+from service.follow_ups.jobs import QUEUES
+from service.http.cors import cors_when_asked
+from service.http.metrics_port import MetricsServer, serve_metrics
+from service.http.observability import instrument, metrics
+from service.http.openapi import openapi_config
+from service.http.ratelimit import RateLimiter, RateLimitMiddleware
+from service.http.requests import StrictRequest
+from service.http.strictness import check_request, problem_for_not_found
+from service.http.web_pages import web_router
+from service.play.errors import problem_handler
 from service.settings import Settings
-from service.strictness import check_request, problem_for_not_found
-from service.web_pages import web_router
+from service.telemetry.metrics import QueueCollector, configure_logging
+from service.wiring import open_context, queue_url
 
 
 def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Litestar:
@@ -62,7 +62,7 @@ def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Lite
         request_max_body_size=settings.max_body_bytes,
         cors_config=_cors(),
         debug=False,
-        # Logging is configured once per process (service/cli.py: JSON lines); Litestar's
+        # Logging is configured once per process (service/ops/cli.py: JSON lines); Litestar's
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )
@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Lite
 
 def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
     # /metrics stays out of the OpenAPI document (include_in_schema=False), and off the
-    # API port when it has its own (STAKEOUT_METRICS_PORT, service/metrics_port.py).
+    # API port when it has its own (STAKEOUT_METRICS_PORT, service/http/metrics_port.py).
     return [
         GamesController,
         GameEndingsController,

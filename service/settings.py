@@ -13,7 +13,7 @@ from domain.budget import Budget
 
 Network = IPv4Network | IPv6Network
 
-# A bot-turn job times out after 30 s (service.scheduling.JOB_TIMEOUT_SECONDS); a bot's
+# A bot-turn job times out after 30 s (service.follow_ups.jobs.JOB_TIMEOUT_SECONDS); a bot's
 # thinking time stays well inside it.
 MAX_BOT_SECONDS = 20.0
 
@@ -57,7 +57,7 @@ def _worker_sets(raw: str) -> tuple[tuple[str, ...], ...]:
     return tuple(_names(part) for part in raw.split(";") if part.strip())
 
 
-# The RQ queues (service/scheduling.py), in the order a worker serving several takes jobs.
+# The RQ queues (service/follow_ups/jobs.py), in the order a worker serving several takes jobs.
 ALL_QUEUES = ("bots", "scoring", "webhooks")
 
 
@@ -88,7 +88,7 @@ class Settings:
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     # One delivery attempt's overall deadline (connect, send, status and headers).
     webhook_timeout_seconds: float = 5.0
-    # Deliveries reach public addresses only unless this is on (service/egress.py).
+    # Deliveries reach public addresses only unless this is on (service/notify/egress.py).
     webhook_allow_private: bool = False
     # An expert bot's thinking per move: a wall-clock cap, and a multiplier on each game's
     # tuned sample count (domain/budget.py). The cap is what a deployment tunes.

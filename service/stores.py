@@ -1,9 +1,9 @@
 """The store objects over the event store's Redis: one of each per process.
 
-Every use of the event store's Redis, besides the event store itself (`service.store`)
-and the live feeds (`service.live`), goes through one of these objects; their keys are
-spelled in `service.redis_keys`. They are
-built once, here, from the process's clients (`service.context.open_context`); the context
+Every use of the event store's Redis, besides the event store itself (`service.store.event_store`)
+and the live feeds (`service.live.feed`), goes through one of these objects; their keys are
+spelled in `service.store.keys`. They are
+built once, here, from the process's clients (`service.wiring.open_context`); the context
 exposes each by name (``ctx.deadlines``, ``ctx.invites``, ...) and the job scheduler uses
 the same instances. `tests/test_store_access.py` checks that no other module reaches for a
 store's raw client.
@@ -15,19 +15,19 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from service.abandon import ActivityIndex
-from service.account_feed import AccountFeed
-from service.bots import BotSeals
-from service.deadlines import DeadlineStore
-from service.game_summaries import GameSummaries
-from service.invites import InviteStore
-from service.lobby import PublicLobby
-from service.quota import GameQuota
-from service.seat_tokens import SeatTokens
-from service.stats import StatsStore
-from service.store import AnyRedis
-from service.tickets import TicketStore
-from service.webhooks import WebhookStore
+from service.follow_ups.abandonment import ActivityIndex
+from service.live.tickets import TicketStore
+from service.lobby.invites import InviteStore
+from service.lobby.public_lobby import PublicLobby
+from service.notify.account_feed import AccountFeed
+from service.notify.webhooks import WebhookStore
+from service.play.bot_turns import BotSeals
+from service.play.deadlines import DeadlineStore
+from service.play.quota import GameQuota
+from service.play.seat_tokens import SeatTokens
+from service.play.stats import StatsStore
+from service.store.event_store import AnyRedis
+from service.views.summaries import GameSummaries
 
 
 @dataclass

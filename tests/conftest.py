@@ -19,7 +19,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 
 
@@ -80,7 +80,7 @@ def start_worker(
         **extra,
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "worker", "--queues", queues],
+        [sys.executable, "-m", "service.ops.cli", "worker", "--queues", queues],
         env=env,
         start_new_session=True,
     )
@@ -130,7 +130,7 @@ def server_url(redis_url: str) -> Iterator[str]:
         "PORT": str(port),
         "LOG_LEVEL": "WARNING",
     }
-    proc = subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

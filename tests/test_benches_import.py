@@ -1,6 +1,6 @@
 """Every bench script still imports (mypy checks their types; this checks that what they
-import at run time is there: service/observability.py's wrapper once moved to
-service/http_observability.py), and runs only as a script. Running them is not a test
+import at run time is there: service/telemetry/metrics.py's wrapper once moved to
+service/http/observability.py), and runs only as a script. Running them is not a test
 (bench/: speed is measured, not asserted)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Redis key layout has one home, `service/redis_keys.py`, and its strings never change."""
+"""The Redis key layout has one home, `service/store/keys.py`, and its strings never change."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import ast
 import re
 from pathlib import Path
 
-from service import redis_keys as k
+from service.store import keys as k
 from tests.helpers import service_sources
 
 ROOT = Path(__file__).resolve().parent.parent
-HOME = ROOT / "service" / "redis_keys.py"
+HOME = ROOT / "service" / "store" / "keys.py"
 # The start of every key the service writes (a key's prefix up to its first colon), and
 # the idempotency namespaces of game:{id}:idem.
 KEY_START = re.compile(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.budget import Budget
-from service.cli import main
-from service.scheduling import JOB_TIMEOUT_SECONDS, QUEUES
+from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, QUEUES
+from service.ops.cli import main
 from service.settings import ALL_QUEUES, MAX_BOT_SECONDS, Settings
 
 

@@ -14,7 +14,7 @@ from tests.helpers import service_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 # The one place that may pass a store's client on: building the stores.
-ALLOWED = {"service/context.py"}
+ALLOWED = {"service/wiring.py"}
 
 
 def _raw_client_uses(source: str) -> list[tuple[int, str]]:
@@ -51,5 +51,5 @@ def test_the_check_finds_a_raw_client() -> None:
 
 
 def test_the_context_builds_the_stores_from_the_event_stores_client() -> None:
-    uses = _raw_client_uses((ROOT / "service" / "context.py").read_text())
+    uses = _raw_client_uses((ROOT / "service" / "wiring.py").read_text())
     assert [text for _, text in uses] == ["store.redis"]

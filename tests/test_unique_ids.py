@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from service import unique_ids
+from service.store import unique_ids
 
 
 def test_ids_in_one_process_never_repeat_and_share_the_process_prefix() -> None:

@@ -1,4 +1,4 @@
-"""RQ job functions (referenced by dotted name from `service.scheduling`)."""
+"""RQ job functions (referenced by dotted name from `service.follow_ups.jobs`)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from rq import get_current_job
 
 from domain.errors import DomainError
 from domain.match import RecordResult, TimeOut
-from service import webhooks
-from service.bots import play_bot_turn
-from service.context import WORKER_TIMEOUT_SECONDS, Context, open_context
-from service.observability import timed_job
-from service.redis_keys import timeout_idempotency
-from service.scheduling import sweep
+from service.follow_ups.jobs import sweep
+from service.notify import webhooks
+from service.notify.webhooks import Notification
+from service.play.bot_turns import play_bot_turn
 from service.settings import Settings
-from service.webhooks import Notification
+from service.store.keys import timeout_idempotency
+from service.telemetry.metrics import timed_job
+from service.wiring import WORKER_TIMEOUT_SECONDS, Context, open_context
 
 # Jobs run in the worker process itself (workers/main.py uses RQ's SimpleWorker), so one
 # event loop and one context (Redis clients, the warm game cache) serve every job of the
@@ -74,7 +74,7 @@ async def _score(game_id: str) -> str:
 
 
 # Timed here, in the work horse: the duration goes to the queue Redis (the API exports it)
-# and a JSON log line (see service/observability.py).
+# and a JSON log line (see service/telemetry/metrics.py).
 def bot_turn(game_id: str, seat: int, version: int) -> str:
     with timed_job("bot_turn", game_id):
         return _run(_bot_turn(game_id, seat, version))

@@ -28,9 +28,9 @@ import redis
 from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
-from service.context import queue_url
-from service.scheduling import BOT_QUEUE, QUEUES
+from service.follow_ups.jobs import BOT_QUEUE, QUEUES
 from service.settings import Settings
+from service.wiring import queue_url
 from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat
 
 log = logging.getLogger("stakeout.worker")

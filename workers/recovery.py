@@ -42,7 +42,7 @@ from rq.job import Job, JobStatus
 from rq.job_lifecycle import record_job_failure
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE
 
-from service.redis_keys import worker_alive_key, worker_reaped_key, worker_stranded_key
+from service.store.keys import worker_alive_key, worker_reaped_key, worker_stranded_key
 
 log = logging.getLogger("stakeout.worker")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from tests.helpers import API_KEY
 from tests.processes import Processes, free_port, service_env
 
@@ -37,7 +37,7 @@ class Stack:
         self.api: subprocess.Popen[bytes] | None = None
 
     def start_api(self) -> None:
-        args = [sys.executable, "-m", "service.cli", "serve"]
+        args = [sys.executable, "-m", "service.ops.cli", "serve"]
         self.api = self.processes.spawn("api", args, {**self.env, "PORT": str(self.port)})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -26,10 +26,10 @@ from domain import registry
 from domain.errors import DomainError
 from domain.match import Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.sealed import commitment
-from service.context import open_context
-from service.games import GameService
+from service.play.game_service import GameService
 from service.settings import Settings
-from service.store import EventStore
+from service.store.event_store import EventStore
+from service.wiring import open_context
 from tests.processes import (
     Processes,
     quick_options,
@@ -160,7 +160,7 @@ def _wait(predicate: Any, timeout: float, message: str) -> None:
 
 async def _with_store(cluster: Cluster, scenario: Any) -> Any:
     client = cluster.client()
-    await client.initialize()  # as service.context.open_context does
+    await client.initialize()  # as service.wiring.open_context does
     try:
         return await scenario(EventStore(client))
     finally:

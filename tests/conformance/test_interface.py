@@ -1,7 +1,7 @@
 """Conformance: each game fits the uniform interface the service builds its contract from.
 
 The service turns every registered game's commands, events, views and rules into tagged
-unions (service/api/v1/schemas.py); these tests build the same unions with the example
+unions (service/views/schemas.py); these tests build the same unions with the example
 game added, as registering a fourth game would, and check what creation refuses.
 """
 

@@ -1,7 +1,7 @@
 """Every schema and property of the committed contract says what it means.
 
 Descriptions come from the types themselves (struct docstrings, field ``Meta``) and, for
-the service's wire types, from `service.api.v1.descriptions`. The check covers the schemas
+the service's wire types, from `service.views.descriptions`. The check covers the schemas
 of the modules listed in `DESCRIBED`: the service, the match layer and each game whose
 types have been described."""
 
@@ -15,8 +15,8 @@ import msgspec
 import pytest
 
 from domain import registry
-from service.api.v1.schemas import RulesDocument, rules_data
-from service.openapi_doc import _struct_classes
+from service.http.openapi import _struct_classes
+from service.views.schemas import RulesDocument, rules_data
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
 SCHEMAS: dict[str, Any] = CONTRACT["components"]["schemas"]

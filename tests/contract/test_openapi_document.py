@@ -12,7 +12,7 @@ from typing import Any
 from openapi_spec_validator import validate
 
 from service.app import create_app
-from service.openapi_doc import finish
+from service.http.openapi import finish
 from service.settings import Settings
 from tests.helpers import API_KEY
 

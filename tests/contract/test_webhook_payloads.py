@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 from jsonschema import Draft202012Validator
 
-from service.webhooks import EVENT_KINDS, Notification, NotifiedSeat, notifications
+from service.notify.webhooks import EVENT_KINDS, Notification, NotifiedSeat, notifications
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
 SCHEMAS = CONTRACT["components"]["schemas"]

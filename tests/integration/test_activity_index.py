@@ -1,5 +1,5 @@
 """The sweep's activity index is written at most once an ACTIVITY_EVERY_MS per game and
-process (service/scheduling.py), and at once when a game ends."""
+process (service/follow_ups/jobs.py), and at once when a game ends."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import asyncio
 import redis.asyncio
 
 from domain.match import Abort, SeatSpec
-from service.games import GameService
-from service.redis_keys import GAME_ACTIVITY as ACTIVITY
-from service.scheduling import ACTIVITY_EVERY_MS, RqScheduler
-from service.store import EventStore
+from service.follow_ups.jobs import ACTIVITY_EVERY_MS, RqScheduler
+from service.play.game_service import GameService
+from service.store.event_store import EventStore
+from service.store.keys import GAME_ACTIVITY as ACTIVITY
 from service.stores import Stores
 
 

@@ -1,4 +1,4 @@
-"""CORS answers only requests that carry an Origin (service/cors.py), and answers them as
+"""CORS answers only requests that carry an Origin (service/http/cors.py), and answers them as
 Litestar's CORS middleware does."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.cors import CorsWhenAsked
+from service.http.cors import CorsWhenAsked
 from service.settings import Settings
 
 

@@ -94,8 +94,8 @@ _CRASHING_CREATOR = """
 import asyncio, os, signal, sys
 import redis.asyncio
 from domain.match import SeatSpec
-from service.games import GameService
-from service.store import EventStore
+from service.play.game_service import GameService
+from service.store.event_store import EventStore
 
 async def crash(loaded, change):
     # The process dies after the append and before it could enqueue any job.

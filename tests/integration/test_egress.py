@@ -17,7 +17,7 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.egress import delivery_client, is_public
+from service.notify.egress import delivery_client, is_public
 from service.settings import Settings
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, wait_for

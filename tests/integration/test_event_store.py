@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import redis.asyncio
 
-from service.embedded import EmbeddedRedis
-from service.store import EventStore
+from service.ops.embedded import EmbeddedRedis
+from service.store.event_store import EventStore
 
 
 def run(coro):  # type: ignore[no-untyped-def]

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import redis
 
-from service.context import Context
-from service.redis_keys import summary_key
+from service.store.keys import summary_key
+from service.wiring import Context
 from tests.helpers import API_KEY, auth, create, play_randomly
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]

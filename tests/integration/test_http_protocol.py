@@ -1,4 +1,4 @@
-"""`stakeout serve`'s HTTP protocol (service/http_protocol.py) under a real uvicorn server:
+"""`stakeout serve`'s HTTP protocol (service/http/protocol.py) under a real uvicorn server:
 an answer's head and body leave in one write, keep-alive and HEAD work as uvicorn's own,
 and a streamed answer still leaves piece by piece."""
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from service.http_protocol import OneWriteProtocol
+from service.http.protocol import OneWriteProtocol
 from tests.conftest import free_port
 
 FIRST_READ = threading.Event()

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import redis
 
-from service.live import READERS
+from service.live.feed import READERS
 from tests.helpers import API_KEY, auth
 from tests.processes import Processes, own_redis, processes, service_env
 

@@ -1,12 +1,13 @@
 """An act or a new game whose script ran in Redis but whose reply never came back.
 
 The request path's script calls are sent once more when their connection breaks
-(service/redis_scripts.py). For an act without an Idempotency-Key that second call used to
+(service/store/scripts.py). For an act without an Idempotency-Key that second call used to
 find the stream past the version it expected, take it for a lost race and decide the act
 again on a state that already held it: a 409 for an act that was stored, or the act twice.
 A creation's second call found its own game and answered that the id was taken. The
-append now carries a nonce of its own and the creation its game's seed (service/store.py),
-so the second call knows its own work and is answered as the first would have been.
+append now carries a nonce of its own and the creation its game's seed
+(service/store/event_store.py), so the second call knows its own work and is answered as
+the first would have been.
 
 The fault is real: a TCP proxy between the app and Valkey lets the script call through,
 drops its reply and closes the connection.
@@ -29,7 +30,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.settings import Settings
-from service.store import _APPEND, _CREATE
+from service.store.event_store import _APPEND, _CREATE
 from tests.helpers import API_KEY, act, auth, create, view
 from tests.processes import read_seed, read_stream, verify_stream
 

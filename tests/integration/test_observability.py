@@ -25,8 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from domain.match import CommitSeal
 from domain.sealed import commitment
-from service.context import open_context
-from service.http_observability import (
+from service.http.observability import (
     BATCH,
     FLUSH_SECONDS,
     LINES_PER_WRITE,
@@ -34,7 +33,8 @@ from service.http_observability import (
     add_observations,
     instrument,
 )
-from service.observability import (
+from service.settings import Settings
+from service.telemetry.metrics import (
     HTTP_LATENCY,
     HTTP_REQUESTS,
     JsonFormatter,
@@ -43,7 +43,7 @@ from service.observability import (
     log_fields,
     timed_job,
 )
-from service.settings import Settings
+from service.wiring import open_context
 from tests.helpers import API_KEY, auth, create, view, wait_for
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
@@ -368,7 +368,7 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
     answers finished within FLUSH_SECONDS are written together, every one whole and in
     order, and the HTTP metrics are counted at the same moment; nothing before. Lines are
     written sooner when LINES_PER_WRITE of them wait."""
-    from service import observability
+    from service.telemetry import metrics as observability
 
     writes: list[str] = []
 

@@ -17,11 +17,11 @@ import pytest
 import redis
 from litestar.testing import TestClient
 
-from service.abandon import ROTATION
 from service.app import create_app
-from service.context import open_context
-from service.scheduling import SweepReport, sweep
+from service.follow_ups.abandonment import ROTATION
+from service.follow_ups.jobs import SweepReport, sweep
 from service.settings import Settings
+from service.wiring import open_context
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, create, view, wait_for
 from tests.processes import Processes, service_env

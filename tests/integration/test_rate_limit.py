@@ -21,10 +21,10 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.embedded import EmbeddedRedis
-from service.ratelimit import TIMEOUT_SECONDS, RateLimiter, client_address
-from service.redis_keys import RATE_LIMIT_PREFIX
+from service.http.ratelimit import TIMEOUT_SECONDS, RateLimiter, client_address
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
+from service.store.keys import RATE_LIMIT_PREFIX
 from tests.conftest import free_port, start_worker, stop_worker
 from tests.helpers import API_KEY, auth, create, view
 from tests.processes import (

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 import redis
 
-from service.context import event_redis
-from service.embedded import EmbeddedRedis
-from service.redis_connection import DirectConnection, DirectUnixConnection
+from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
+from service.store.connection import DirectConnection, DirectUnixConnection
+from service.wiring import event_redis
 
 
 def _counting_tasks(loop: asyncio.AbstractEventLoop, made: list[int]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import Processes, processes, service_env
 

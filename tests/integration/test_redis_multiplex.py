@@ -1,4 +1,4 @@
-"""The scripts' shared connection (service/redis_multiplex.py) against real servers: replies
+"""The scripts' shared connection (service/store/multiplex.py) against real servers: replies
 matched to their callers under concurrency, errors and cancellations that leave the
 stream in step, a frozen server that times out, a restarted one, AUTH and SELECT."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import redis
 
-from service.embedded import EmbeddedRedis
-from service.redis_multiplex import Multiplexed, pack
+from service.ops.embedded import EmbeddedRedis
+from service.store.multiplex import Multiplexed, pack
 
 ECHO = "return {ARGV[1], tonumber(ARGV[2]) * 2}"
 FAIL = "return redis.error_reply('BOOM ' .. ARGV[1])"

@@ -1,4 +1,4 @@
-"""The lean script call of the request path (service/redis_scripts.py) on a real server."""
+"""The lean script call of the request path (service/store/scripts.py) on a real server."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import asyncio
 
 import redis.asyncio
 
-from service.redis_connection import direct_client
-from service.redis_scripts import Scripts
+from service.store.connection import direct_client
+from service.store.scripts import Scripts
 
 ECHO = "return {KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]) + 1}"
 

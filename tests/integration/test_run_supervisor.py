@@ -40,7 +40,7 @@ def _children(pid: int) -> dict[int, str]:
 
 
 def _workers(run_pid: int) -> dict[int, str]:
-    return {p: c for p, c in _children(run_pid).items() if "service.cli worker" in c}
+    return {p: c for p, c in _children(run_pid).items() if "service.ops.cli worker" in c}
 
 
 def _valkey(run_pid: int) -> int | None:
@@ -51,7 +51,7 @@ def _start_run(
     processes: Processes, env: dict[str, str], port: int
 ) -> tuple[Any, str, Callable[[], bool]]:
     """`stakeout run` started and ready: the process, its URL and its readiness check."""
-    run = processes.spawn("run", [sys.executable, "-m", "service.cli", "run"], env)
+    run = processes.spawn("run", [sys.executable, "-m", "service.ops.cli", "run"], env)
     base = f"http://127.0.0.1:{port}"
 
     def ready() -> bool:
@@ -173,7 +173,7 @@ def test_ctrl_c_stops_run_quietly_and_the_embedded_valkey_last(
     processes: Processes, tmp_path: Path
 ) -> None:
     """A terminal's Ctrl+C signals the whole process group. The embedded Valkey runs in a
-    session of its own (service/embedded.py), so it outlives the workers' warm shutdown
+    session of its own (service/ops/embedded.py), so it outlives the workers' warm shutdown
     and `stakeout run` stops it last: no worker logs that Redis went away."""
     port = free_port()
     env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))

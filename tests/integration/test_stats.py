@@ -12,9 +12,9 @@ from rq import Queue
 from rq.job import Job
 
 from domain.match import SeatSpec
-from service.scheduling import SCORING_QUEUE
+from service.follow_ups.jobs import SCORING_QUEUE
+from service.play.stats import StatsStore
 from service.settings import Settings
-from service.stats import StatsStore
 from tests.helpers import API_KEY, auth, create, view, wait_for
 
 

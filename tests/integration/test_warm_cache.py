@@ -10,8 +10,8 @@ import msgspec
 import redis.asyncio
 
 from domain.match import MakeMove, SeatSpec
-from service.games import GameService
-from service.store import EventStore
+from service.play.game_service import GameService
+from service.store.event_store import EventStore
 
 
 def run(coro: Any) -> Any:

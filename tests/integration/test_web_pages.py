@@ -1,4 +1,4 @@
-"""The web client's files, served by the app at /web/ (service/web_pages.py)."""
+"""The web client's files, served by the app at /web/ (service/http/web_pages.py)."""
 
 from __future__ import annotations
 

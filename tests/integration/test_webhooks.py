@@ -14,8 +14,8 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
+from service.notify.webhooks import sign, verify_signature
 from service.settings import Settings
-from service.webhooks import sign, verify_signature
 from tests.conftest import free_port, start_worker, stop_worker
 from tests.helpers import API_KEY, auth, view, wait_for
 from tests.receiver import Receiver

@@ -13,8 +13,8 @@ import httpx
 import redis
 from rq import Queue
 
-from service.embedded import EmbeddedRedis
-from service.scheduling import BOT_QUEUE
+from service.follow_ups.jobs import BOT_QUEUE
+from service.ops.embedded import EmbeddedRedis
 from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import Processes, free_port, own_redis, processes, service_env
 

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import redis
 
-from service.embedded import EmbeddedRedis
+from service.ops.embedded import EmbeddedRedis
 from tests.helpers import API_KEY
 from tests.processes import (
     HumanSeat,

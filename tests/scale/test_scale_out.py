@@ -26,7 +26,7 @@ import redis
 from rq import Queue, Worker
 
 from domain import registry
-from service.scheduling import QUEUES
+from service.follow_ups.jobs import QUEUES
 from tests.helpers import API_KEY
 from tests.processes import (
     HumanSeat,

@@ -29,9 +29,9 @@ from rq.registry import StartedJobRegistry
 
 from domain import registry
 from domain.match import SeatSpec
-from service.context import open_context
-from service.scheduling import QUEUES
+from service.follow_ups.jobs import QUEUES
 from service.settings import Settings
+from service.wiring import open_context
 from tests.helpers import API_KEY
 from tests.processes import (
     HumanSeat,

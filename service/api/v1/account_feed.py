@@ -1,4 +1,5 @@
-"""GET /v1/feed: one live feed of all the calling API key's games (service/account_feed.py)."""
+"""GET /v1/feed: one live feed of all the calling API key's games
+(service/notify/account_feed.py)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ from litestar import Controller, get, post
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
-from service import tickets
-from service.account_feed import messages
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization, FeedAccept
-from service.api.v1.lobby_schemas import StreamTicket
-from service.context import Context
-from service.errors import Unauthorized
-from service.stream_access import TokenInUrl, feed_ticket_owner
+from service.live import tickets
+from service.live.access import TokenInUrl, feed_ticket_owner
+from service.notify.account_feed import messages
+from service.play.errors import Unauthorized
+from service.views.lobby_schemas import StreamTicket
+from service.wiring import Context
 
 FeedCursor = "^[0-9]{1,20}-[0-9]{1,20}$"
 _encoder = msgspec.json.Encoder()

@@ -1,6 +1,6 @@
 """What the controllers are handed, by Litestar's dependency injection.
 
-Each dependency is an app-scoped object opened in the lifespan (`service.context`),
+Each dependency is an app-scoped object opened in the lifespan (`service.wiring`),
 returned as it is: no construction per request, and no thread hop (``sync_to_thread=False``),
 since the act and view routes are the hot path. A handler names one by its parameter name,
 typed ``Injected[...]``: ``ctx`` (the whole wiring, for handlers that use several parts),
@@ -18,7 +18,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.params import SkipValidationMarker
 
-from service.context import Context
+from service.wiring import Context
 
 # A handler parameter of an injected object: ``ctx: Injected[Context]``. Not validated: it
 # is the app's own object (and checking it per request would cost more than the handler).

@@ -20,13 +20,13 @@ What keeps the two paths one contract:
   is too large or does not decode strictly into the handler's body type. So every refusal
   of a malformed request is Litestar's.
 - **One way to fail.** An error while serving (not your turn, unknown game, Redis down)
-  is answered by the app's own exception handler (`service.errors.problem_handler`).
+  is answered by the app's own exception handler (`service.play.errors.problem_handler`).
 - **One answer.** The body is encoded by Litestar's serializer with the app's type
   encoders; `tests/integration/test_fast_lane.py` plays the same games through both paths
   and compares status, headers and bodies byte for byte.
 - **The rate limit** is checked by the same middleware object, before the lane serves.
 
-Request ids, the access log and the metrics wrap both paths (`service.http_observability`).
+Request ids, the access log and the metrics wrap both paths (`service.http.observability`).
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ from litestar.types import (
 from litestar.utils import normalize_path
 
 from service.api.v1 import games
-from service.errors import problem_handler
-from service.ratelimit import RateLimitMiddleware
-from service.requests import decode_body
-from service.strictness import is_json
+from service.http.ratelimit import RateLimitMiddleware
+from service.http.requests import decode_body
+from service.http.strictness import is_json
+from service.play.errors import problem_handler
 
 # Headers that make a request Litestar's: CORS, and conditional reads.
 _LITESTAR_ONLY = frozenset({b"origin", b"if-none-match"})
@@ -256,7 +256,7 @@ class FastLane:
                 if refusal is not None:
                     raise refusal
             answer, headers = await self._answer(lane, values, data, body)
-        except Exception as exc:  # answered as the app answers it: service/errors.py
+        except Exception as exc:  # answered as the app answers it: service/play/errors.py
             request: Request[Any, Any, Any] = Request(scope, _replay(body, False, receive))
             response = problem_handler(request, exc)
             await response.to_asgi_response(None, request)(scope, receive, send)

@@ -1,12 +1,12 @@
 """GET /v1/games: a page of an API key's games, from their kept summaries (no stream folded:
-service/game_summaries.py)."""
+service/views/summaries.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.api.v1.schemas import GameName, GamePage, GameStatus, GameSummary
-from service.context import Context
+from service.views.schemas import GameName, GamePage, GameStatus, GameSummary
+from service.wiring import Context
 
 Cursor = tuple[int, str]  # (creation time, game id) of the last game of the previous page
 

@@ -15,11 +15,22 @@ from litestar.response import Response, ServerSentEvent, Stream
 from domain.errors import InvalidOptions
 from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal, SeatSpec
 from domain.verify import ReplayDocument
-from service import deadlines, invites
 from service.api.v1.dependencies import Injected
 from service.api.v1.game_list import GameFilter, page_of_games, parse_cursor
-from service.api.v1.presenter import event_records, game_view
-from service.api.v1.schemas import (
+from service.http.strictness import etag, not_modified, not_modified_response
+from service.live.access import TokenInUrl, ticket_caller
+from service.live.event_feed import live_messages
+from service.live.view_feed import as_ndjson, as_sse, sse_as_ndjson, view_messages
+from service.lobby import invites
+from service.play import deadlines
+from service.play.auth import Caller, Unauthorized
+from service.play.deadlines import with_deadlines
+from service.play.errors import Forbidden, GameNotFinished, InvalidRequest
+from service.play.game_service import Applied, Created, Loaded
+from service.play.replays import replay_document
+from service.store.keys import owner_idempotency, seat_idempotency
+from service.views.presenter import event_records, game_view
+from service.views.schemas import (
     BotSeat,
     Commit,
     CreateGame,
@@ -36,17 +47,7 @@ from service.api.v1.schemas import (
     Reveal,
     SeatGrant,
 )
-from service.auth import Caller, Unauthorized
-from service.context import Context
-from service.deadlines import with_deadlines
-from service.errors import Forbidden, GameNotFinished, InvalidRequest
-from service.games import Applied, Created, Loaded
-from service.live_sse import live_messages
-from service.redis_keys import owner_idempotency, seat_idempotency
-from service.replays import replay_document
-from service.stream_access import TokenInUrl, ticket_caller
-from service.strictness import etag, not_modified, not_modified_response
-from service.view_feed import as_ndjson, as_sse, sse_as_ndjson, view_messages
+from service.wiring import Context
 
 GameId = Annotated[
     str,

@@ -9,10 +9,10 @@ from litestar.params import QueryParameter
 
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import PageCursor, PageLimit
-from service.api.v1.lobby_schemas import LobbyPage
-from service.api.v1.presenter import summary_of
-from service.api.v1.schemas import GameName
-from service.context import Context
+from service.views.lobby_schemas import LobbyPage
+from service.views.presenter import summary_of
+from service.views.schemas import GameName
+from service.wiring import Context
 
 
 class LobbyController(Controller):

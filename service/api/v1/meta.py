@@ -9,10 +9,10 @@ from litestar.params import PathParameter
 
 from domain import registry
 from service.api.v1.dependencies import Injected
-from service.api.v1.schemas import GameList, Health, RulesDocument, rules_data
-from service.errors import Unavailable
-from service.games import GameNotFound, GameService
-from service.store import EventStore
+from service.play.errors import Unavailable
+from service.play.game_service import GameNotFound, GameService
+from service.store.event_store import EventStore
+from service.views.schemas import GameList, Health, RulesDocument, rules_data
 
 
 class RulesController(Controller):

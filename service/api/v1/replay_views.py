@@ -16,12 +16,12 @@ from litestar.params import PathParameter, QueryParameter
 
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization, GameId, _viewer
-from service.api.v1.presenter import game_view
-from service.api.v1.schemas import GameView
-from service.auth import Caller
-from service.context import Context
-from service.errors import GameNotFinished, InvalidRequest
-from service.games import Loaded
+from service.play.auth import Caller
+from service.play.errors import GameNotFinished, InvalidRequest
+from service.play.game_service import Loaded
+from service.views.presenter import game_view
+from service.views.schemas import GameView
+from service.wiring import Context
 
 
 class ReplayViewsController(Controller):

@@ -1,5 +1,5 @@
 """Controllers for open seats: invites (look, claim), leaving before the start, filling
-the rest with bots (service/invites.py does the work)."""
+the rest with bots (service/lobby/invites.py does the work)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ from typing import Annotated
 from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
-from service import invites as open_seats
-from service import rematch, tickets
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization, GameId, _seat_caller, _viewer, act_answer
-from service.api.v1.lobby_schemas import (
+from service.live import tickets
+from service.lobby import invites as open_seats
+from service.lobby import rematch
+from service.lobby.invites import InviteStore
+from service.play.auth import Caller, bearer
+from service.play.errors import Forbidden, Unauthorized, UnknownInviteProblem
+from service.play.game_service import GameService
+from service.views.lobby_schemas import (
     ClaimedSeat,
     ClaimRequest,
     FillRequest,
@@ -20,13 +25,9 @@ from service.api.v1.lobby_schemas import (
     RematchCreatedResponse,
     StreamTicket,
 )
-from service.api.v1.presenter import seat_infos, status_of
-from service.api.v1.schemas import MoveAccepted
-from service.auth import Caller, bearer
-from service.context import Context
-from service.errors import Forbidden, Unauthorized, UnknownInviteProblem
-from service.games import GameService
-from service.invites import InviteStore
+from service.views.presenter import seat_infos, status_of
+from service.views.schemas import MoveAccepted
+from service.wiring import Context
 
 InviteCode = Annotated[
     str,

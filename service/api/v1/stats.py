@@ -1,4 +1,4 @@
-"""The calling API key's results, counted once per finished game (service/stats.py)."""
+"""The calling API key's results, counted once per finished game (service/play/stats.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from litestar import Controller, get
 
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization
-from service.auth import ApiKeys
-from service.stats import Stats, StatsStore
+from service.play.auth import ApiKeys
+from service.play.stats import Stats, StatsStore
 
 
 class StatsController(Controller):

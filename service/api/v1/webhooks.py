@@ -7,20 +7,25 @@ from typing import Annotated
 from litestar import Controller, delete, get, post
 from litestar.params import Body, PathParameter, QueryParameter
 
-from service import egress
 from service.api.v1.dependencies import Injected
 from service.api.v1.games import Authorization
-from service.api.v1.webhook_schemas import (
+from service.notify import egress
+from service.notify.webhooks import MAX_WEBHOOKS_PER_KEY, Webhook, WebhookStore
+from service.play.auth import ApiKeys
+from service.play.errors import (
+    WebhookLimit,
+    WebhookNotFound,
+    WebhookTargetRefused,
+    WebhookUrlInvalid,
+)
+from service.settings import Settings
+from service.views.webhook_schemas import (
     AttemptPage,
     RegisterWebhook,
     WebhookCreated,
     WebhookInfo,
     WebhookList,
 )
-from service.auth import ApiKeys
-from service.errors import WebhookLimit, WebhookNotFound, WebhookTargetRefused, WebhookUrlInvalid
-from service.settings import Settings
-from service.webhooks import MAX_WEBHOOKS_PER_KEY, Webhook, WebhookStore
 
 WebhookId = Annotated[str, PathParameter(description="Webhook id", pattern="^[0-9a-f]{16}$")]
 

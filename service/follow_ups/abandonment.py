@@ -1,0 +1,108 @@
+"""Idle games: when each active game last moved, which ones the sweep must look at, and
+ending the ones nobody plays any more.
+
+``games:activity`` is a sorted set, game id → epoch ms of its last change (creation, any
+act), kept beside the sweep's working set ``games:active``. It lets the sweep skip games
+that need nothing from it instead of loading every active game every period:
+
+- work lost between an append and its enqueue (a crashed process) always follows a recent
+  change, so games changed within ``RECENT_MS`` are checked on every sweep;
+- every other game is checked once every ``ROTATION`` sweeps (a backstop for jobs that
+  failed for good), a different share of them each time;
+- a game with no change for ``STAKEOUT_ABANDON_SECONDS`` is ended by the sweep: a
+  ``game.abandoned`` event (act ``abandon``), status ``abandoned``, webhooks told
+  ``game.finished`` with ``status: "abandoned"``, live feeds closed, and it leaves
+  ``games:active`` (so it no longer counts towards its API key's quota either).
+
+A game with turn deadlines is never idle longer than its ``turn_seconds``: a missed turn is
+played by a bot, which is a change. So an abandonment time above the longest turn
+(7 days) only ever ends games nobody can move.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from collections.abc import Sequence
+from typing import Literal
+
+from domain.errors import DomainError
+from domain.match import Abandon
+from service.play.game_service import Change, GameNotFound, GameService, Loaded
+from service.store.event_store import AnyRedis
+from service.store.keys import ABANDON_IDEMPOTENCY, ACTIVE_GAMES, GAME_ACTIVITY
+
+log = logging.getLogger("stakeout")
+
+RECENT_MS = 5 * 60 * 1000
+ROTATION = 20
+
+Verdict = Literal["check", "skip", "abandon"]
+
+
+def ended(loaded: Loaded) -> bool:
+    """Nothing more will happen to this game: scored, abandoned or aborted."""
+    match = loaded.match
+    return match.recorded is not None or match.abandoned or match.aborted
+
+
+class ActivityIndex:
+    """When each active game last changed (``games:activity``), and the sweep's working
+    set (``games:active``) as far as ending a game goes."""
+
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def record_change(self, loaded: Loaded, change: Change) -> None:
+        """After every change: remember when the game last moved; forget it once it
+        ended."""
+        if loaded.match.abandoned or loaded.match.aborted:
+            await self.redis.zrem(ACTIVE_GAMES, loaded.game_id)
+        if ended(loaded):
+            await self.redis.zrem(GAME_ACTIVITY, loaded.game_id)
+        else:
+            await self.redis.zadd(GAME_ACTIVITY, {loaded.game_id: change.at_ms}, gt=True)
+
+    async def last_changes(self, game_ids: Sequence[str]) -> list[float | None]:
+        if not game_ids:
+            return []
+        scores: list[float | None] = await self.redis.zmscore(GAME_ACTIVITY, list(game_ids))
+        return scores
+
+    async def forget(self, game_id: str) -> None:
+        await self.redis.zrem(GAME_ACTIVITY, game_id)
+
+
+def verdict(
+    game_id: str, last_ms: float | None, now_ms: int, sweep_number: int, abandon_after_ms: int
+) -> Verdict:
+    """What the sweep does with a game, from its last change alone (no load)."""
+    if last_ms is None:  # never recorded (older than this index): look, and record it
+        return "check"
+    idle = now_ms - last_ms
+    if abandon_after_ms and idle > abandon_after_ms:
+        return "abandon"
+    if idle <= RECENT_MS:
+        return "check"
+    return "check" if zlib.crc32(game_id.encode()) % ROTATION == sweep_number % ROTATION else "skip"
+
+
+async def abandon(
+    games: GameService, activity: ActivityIndex, game_id: str, idle_ms: float
+) -> bool:
+    """End ``game_id`` as abandoned; False if it ended otherwise first."""
+    try:
+        applied = await games.apply(
+            game_id,
+            lambda r, m, s: Abandon(idle_seconds=int(idle_ms // 1000)),
+            idempotency_key=ABANDON_IDEMPOTENCY,
+        )
+    except (DomainError, GameNotFound):
+        await activity.forget(game_id)
+        return False
+    # The change handler retires it; done here too in case that one was cut short.
+    await games.store.retire_game(game_id)
+    await activity.forget(game_id)
+    if applied.events:
+        log.info("game abandoned", extra={"game_id": game_id})
+    return bool(applied.events) or applied.replayed

@@ -1,0 +1,68 @@
+"""uvicorn's httptools protocol, writing an answer's head and body in one system call.
+
+uvicorn writes the status line and headers when the app sends ``http.response.start`` and
+the body when it sends ``http.response.body``: two writes, so two system calls and, over
+TCP, two segments for the client to take in, for every answer of a few hundred bytes.
+This protocol hands uvicorn a transport that keeps what is written until the answer is
+complete (or the event loop's current turn ends, for a streamed answer such as the SSE
+feeds), then writes it at once. Nothing else changes: parsing, keep-alive, flow control
+and timeouts are uvicorn's.
+
+Used by `stakeout serve` and `stakeout run` (``--http service.http.protocol:OneWriteProtocol``
+for plain uvicorn); `bench/move_path.py` serves the bare Litestar app it compares with the
+same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+
+class _Coalescing:
+    """A transport's write kept until `flush` (called when an answer completes, and at
+    the end of the loop's turn at the latest); everything else goes to the transport."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._pending:
+            self._loop.call_soon(self.flush)
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> Any:
+        self.flush()  # whatever else is asked of the transport sees every byte written
+        return getattr(self._transport, name)
+
+
+class OneWriteProtocol(HttpToolsProtocol):
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        # The cycles of this connection write through it (uvicorn hands them
+        # ``self.transport``); reading, flow control and addresses use the real one.
+        self.transport = _Coalescing(transport, self.loop)  # type: ignore[assignment]
+
+    def on_response_complete(self) -> None:
+        self.transport.flush()  # type: ignore[attr-defined]
+        super().on_response_complete()
+
+
+__all__ = ["OneWriteProtocol"]

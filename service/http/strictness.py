@@ -1,0 +1,92 @@
+"""The request rules the README promises, in one place: a body is JSON (415 otherwise),
+every unknown path is a problem, and a client holding the current version gets a 304.
+
+(Unknown fields and wrong types in a body are the strict decoder's job; a 405 carries
+`Allow` in `service.play.errors`.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+from litestar.routes import HTTPRoute
+
+from service.http.problems import PROBLEM_MEDIA_TYPE, problem
+
+JSON_MEDIA_TYPES = ("application/json",)
+
+
+def is_json(media_type: str) -> bool:
+    media_type = media_type.strip().lower()
+    return media_type in JSON_MEDIA_TYPES or (
+        media_type.startswith("application/") and media_type.endswith("+json")
+    )
+
+
+def _methods(request: Request[Any, Any, Any]) -> str:
+    """The methods the matched path supports, as ``Allow`` lists them."""
+    template = request.scope.get("path_template", "")
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, HTTPRoute) and route.path_format == template:
+            methods |= set(route.methods)
+    return ", ".join(sorted(methods))
+
+
+async def check_request(request: Request[Any, Any, Any]) -> Response[Any] | None:
+    """``before_request``: an operation that takes a body takes JSON, said so in
+    ``Content-Type`` (415 ``unsupported-media-type`` otherwise, before anything is read).
+
+    ``OPTIONS`` answers every method of the path in ``Allow`` (Litestar's own answer lists
+    only the methods of the first handler registered for the path).
+    """
+    if request.method == "OPTIONS":
+        return Response(None, status_code=204, headers={"Allow": _methods(request)})
+    if request.route_handler.parsed_data_field is None:
+        return None
+    media_type, _ = request.content_type
+    if not is_json(media_type):
+        raise HTTPException(
+            status_code=415,
+            detail=f"send the body as application/json, not {media_type or 'no Content-Type'}",
+        )
+    return None
+
+
+async def problem_for_not_found(response: Response[Any]) -> Response[Any]:
+    """``after_request``: the docs router answers unknown ``/schema/...`` paths with an
+    HTML page; every 404 of this API is a problem document instead."""
+    if response.status_code == 404 and response.media_type != PROBLEM_MEDIA_TYPE:
+        return Response(
+            problem("not-found", "no such resource"),
+            status_code=404,
+            media_type=PROBLEM_MEDIA_TYPE,
+        )
+    return response
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def not_modified(if_none_match: str | None, version: int) -> bool:
+    """Whether ``If-None-Match`` names the current version (RFC 9110 §13.1.2: weak
+    comparison; ``*`` matches any current representation)."""
+    if if_none_match is None:
+        return False
+    current = etag(version)
+    for tag in if_none_match.split(","):
+        tag = tag.strip()
+        if tag == "*" or tag.removeprefix("W/") == current:
+            return True
+    return False
+
+
+def not_modified_response(version: int) -> Response[Any]:
+    return Response(
+        None,
+        status_code=304,
+        headers={"ETag": etag(version), "Vary": "Authorization"},
+    )

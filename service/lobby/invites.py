@@ -1,0 +1,96 @@
+"""Open seats: invites, claims, leaving before the start, filling with bots.
+
+An invite is a random code, one per open seat, shown once to the game's creator; the
+store keeps only ``invite:<sha256(code)>`` -> ``<game id>|<seat>`` (written before the game
+exists, so no game is ever without its invites). The code stays valid for its seat: a
+claimer who leaves before the start frees the seat, and the same code claims it again.
+
+A claim is a match act (`ClaimSeat`) appended by the event store's act script together
+with the claimer's token hash (`EventStore.append` with ``grants``). The script appends
+only at the version the claim was decided on, so of concurrent claims of one seat,
+whichever API process answers them, exactly one is appended; the others are decided
+again on the new state and refused (409 ``seat-taken``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from domain.engine import BotLevel
+from domain.match import ClaimSeat, FillSeats, LeaveSeat
+from service.play.game_service import Applied, GameService, token_hash
+from service.store.event_store import AnyRedis
+from service.store.keys import invite_key
+
+INVITE_PREFIX = "/v1/invites/"
+
+
+class UnknownInvite(Exception):
+    """No invite has this code."""
+
+
+def _key(code: str) -> str:
+    return invite_key(token_hash(code))
+
+
+def new_codes(seats: int) -> list[str]:
+    return [secrets.token_urlsafe(16) for _ in range(seats)]
+
+
+class InviteStore:
+    """The invites of open seats (``invite:<sha256(code)>``)."""
+
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def record(self, game_id: str, codes: dict[int, str]) -> None:
+        """Store the hashes of a game's invite codes (seat -> code)."""
+        if not codes:
+            return
+        for seat, code in codes.items():
+            await self.redis.set(_key(code), f"{game_id}|{seat}")
+
+    async def lookup(self, code: str) -> tuple[str, int]:
+        """The game and seat of an invite code."""
+        if not code or len(code) > 128:
+            raise UnknownInvite(code)
+        raw = await self.redis.get(_key(code))
+        if raw is None:
+            raise UnknownInvite(code)
+        text = raw.decode() if isinstance(raw, bytes) else str(raw)
+        game_id, _, seat = text.partition("|")
+        return game_id, int(seat)
+
+
+@dataclass(frozen=True)
+class Claimed:
+    game_id: str
+    seat: int
+    token: str
+    applied: Applied
+
+
+async def claim(
+    games: GameService, game_id: str, seat: int, name: str | None, external_id: str | None
+) -> Claimed:
+    """Claim ``seat``: its new token (shown once) and the claim's answer. Refused with a
+    DomainError (seat-taken, game-started, game-finished) without changing anything."""
+    token = secrets.token_urlsafe(32)
+    act = ClaimSeat(seat, name, external_id)
+    applied = await games.apply(
+        game_id, lambda rules, match, seed: act, grants={seat: token_hash(token)}
+    )
+    return Claimed(game_id, seat, token, applied)
+
+
+async def leave(games: GameService, game_id: str, seat: int) -> Applied:
+    """The claimer gives the seat back before the start; its token stops working."""
+    act = LeaveSeat(seat)
+    return await games.apply(game_id, lambda rules, match, seed: act, grants={seat: ""})
+
+
+async def fill(games: GameService, game_id: str, level: BotLevel) -> Applied:
+    """Bots take every open seat; the game starts."""
+    act = FillSeats(level)
+    return await games.apply(game_id, lambda rules, match, seed: act)

@@ -1,0 +1,90 @@
+"""Rematch: the next game of a table that has ended.
+
+The first ``POST /v1/games/{id}/rematch`` picks the new game's id and records it in the old
+game's stream (`rematch.created`, a match act decided like any other: of concurrent
+rematches exactly one is appended, the others find it), then creates the new game with that
+id; every later call finds the id in the old game and creates the game only if it does not
+exist yet (a process that died in between), so all callers land in the same game.
+
+The new game has the old one's kind, options, privacy, deadline and kinds of seat, the seats
+rotated by one (old seat i sits at new seat i+1, the last at 0). A seat played by a person
+(human at creation, or open and claimed) is a person's again, with its name and external id;
+bots stay bots of their level; an open seat filled by a bot stays that bot. The new seats'
+tokens are derived from the old ones (service/play/seat_tokens.py): a seat token's caller gets its
+new seat's token, the same on every call; the creator's API key gets the game id only.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from domain.match import Rematch, SeatSpec
+from service.play.game_service import GameExists, Loaded, token_hash
+from service.play.seat_tokens import rematch_token
+from service.wiring import Context
+
+
+@dataclass(frozen=True)
+class Rematched:
+    game_id: str
+    seat: int | None = None
+    token: str | None = None
+
+
+def rotated_seats(loaded: Loaded) -> list[SeatSpec]:
+    """The rematch's seats: old seat i at new seat (i + 1) % n."""
+    created, now = loaded.meta.seats, loaded.match.seats
+    n = len(now)
+    seats: list[SeatSpec] = [SeatSpec("human")] * n
+    for i in range(n):
+        first, current = created[i], now[i]
+        if first.type == "bot" or (
+            first.type == "open" and i not in loaded.match.resigned and current.type == "bot"
+        ):
+            spec = SeatSpec(
+                "bot", current.level if first.type == "open" else first.level, current.name
+            )
+        else:
+            spec = SeatSpec("human", None, current.name, current.external_id)
+        seats[(i + 1) % n] = spec
+    return seats
+
+
+async def rematch(ctx: Context, game_id: str, seat: int | None, token: str | None) -> Rematched:
+    """The next game (made now if it is the first call) and, for a seat token's caller
+    (``seat`` and its ``token``), its seat and token there."""
+    loaded = await ctx.games.load(game_id)
+    new_id = loaded.match.rematch
+    if new_id is None or await ctx.store.version(new_id) == 0:
+        async with ctx.quota.slot(loaded.meta.owner) as slot:
+            if new_id is None:
+                chosen = secrets.token_hex(12)
+                applied = await ctx.games.apply(game_id, lambda r, m, s: Rematch(chosen))
+                loaded = applied.loaded
+                new_id = loaded.match.rematch or chosen
+            meta = loaded.meta
+            try:
+                await ctx.games.create(
+                    meta.owner,
+                    meta.game,
+                    loaded.match.options,
+                    rotated_seats(loaded),
+                    private=meta.private,
+                    turn_seconds=meta.turn_seconds,
+                    game_id=new_id,
+                    late_tokens=True,
+                    public=meta.public,
+                    rematch_of=game_id,
+                )
+                slot.game_id = new_id
+                if meta.public:
+                    await ctx.lobby.list_public(new_id, meta.game)
+            except GameExists:  # another request made it meanwhile
+                pass
+    if seat is None or token is None:
+        return Rematched(new_id)
+    new_seat = (seat + 1) % len(loaded.match.seats)
+    new_token = rematch_token(token, new_id)
+    await ctx.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
+    return Rematched(new_id, new_seat, new_token)

@@ -1,0 +1,273 @@
+"""Webhooks: an API key's backend learns about its games without polling.
+
+A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries run on
+RQ, on a queue (``webhooks``) and workers (``stakeout worker --queues webhooks``) of their
+own, so a slow, unreachable or hostile receiver never delays a bot turn, a deadline or a
+scoring job; each attempt is recorded; failures are retried with backoff.
+
+One attempt has one overall deadline (``STAKEOUT_WEBHOOK_TIMEOUT_SECONDS``): resolving,
+connecting, sending and reading the status line and headers together, so a receiver that
+trickles a byte at a time cannot hold a worker past it. Of the response only the status
+is used; at most ``KEPT_BODY_BYTES`` of a failure's body are read, into the attempt log.
+
+Signature (documented in the README, with a verification recipe)::
+
+    Stakeout-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
+
+A receiver recomputes the HMAC over the timestamp and the raw body with the webhook's
+secret (shown once, at registration), compares in constant time, and rejects old
+timestamps (we suggest five minutes) to stop replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import hmac
+import secrets
+import time
+from typing import Literal
+
+import httpx
+import msgspec
+
+from service.notify import egress
+from service.store.event_store import AnyRedis
+from service.store.keys import owner_webhooks_key, webhook_attempts_key, webhook_key
+
+EventKind = Literal[
+    "seat.awaited",
+    "game.finished",
+    "result.recorded",
+    "game.started",
+    "game.aborted",
+    "rematch.created",
+]
+EVENT_KINDS: tuple[EventKind, ...] = (
+    "seat.awaited",
+    "game.finished",
+    "result.recorded",
+    "game.started",
+    "game.aborted",
+    "rematch.created",
+)
+SIGNATURE_HEADER = "Stakeout-Signature"
+MAX_WEBHOOKS_PER_KEY = 20
+KEPT_ATTEMPTS = 500
+KEPT_BODY_BYTES = 256
+
+
+class Webhook(msgspec.Struct, frozen=True):
+    id: str
+    owner: str
+    url: str
+    events: list[EventKind]
+    game_id: str | None
+    secret: str
+    created_ms: int
+
+
+class NotifiedSeat(msgspec.Struct, frozen=True):
+    """A seat as notifications show it: who plays it, never its token."""
+
+    seat: int
+    type: str
+    name: str | None = None
+    external_id: str | None = None
+
+
+class Notification(msgspec.Struct, frozen=True):
+    """The JSON body of a delivery."""
+
+    id: str
+    kind: EventKind
+    game_id: str
+    version: int
+    at_ms: int
+    seat: int | None = None
+    action: str | None = None
+    step: str | None = None
+    deadline: int | None = None
+    scores: list[int] | None = None
+    winners: list[int] | None = None
+    # game.finished: "finished" (played to the end), "abandoned" (nobody acted for long) or
+    # "aborted" (ended by its creator).
+    status: Literal["finished", "abandoned", "aborted"] | None = None
+    # Who sits where (name and external id, never a token); rematch.created: the new game.
+    seats: list[NotifiedSeat] | None = None
+    rematch_game_id: str | None = None
+
+
+class Attempt(msgspec.Struct, frozen=True):
+    """One delivery attempt, as listed by ``GET /v1/webhooks/{id}/deliveries``."""
+
+    delivery_id: str
+    kind: EventKind
+    game_id: str
+    attempt: int
+    at_ms: int
+    duration_ms: int
+    status_code: int | None
+    error: str | None
+    delivered: bool
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    mac = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return f"t={timestamp},v1={mac.hexdigest()}"
+
+
+def verify_signature(
+    secret: str, header: str, body: bytes, now: float | None = None, tolerance: int = 300
+) -> bool:
+    """The receiver's check (the recipe in the README does the same)."""
+    try:
+        parts = dict(item.split("=", 1) for item in header.split(","))
+        timestamp = int(parts["t"])
+        given = parts["v1"]
+    except (KeyError, ValueError):
+        return False
+    if abs((time.time() if now is None else now) - timestamp) > tolerance:
+        return False
+    expected = sign(secret, timestamp, body).split("v1=", 1)[1]
+    return hmac.compare_digest(expected, given)
+
+
+class WebhookStore:
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def add(
+        self, owner: str, url: str, events: list[EventKind], game_id: str | None
+    ) -> Webhook:
+        webhook = Webhook(
+            id=secrets.token_hex(8),
+            owner=owner,
+            url=url,
+            events=sorted(set(events)),
+            game_id=game_id,
+            secret="whsec_" + secrets.token_urlsafe(32),
+            created_ms=int(time.time() * 1000),
+        )
+        await self.redis.set(webhook_key(webhook.id), msgspec.json.encode(webhook))
+        await self.redis.zadd(owner_webhooks_key(owner), {webhook.id: webhook.created_ms})
+        return webhook
+
+    async def count(self, owner: str) -> int:
+        return int(await self.redis.zcard(owner_webhooks_key(owner)))
+
+    async def get(self, webhook_id: str) -> Webhook | None:
+        raw = await self.redis.get(webhook_key(webhook_id))
+        return None if raw is None else msgspec.json.decode(raw, type=Webhook)
+
+    async def of(self, owner: str) -> list[Webhook]:
+        ids: list[bytes] = await self.redis.zrange(owner_webhooks_key(owner), 0, -1)  # type: ignore[assignment]
+        found = [await self.get(i.decode()) for i in ids]
+        return [w for w in found if w is not None]
+
+    async def remove(self, webhook: Webhook) -> None:
+        await self.redis.delete(webhook_key(webhook.id), webhook_attempts_key(webhook.id))
+        await self.redis.zrem(owner_webhooks_key(webhook.owner), webhook.id)
+
+    async def record_attempt(self, webhook_id: str, attempt: Attempt) -> None:
+        """Log a delivery attempt, newest first (the last `KEPT_ATTEMPTS` are kept)."""
+        key = webhook_attempts_key(webhook_id)
+        await self.redis.lpush(key, msgspec.json.encode(attempt))
+        await self.redis.ltrim(key, 0, KEPT_ATTEMPTS - 1)
+
+    async def attempts(self, webhook_id: str, offset: int, count: int) -> list[Attempt]:
+        rows = await self.redis.lrange(webhook_attempts_key(webhook_id), offset, offset + count - 1)
+        return [msgspec.json.decode(r, type=Attempt) for r in rows]
+
+
+def notifications(
+    game_id: str,
+    version: int,
+    at_ms: int,
+    new_turns: list[tuple[int, str, str, int | None]],
+    finished: tuple[list[int], list[int]] | None,
+    recorded: tuple[list[int], list[int]] | None,
+    ended: Literal["abandoned", "aborted"] | None = None,
+) -> list[Notification]:
+    """What changed, as notifications (pure): new turns of human seats, the end (played
+    out, abandoned, or aborted by the game's creator), the result."""
+    note = functools.partial(Notification, game_id=game_id, version=version, at_ms=at_ms)
+    out = [
+        note(
+            id=f"{game_id}-{version}-awaited-{seat}",
+            kind="seat.awaited",
+            seat=seat,
+            action=action,
+            step=step,
+            deadline=deadline,
+        )
+        for seat, action, step, deadline in new_turns
+    ]
+    if finished is not None:
+        scores, winners = finished
+        out.append(
+            note(
+                id=f"{game_id}-finished",
+                kind="game.finished",
+                scores=scores,
+                winners=winners,
+                status="finished",
+            )
+        )
+    if recorded is not None:
+        scores, winners = recorded
+        out.append(
+            note(id=f"{game_id}-recorded", kind="result.recorded", scores=scores, winners=winners)
+        )
+    if ended is not None:
+        out.append(note(id=f"{game_id}-{ended}", kind="game.finished", status=ended))
+    return out
+
+
+def wanted(webhook: Webhook, notification: Notification) -> bool:
+    return notification.kind in webhook.events and webhook.game_id in (None, notification.game_id)
+
+
+class DeliveryOutcome(msgspec.Struct, frozen=True):
+    status_code: int | None
+    error: str | None
+    seconds: float
+
+    @property
+    def delivered(self) -> bool:
+        return self.status_code is not None and 200 <= self.status_code < 300
+
+
+async def post(
+    url: str, body: bytes, headers: dict[str, str], deadline: float, allow_private: bool
+) -> DeliveryOutcome:
+    """POST ``body`` within ``deadline`` seconds overall; read no more than a little back."""
+    started = time.monotonic()
+    status: int | None = None
+    error: str | None = None
+    try:
+        async with (
+            asyncio.timeout(deadline),
+            egress.delivery_client(deadline, allow_private) as client,
+            client.stream("POST", url, content=body, headers=headers) as response,
+        ):
+            status = response.status_code
+            if not 200 <= status < 300:
+                error = f"HTTP {status}: {(await _head(response)).decode(errors='replace')}"
+    except TimeoutError:
+        error = f"no answer within {deadline:g} s"
+    except httpx.HTTPError as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    seconds = time.monotonic() - started
+    return DeliveryOutcome(status, None if error is None else error[:300], seconds)
+
+
+async def _head(response: httpx.Response) -> bytes:
+    """The first ``KEPT_BODY_BYTES`` of a response body; the rest is never read."""
+    kept = b""
+    async for chunk in response.aiter_raw():
+        kept += chunk
+        if len(kept) >= KEPT_BODY_BYTES:
+            break
+    return kept[:KEPT_BODY_BYTES]

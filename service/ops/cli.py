@@ -1,0 +1,248 @@
+"""The ``stakeout`` command: serve, worker, run (everything at once), export-openapi."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from service.settings import Settings
+
+if TYPE_CHECKING:  # imported where used: the embedded server's package only for `run`
+    from service.ops.embedded import EmbeddedRedis
+
+
+def _uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """What every API process is served with, one process or several."""
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level.lower(),
+        # JSON logs: uvicorn's loggers propagate to our root handler (log_config=None keeps
+        # uvicorn from installing its own), and our access log replaces uvicorn's.
+        "log_config": None,
+        "access_log": False,
+        "timeout_graceful_shutdown": 20,
+        # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
+        # (service/http/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
+        # any local peer.
+        "proxy_headers": False,
+        # No ``server: uvicorn`` on every answer: it tells a client nothing it needs, and
+        # tells anyone probing which server to look up.
+        "server_header": False,
+        # httptools, with an answer's head and body sent in one write (service/http/protocol.py)
+        "http": "service.http.protocol:OneWriteProtocol",
+    }
+
+
+def _serve(settings: Settings) -> None:
+    import uvicorn
+
+    from service.app import create_app, for_serving
+
+    # uvicorn shuts down gracefully on SIGTERM (in-flight requests finish), then raises the
+    # signal again; this no-op handler receives that, so the process exits 0, not -15.
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    uvicorn.run(for_serving(create_app(settings)), **_uvicorn_options(settings))
+
+
+def _serve_processes(settings: Settings, processes: int) -> None:
+    """The API in ``processes`` uvicorn processes on one socket (uvicorn restarts a dead one).
+
+    Each process builds its app from the environment (``service.app:app_factory``)."""
+    import uvicorn
+
+    uvicorn.run(
+        "service.app:app_factory",
+        factory=True,
+        workers=processes,
+        **_uvicorn_options(settings),
+    )
+
+
+def _multiprocess_metrics(settings: Settings) -> Path:
+    """prometheus_client's multiprocess mode: every API process writes its samples to files
+    in a fresh directory, and a scrape of any of them (or of the metrics port) sums them."""
+    directory = settings.data_dir / "metrics"
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory.resolve())
+    return directory
+
+
+def _run(settings: Settings) -> None:
+    """Everything for a developer: embedded Redis (if no URL), workers, the API processes,
+    all kept running by a supervisor."""
+    from service.ops.supervisor import Supervisor
+
+    embedded, settings = _embedded_unless_configured(settings)
+    key_note = "from STAKEOUT_API_KEYS"
+    if not settings.api_keys:
+        settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
+        key_note = "generated for this run"
+    # The API processes and the workers read their settings from the environment.
+    os.environ["REDIS_URL"] = settings.redis_url or ""
+    os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
+    metrics_dir = _multiprocess_metrics(settings)
+    # Workers keep their own metrics in Redis (service/telemetry/metrics.py), not in the files.
+    worker_env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    supervisor = Supervisor(worker_env, settings.run_workers, embedded)
+    supervisor.start()
+    metrics_server = None
+    if settings.metrics_port:
+        from service.http.metrics_port import serve_metrics
+
+        metrics_server = serve_metrics(settings, settings.metrics_port)
+    print(_banner(settings, key_note, embedded), flush=True)
+    try:
+        _serve_processes(settings, settings.processes)
+    finally:
+        supervisor.stop()
+        if metrics_server is not None:
+            metrics_server.shutdown()
+        if embedded is not None:
+            embedded.stop()
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | None, Settings]:
+    """The embedded Valkey, started, when no Redis URL is set (and the settings using it)."""
+    from service.ops.embedded import EmbeddedRedis
+
+    if settings.redis_url is not None:
+        return None, settings
+    # The processes of this machine reach it over its Unix socket (cheaper than TCP per
+    # command); the TCP port stays open for redis-cli and the like.
+    embedded = EmbeddedRedis(
+        settings.data_dir / "valkey", appendfsync=settings.appendfsync, unix_socket=True
+    )
+    return embedded, replace(settings, redis_url=embedded.start())
+
+
+def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -> str:
+    """What `stakeout run` prints: where everything is, and the settings that change it."""
+    base = f"http://{settings.host}:{settings.port}"
+    metrics_at = (
+        f"http://{settings.host}:{settings.metrics_port}/metrics"
+        if settings.metrics_port
+        else f"{base}/metrics"
+    )
+    processes_note = "" if settings.api_processes else "one per core; "
+    where = str(settings.data_dir / "valkey")
+    redis_note = (
+        f"  (embedded, also on {embedded.tcp_url}; AOF in {where}, restarted if it dies)"
+        if embedded
+        else ""
+    )
+    return (
+        f"\nstakeout is starting on {base}\n"
+        f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"
+        f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
+        f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
+        f"  API processes: {settings.processes}  ({processes_note}STAKEOUT_API_PROCESSES"
+        " changes it)\n"
+        f"  Workers:      {'; '.join(','.join(q) for q in settings.run_workers)}"
+        f"  (STAKEOUT_RUN_WORKERS; restarted if they exit)\n"
+        f"  Metrics:      {metrics_at}  (all API processes, summed)\n"
+        f"  Redis:        {settings.redis_url}"
+        f"{redis_note}\n"
+    )
+
+
+def _verify(path: Path) -> int:
+    import msgspec
+
+    from domain.verify import ReplayDocument, VerificationError, verify
+
+    try:
+        replay = msgspec.json.decode(path.read_bytes(), type=ReplayDocument)
+        verified = verify(replay)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError, VerificationError) as exc:
+        print(f"NOT VERIFIED: {exc}", file=sys.stderr)
+        return 1
+    print(
+        f"verified: {verified.game} game {verified.game_id}: seed matches its commitment, "
+        f"{verified.events} events re-derived from {verified.acts} acts, "
+        f"scores {verified.scores}, winners {verified.winners}"
+    )
+    return 0
+
+
+def _export(path: Path | None) -> None:
+    from service.app import create_app
+    from service.http.openapi import finish
+
+    app = create_app(Settings(redis_url="redis://unused"))
+    doc = finish(app.openapi_schema.to_schema())
+    text = json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    if path is None:
+        sys.stdout.write(text)
+    else:
+        path.write_text(text)
+
+
+def _queue_names(raw: str) -> tuple[str, ...]:
+    names = tuple(q.strip() for q in raw.split(",") if q.strip())
+    if not names:
+        raise ValueError("no queue names")
+    return names
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="stakeout")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("serve", help="run the HTTP API")
+    worker = sub.add_parser(
+        "worker", help="run an RQ worker (bot turns, deadlines, scoring; or webhook deliveries)"
+    )
+    worker.add_argument(
+        "--queues", help="comma-separated queues to serve (default: STAKEOUT_WORKER_QUEUES)"
+    )
+    sub.add_parser("run", help="embedded Redis (when REDIS_URL is unset) + worker + API")
+    sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
+    check = sub.add_parser("verify", help="verify a finished game's replay (JSON file)")
+    check.add_argument("replay", type=Path)
+    export = sub.add_parser("export-openapi", help="print (or write) the OpenAPI document")
+    export.add_argument("--output", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.command == "worker" and args.queues:
+        try:
+            settings = replace(settings, worker_queues=_queue_names(args.queues))
+        except ValueError as exc:
+            parser.error(f"--queues: {exc}")
+    if args.command in {"serve", "worker", "run"}:
+        from service.telemetry.metrics import configure_logging
+
+        configure_logging(settings.log_level)
+    if args.command == "serve":
+        _serve(settings)
+    elif args.command == "worker":
+        from workers.main import run_worker
+
+        run_worker(settings)
+    elif args.command == "worker-health":
+        from workers.main import worker_healthy
+
+        sys.exit(0 if worker_healthy(settings) else 1)
+    elif args.command == "run":
+        _run(settings)
+    elif args.command == "verify":
+        sys.exit(_verify(args.replay))
+    else:
+        _export(args.output)
+
+
+if __name__ == "__main__":
+    main()

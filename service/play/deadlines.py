@@ -1,0 +1,117 @@
+"""Awaited turns of human seats, and their deadlines (the per-game ``turn_seconds`` option).
+
+Every time a human seat becomes awaited (a new turn) it is recorded here; webhooks announce
+new turns from this record, and games with turn deadlines give each turn a deadline.
+
+When a human seat becomes awaited, it gets a deadline; a job scheduled on RQ for that
+moment lets a bot act for the seat if it still has not (`domain.match.TimeOut`: a random
+legal move with a ``turn.timed_out`` event for a public step, a forfeit for a sealed one).
+
+The turns of a game live in one hash, ``game:{id}:deadlines``: seat → ``action|step|ms``
+(``ms`` is 0 when the game has no deadlines). A turn is new when the seat's awaited action
+or step changes, or when the seat itself just acted (a second turn in the same step). A
+deadline job only fires if its deadline is still the seat's current one, so a superseded
+job is harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from domain.match import AwaitingAction
+from service.play.game_service import Loaded
+from service.store.event_store import AnyRedis
+from service.store.keys import deadlines_key
+
+
+@dataclass(frozen=True)
+class Deadline:
+    seat: int
+    action: str
+    step: str
+    at_ms: int
+
+    def encode(self) -> str:
+        return f"{self.action}|{self.step}|{self.at_ms}"
+
+    @classmethod
+    def decode(cls, seat: int, raw: str) -> Deadline:
+        action, step, at_ms = raw.rsplit("|", 2)
+        return cls(seat, action, step, int(at_ms))
+
+
+def _matches(deadline: Deadline | None, action: AwaitingAction) -> bool:
+    return deadline is not None and (deadline.action, deadline.step) == (action.action, action.step)
+
+
+def plan(
+    known: dict[int, Deadline],
+    loaded: Loaded,
+    now_ms: int,
+    acted_seats: Collection[int] = (),
+) -> tuple[list[Deadline], list[int]]:
+    """What `refresh` would record (pure): the new turns, and the seats no longer awaited."""
+    seconds = loaded.meta.turn_seconds
+    awaited = {a.seat: a for a in loaded.awaited if loaded.match.seats[a.seat].type == "human"}
+    fresh: list[Deadline] = []
+    for seat, action in awaited.items():
+        if _matches(known.get(seat), action) and seat not in acted_seats:
+            continue
+        at_ms = now_ms + seconds * 1000 if seconds is not None else 0
+        fresh.append(Deadline(seat, action.action, action.step, at_ms))
+    return fresh, [seat for seat in known if seat not in awaited]
+
+
+def planned(
+    known: dict[int, Deadline], loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
+) -> dict[int, Deadline]:
+    """The turns as they will be recorded once `refresh` has run for this change."""
+    fresh, stale = plan(known, loaded, now_ms, acted_seats)
+    out = {seat: d for seat, d in known.items() if seat not in stale}
+    out.update({d.seat: d for d in fresh})
+    return out
+
+
+class DeadlineStore:
+    """The recorded turns of every game (``game:{<id>}:deadlines``)."""
+
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def current(self, game_id: str) -> dict[int, Deadline]:
+        raw = await self.redis.hgetall(deadlines_key(game_id))
+        out: dict[int, Deadline] = {}
+        for field, value in raw.items():
+            seat = int(field.decode() if isinstance(field, bytes) else field)
+            text = value.decode() if isinstance(value, bytes) else value
+            out[seat] = Deadline.decode(seat, text)
+        return out
+
+    async def refresh(
+        self, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
+    ) -> list[Deadline]:
+        """Bring the game's awaited turns up to date; returns the new ones."""
+        game_id = loaded.game_id
+        known = await self.current(game_id)
+        fresh, stale = plan(known, loaded, now_ms, acted_seats)
+        if stale:
+            await self.redis.hdel(deadlines_key(game_id), *(str(seat) for seat in stale))
+        if fresh:
+            await self.redis.hset(
+                deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh}
+            )
+        return fresh
+
+
+def with_deadlines(
+    awaiting: Sequence[AwaitingAction], deadlines: dict[int, Deadline]
+) -> list[AwaitingAction]:
+    """``awaiting`` with each seat's deadline (epoch ms) filled in where it has one."""
+    out = []
+    for action in awaiting:
+        deadline = deadlines.get(action.seat)
+        at = deadline.at_ms if _matches(deadline, action) and deadline is not None else None
+        at = at or None  # 0: a turn without a deadline
+        out.append(AwaitingAction(action.seat, action.action, action.step, at))
+    return out

@@ -1,0 +1,568 @@
+"""The application service: load a game, run one decision against it, store the events.
+
+Controllers and RQ jobs both come through here, so a bot's move takes exactly the path a
+client's move takes.
+
+The warm cache (see docs/design-move-path.md). Each process keeps the games it served as
+immutable snapshots (`Loaded`: a `Match` that is never changed in place, `MatchEngine.fold`
+returns a new one). A request takes one snapshot and uses only it, so it never sees
+another request's half-folded state; a newer snapshot replaces an older one in the cache,
+never the other way round.
+
+- An act costs one round trip: it is decided on the cached snapshot and sent to the append
+  script with the version and tip it was decided on. If another writer got there first,
+  the script answers with the entries this process missed: the snapshot catches up and the
+  act is decided again. A refused act is checked once against the store (its Idempotency-Key
+  first, then the entries since the snapshot) before the refusal stands, so a stale cache
+  never refuses a legal act and a retry always gets its first answer.
+- A read (`load`) costs one round trip: the entries after the cached version.
+- The cache advances from what this process appended (the events it just decided) or read,
+  never by reading the tail again after its own append.
+- If the store is found behind a snapshot (shorter, or another entry at the snapshot's
+  version: a restore, a failover to a lagging replica), the whole cache is dropped, the
+  games it held are reloaded from their streams, and `/readyz` reports it meanwhile.
+
+Follow-up work after an act (bot turns, deadlines, webhooks, scoring) is handed to
+`on_change`, which the API runs off the request path (`service.follow_ups.jobs.FollowUps`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from domain import registry
+from domain.errors import DomainError
+from domain.match import Act, AwaitingAction, Match, MatchEngine, SeatSpec, event_union
+from domain.rng import new_seed
+from service.store.event_store import EventStore, StoredEvent, tip_of
+from service.telemetry.metrics import (
+    APPEND_CONFLICTS,
+    IDEMPOTENT_REPLAYS,
+    STORE_REGRESSIONS,
+    count_act,
+)
+
+log = logging.getLogger("stakeout.games")
+
+# A decision names the act to perform given the latest state (a bot's choice depends on it).
+Decision = Callable[[MatchEngine, Match, bytes], Act]
+
+MAX_RETRIES = 16
+
+
+class GameNotFound(Exception):
+    pass
+
+
+class VersionMismatch(Exception):
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class IdempotencyMismatch(Exception):
+    """An Idempotency-Key was reused for a different request."""
+
+
+class Contention(Exception):
+    """Too many concurrent writers; the client may retry."""
+
+
+class GameExists(Contention):
+    """A game with that id exists already (a rematch made by another request)."""
+
+
+class GameMeta(msgspec.Struct, frozen=True):
+    game: str
+    owner: str
+    seats: list[SeatSpec]
+    token_hashes: list[str | None]
+    created_ms: int
+    private: bool = False
+    turn_seconds: int | None = None
+    # Listed in the lobby (GET /v1/lobby); seat tokens granted after creation (invites,
+    # rematches) live in the store's seat-token hash; the game this one is a rematch of.
+    public: bool = False
+    late_tokens: bool = False
+    rematch_of: str | None = None
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """One immutable snapshot of a game. ``tip`` identifies the entry at its version."""
+
+    game_id: str
+    rules: MatchEngine
+    match: Match
+    meta: GameMeta
+    tip: str = ""
+
+    @functools.cached_property
+    def awaited(self) -> tuple[AwaitingAction, ...]:
+        """``rules.awaiting(match)``, worked out once per snapshot (an act's answer, its
+        follow-up and the next view read all ask; the snapshot never changes)."""
+        return tuple(self.rules.awaiting(self.match))
+
+
+@dataclass(frozen=True)
+class Versioned:
+    version: int
+    event: Any
+    at_ms: int = 0
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An act's answer: the version after it, its events, and the game as it left it
+    (``loaded``: the snapshot the act produced; for a replayed answer, the latest one
+    known)."""
+
+    version: int
+    events: list[Versioned]
+    loaded: Loaded
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class Created:
+    game_id: str
+    version: int
+    seed_commitment: str
+    tokens: list[str | None]
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class _Codec:
+    def __init__(self, rules: MatchEngine) -> None:
+        self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(rules.game))
+        self.encoder = msgspec.json.Encoder()
+
+
+@dataclass(frozen=True)
+class Change:
+    """What just happened to a game: who acted (None: creation, scoring) and when."""
+
+    acted_seat: int | None
+    at_ms: int
+    events: tuple[Any, ...] = ()  # the events appended (what account feeds announce)
+
+
+OnChange = Callable[[Loaded, Change], Awaitable[None]]
+
+
+@dataclass
+class _Entry:
+    loaded: Loaded
+    seed: bytes
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one act at a time per game
+
+    def advance(self, loaded: Loaded) -> Loaded:
+        """Keep the newer snapshot; returns the one now cached."""
+        if loaded.match.version > self.loaded.match.version:
+            self.loaded = loaded
+        return self.loaded
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """An act decided on a snapshot: its events, or why it is refused."""
+
+    act: Act | None
+    events: list[Any]
+    refusal: Exception | None
+
+
+def _decided(loaded: Loaded, seed: bytes, decide: Decision, if_match: int | None) -> _Decided:
+    match = loaded.match
+    if if_match is not None and if_match != match.version:
+        return _Decided(None, [], VersionMismatch(match.version))
+    try:
+        act = decide(loaded.rules, match, seed)
+        return _Decided(act, loaded.rules.perform(match, act, seed), None)
+    except DomainError as exc:
+        return _Decided(None, [], exc)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """Where an attempt left an act: answered (``applied``), or to decide again on
+    ``loaded`` (``checked``: just confirmed to be the stream's latest)."""
+
+    applied: Applied | None
+    entry: _Entry
+    loaded: Loaded
+    checked: bool
+    # Another writer appended first: the stream's version then (its entries are folded in).
+    lost_race: int | None = None
+
+
+class StoreBehind(Exception):
+    """The store holds less than a cached snapshot (handled inside the service)."""
+
+
+class GameService:
+    def __init__(
+        self,
+        store: EventStore,
+        cache_size: int = 2048,
+        on_change: OnChange | None = None,
+        summarize: Callable[[Loaded], bytes] | None = None,
+    ) -> None:
+        self.store = store
+        self.cache_size = cache_size
+        self.on_change = on_change
+        # The game list's record of a game (service/views/summaries.py), kept with every
+        # change: written by the append script itself, no round trip of its own.
+        self.summarize = summarize
+        self._cache: OrderedDict[str, _Entry] = OrderedDict()
+        self._codecs: dict[str, _Codec] = {}
+        # The store went backwards: how often, when last, and the reload under way.
+        self.regressions = 0
+        self.last_regression_ms: int | None = None
+        self._reload: asyncio.Task[None] | None = None
+
+    @property
+    def reloading(self) -> bool:
+        return self._reload is not None and not self._reload.done()
+
+    def codec(self, rules: MatchEngine) -> _Codec:
+        name = rules.game.name
+        if name not in self._codecs:
+            self._codecs[name] = _Codec(rules)
+        return self._codecs[name]
+
+    # ---- creation -------------------------------------------------------------------
+
+    async def create(
+        self,
+        owner: str,
+        game: str,
+        options: dict[str, Any],
+        seats: Sequence[SeatSpec],
+        private: bool = False,
+        turn_seconds: int | None = None,
+        game_id: str | None = None,
+        late_tokens: bool = False,
+        public: bool = False,
+        rematch_of: str | None = None,
+    ) -> Created:
+        """A new game. ``game_id``: chosen by the caller (a rematch), else random; with
+        ``late_tokens`` its human seats get their tokens later (service/play/seat_tokens.py)."""
+        rules = registry.engine_for(game)
+        if rules is None:
+            raise GameNotFound(game)
+        game_id = game_id or secrets.token_hex(12)
+        seed = new_seed()
+        events = rules.create(game_id, options, seats, seed)
+        tokens = [
+            secrets.token_urlsafe(32) if s.type == "human" and not late_tokens else None
+            for s in seats
+        ]
+        meta = GameMeta(
+            game=game,
+            owner=owner,
+            seats=list(seats),
+            token_hashes=[token_hash(t) if t else None for t in tokens],
+            created_ms=_now_ms(),
+            private=private,
+            turn_seconds=turn_seconds,
+            public=public,
+            late_tokens=late_tokens or any(s.type == "open" for s in seats),
+            rematch_of=rematch_of,
+        )
+        codec = self.codec(rules)
+        ok = await self.store.create(
+            game_id,
+            {"meta": msgspec.json.encode(meta).decode()},
+            seed,
+            [codec.encoder.encode(e) for e in events],
+        )
+        if not ok:  # 96 random bits collided: practically impossible, but never overwrite
+            raise GameExists(game_id)
+        await self.store.index_game(owner, game_id, meta.created_ms)
+        loaded = (await self._cold(game_id)).loaded
+        if self.summarize is not None:
+            await self.store.keep_summary(game_id, self.summarize(loaded))
+        if self.on_change is not None:
+            await self.on_change(loaded, Change(None, meta.created_ms, tuple(events)))
+        return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
+
+    # ---- loading --------------------------------------------------------------------
+
+    async def _cold(self, game_id: str) -> _Entry:
+        """Load a game from its whole stream (one round trip) and cache it."""
+        raw, seed, stored = await self.store.opening(game_id)
+        if raw is None or "meta" not in raw or seed is None or not stored:
+            raise GameNotFound(game_id)
+        meta = msgspec.json.decode(raw["meta"], type=GameMeta)
+        rules = registry.engine_for(meta.game)
+        if rules is None:
+            raise GameNotFound(game_id)
+        codec = self.codec(rules)
+        match = rules.replay([codec.decoder.decode(s.data) for s in stored])
+        loaded = Loaded(game_id, rules, match, meta, stored[-1].tip)
+        entry = self._cache.get(game_id)
+        if entry is not None:  # another request loaded it meanwhile
+            entry.advance(loaded)
+            return entry
+        entry = _Entry(loaded, seed)
+        self._cache[game_id] = entry
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return entry
+
+    async def _entry(self, game_id: str) -> _Entry:
+        entry = self._cache.get(game_id)
+        if entry is None:
+            return await self._cold(game_id)
+        self._cache.move_to_end(game_id)
+        return entry
+
+    async def snapshot(self, game_id: str) -> Loaded:
+        """The cached snapshot, without a round trip when warm (it may be behind the
+        stream: good for what never changes, such as the seats and their tokens)."""
+        return (await self._entry(game_id)).loaded
+
+    async def load(self, game_id: str) -> Loaded:
+        """The game at its latest version (warm: one round trip for the tail)."""
+        for _ in range(3):
+            entry = self._cache.get(game_id)
+            if entry is None:
+                return (await self._cold(game_id)).loaded
+            self._cache.move_to_end(game_id)
+            loaded = entry.loaded
+            tail = await self.store.catch_up(game_id, loaded.match.version, loaded.tip)
+            if tail.status == "behind":
+                self._behind(game_id, loaded.match.version, tail.version)
+                continue
+            return entry.advance(self._fold(loaded, tail.events))
+        raise Contention(f"game {game_id} keeps changing under a reload; retry")
+
+    def _fold(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> Loaded:
+        """``loaded`` with ``stored`` (the entries right after it) folded in: a new one."""
+        if not stored:
+            return loaded
+        rules, match = loaded.rules, loaded.match
+        decoder = self.codec(rules).decoder
+        for entry in stored:
+            if entry.version != match.version + 1:
+                raise StoreBehind(f"entry {entry.version} after version {match.version}")
+            match = rules.fold(match, decoder.decode(entry.data))
+        return Loaded(loaded.game_id, rules, match, loaded.meta, stored[-1].tip)
+
+    def _behind(self, game_id: str, cached: int, found: int) -> None:
+        """The store holds less than our snapshot: drop the cache, reload what it held."""
+        self.regressions += 1
+        self.last_regression_ms = _now_ms()
+        STORE_REGRESSIONS.inc()
+        held = [g for g in self._cache if g != game_id]
+        self._cache.clear()
+        log.warning(
+            "the event store went backwards: game %s is at version %d, the cache held %d;"
+            " dropping the cache and reloading %d games",
+            game_id,
+            found,
+            cached,
+            len(held),
+            extra={"game_id": game_id},
+        )
+        if held and not self.reloading:
+            self._reload = asyncio.get_running_loop().create_task(self._reload_games(held))
+
+    async def _reload_games(self, game_ids: list[str]) -> None:
+        for game_id in game_ids:
+            if game_id in self._cache:
+                continue
+            with contextlib.suppress(GameNotFound):
+                try:
+                    await self._cold(game_id)
+                except Exception:  # a reload is an optimisation: requests load on demand
+                    log.warning("could not reload game %s", game_id, exc_info=True)
+
+    async def check_cached(self, sample: int = 16) -> int | None:
+        """Compare the most recently used snapshots with their streams (one round trip);
+        returns how many the store is behind (and handles them), None with nothing cached.
+        For `/readyz`."""
+        recent = list(self._cache.items())[-sample:]
+        if not recent:
+            return None
+        versions = await self.store.versions([game_id for game_id, _ in recent])
+        behind = 0
+        for (game_id, entry), version in zip(recent, versions, strict=True):
+            if version < entry.loaded.match.version:
+                behind += 1
+                if game_id in self._cache:
+                    self._behind(game_id, entry.loaded.match.version, version)
+        return behind
+
+    # ---- decisions ------------------------------------------------------------------
+
+    async def apply(
+        self,
+        game_id: str,
+        decide: Decision,
+        idempotency_key: str | None = None,
+        fingerprint: str = "",
+        if_match: int | None = None,
+        grants: dict[int, str] | None = None,
+    ) -> Applied:
+        """Run ``decide`` on the latest state and append its events atomically
+        (``grants``: seat token hashes stored with them, see `EventStore.append`).
+
+        Without ``if_match`` a lost race is retried on the fresh state (so simultaneous
+        commitments of different seats never fail each other); with it, a stale version
+        answers `VersionMismatch`. A repeated idempotency key returns the first result,
+        also when the act would now be refused.
+        """
+        entry = await self._entry(game_id)
+        async with entry.lock:
+            return await self._apply(entry, decide, idempotency_key, fingerprint, if_match, grants)
+
+    async def _apply(
+        self,
+        entry: _Entry,
+        decide: Decision,
+        key: str | None,
+        fingerprint: str,
+        if_match: int | None,
+        grants: dict[int, str] | None = None,
+    ) -> Applied:
+        """Decide on the cached snapshot and append (one round trip); a snapshot found
+        stale is caught up from what the store answered and decided on again."""
+        step = _Step(None, entry, entry.loaded, checked=False)
+        for _ in range(MAX_RETRIES):
+            entry, loaded = step.entry, step.loaded
+            decided = _decided(loaded, entry.seed, decide, if_match)
+            if decided.refusal is not None or decided.act is None or not decided.events:
+                if step.checked:  # the refusal (or nothing to do) stands on the latest state
+                    if decided.refusal is not None:
+                        raise decided.refusal
+                    return Applied(loaded.match.version, [], loaded)
+                step = await self._recheck(entry, loaded, key, fingerprint)
+            else:
+                step = await self._append(entry, loaded, decided, key, fingerprint, grants)
+                if step.lost_race is not None and if_match is not None:
+                    raise VersionMismatch(step.lost_race)
+            if step.applied is not None:
+                return step.applied
+        raise Contention(f"game {entry.loaded.game_id} is too busy; retry")
+
+    async def _recheck(
+        self, entry: _Entry, loaded: Loaded, key: str | None, fingerprint: str
+    ) -> _Step:
+        """Before a refusal (or "nothing to do") decided on the cached snapshot stands,
+        look at the store once: the key's earlier answer first, then what was missed."""
+        game_id, version = loaded.game_id, loaded.match.version
+        tail = await self.store.catch_up(game_id, version, loaded.tip, key)
+        if tail.status == "duplicate":
+            applied = self._duplicate(
+                entry, tail.first, tail.version, tail.fingerprint, fingerprint, tail.events
+            )
+            return _Step(applied, entry, loaded, checked=True)
+        if tail.status == "behind":
+            self._behind(game_id, version, tail.version)
+            entry = await self._cold(game_id)
+            return _Step(None, entry, entry.loaded, checked=False)
+        return _Step(None, entry, entry.advance(self._fold(loaded, tail.events)), checked=True)
+
+    async def _append(
+        self,
+        entry: _Entry,
+        loaded: Loaded,
+        decided: _Decided,
+        key: str | None,
+        fingerprint: str,
+        grants: dict[int, str] | None,
+    ) -> _Step:
+        """Append the decided events at the snapshot's version (the script: see store.py)."""
+        game_id, rules, match = loaded.game_id, loaded.rules, loaded.match
+        act, events = decided.act, decided.events
+        codec = self.codec(rules)
+        encoded = [codec.encoder.encode(e) for e in events]
+        now = _now_ms()
+        # The snapshot after the act, folded before the append so that its summary goes
+        # with it (dropped if the append loses a race).
+        folded = match
+        for event in events:
+            folded = rules.fold(folded, event)
+        after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
+        result = await self.store.append(
+            game_id,
+            match.version,
+            encoded,
+            key,
+            fingerprint,
+            cause=codec.encoder.encode(act),
+            tip=loaded.tip,
+            now_ms=now,
+            grants=grants,
+            summary=self.summarize(after) if self.summarize is not None else b"",
+        )
+        if result.status == "ok":
+            count_act(rules.game.name, act)
+            entry.advance(after)
+            if self.on_change is not None:
+                seat = getattr(act, "seat", None)
+                change = Change(seat if isinstance(seat, int) else None, now, tuple(events))
+                await self.on_change(after, change)
+            first = match.version + 1
+            versioned = [Versioned(first + i, e, now) for i, e in enumerate(events)]
+            return _Step(Applied(result.version, versioned, after), entry, after, checked=True)
+        if result.status == "duplicate":
+            applied = self._duplicate(
+                entry, result.first, result.version, result.fingerprint, fingerprint, result.events
+            )
+            return _Step(applied, entry, loaded, checked=True)
+        if result.status == "missing":
+            raise GameNotFound(game_id)
+        if result.status == "behind":
+            self._behind(game_id, match.version, result.version)
+            entry = await self._cold(game_id)
+            return _Step(None, entry, entry.loaded, checked=True)
+        APPEND_CONFLICTS.labels(rules.game.name).inc()
+        caught_up = entry.advance(self._fold(loaded, result.events))
+        return _Step(None, entry, caught_up, checked=True, lost_race=result.version)
+
+    def _duplicate(
+        self,
+        entry: _Entry,
+        first: int,
+        last: int,
+        prior: str,
+        fingerprint: str,
+        stored: Sequence[StoredEvent],
+    ) -> Applied:
+        loaded = entry.loaded
+        if prior != fingerprint:
+            raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
+        IDEMPOTENT_REPLAYS.labels(loaded.rules.game.name).inc()
+        events = self._decode(loaded, [s for s in stored if first <= s.version <= last])
+        return Applied(last, events, loaded, replayed=True)
+
+    def _decode(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> list[Versioned]:
+        codec = self.codec(loaded.rules)
+        return [Versioned(s.version, codec.decoder.decode(s.data), s.at_ms) for s in stored]
+
+    async def events(self, game_id: str, after: int, limit: int) -> tuple[Loaded, list[Versioned]]:
+        loaded = await self.snapshot(game_id)
+        stored = await self.store.read(game_id, after=after, count=limit)
+        return loaded, self._decode(loaded, stored)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)

@@ -1,0 +1,226 @@
+"""Every Redis key the service and the workers use: the whole layout, in one place.
+
+Nothing else spells a key (`tests/test_redis_keys.py` checks it). The event store's Redis
+is read and written by the event store (`service/store/event_store.py`), the live feeds
+(`service/live/feed.py`) and the store objects of `service/stores.py`, each with its own client;
+no other module reaches for one (`tests/test_store_access.py`). The strings are the stored
+format: a key renamed here is data lost, so they never change. On Redis Cluster the part in
+braces is the hash tag: the keys that one script or one transaction touches share it (a
+game's keys share ``{<game id>}``, an API key's ``{<API key id>}``).
+
+The event store's Redis (``REDIS_URL``):
+
+================================  ======  =========================================  =======
+key                               type    holds                                      TTL
+================================  ======  =========================================  =======
+``game:{<id>}:events``            stream  the game's events, entry id ``0-<version>``  none
+``game:{<id>}:idem``              hash    idempotency field -> ``fingerprint|first|  none
+                                          last`` of the append it made (fields
+                                          below)
+``game:{<id>}:meta``              hash    creation facts: game, owner, seats, token  none
+                                          hashes, options
+``game:{<id>}:seed``              string  the secret shuffle seed (hex)              none
+``game:{<id>}:seat_tokens``       hash    ``s<seat>`` -> token hash, ``h<hash>`` ->  none
+                                          seat (tokens granted after creation)
+``game:{<id>}:summary``           string  the game list's summary of the game at     none
+                                          a version (``<format>|<JSON>``), kept by
+                                          its follow-up
+``game:{<id>}:deadlines``         hash    seat -> ``action|step|ms`` (awaited turns) none
+``game:{<id>}:botseal:<s>:<step>``string  a bot's sealed move and salt (JSON)        none
+``games:active``                  zset    games not yet retired, all score 0 (the    none
+                                          sweep pages them by id)
+``games:activity``                zset    game id -> last change (ms): abandonment   none
+``lobby:public``                  zset    ``<game>|<id>`` -> created ms              none
+``owner:{<key>}:games``           zset    the API key's games -> created ms          none
+``owner:{<key>}:active``          zset    its games counted by the quota -> ms       none
+``owner:{<key>}:pending``         zset    creations under way (quota) -> ms          none
+``owner:{<key>}:stats``           hash    its finished games' counts                 none
+``owner:{<key>}:stats-counted``   set     game ids already counted                   none
+``owner:{<key>}:webhooks``        zset    its webhook ids -> created ms              none
+``owner:{<key>}:feed``            stream  its account feed (about 10,000 entries)    none
+``owner:{<key>}:feed:active``     string  ``1`` while the key uses its feed          7 days
+``owner:{<key>}:feed:seen:<id>``  string  a notification id already fed (built in    1 day
+                                          the feed's script from the prefix)
+``webhook:{<id>}``                string  the webhook (JSON, with its secret)        none
+``webhook:{<id>}:attempts``       list    its delivery attempts, newest first (500)  none
+``invite:<sha256(code)>``         string  ``<game id>|<seat>`` of an open seat       none
+``ticket:<sha256(ticket)>``       string  what a stream ticket opens (JSON)          60 s
+``stakeout:live:wake:<p>:<n>``    stream  wakes a live reader of process ``p``       1 hour
+================================  ======  =========================================  =======
+
+The queue's Redis (``STAKEOUT_QUEUE_REDIS_URL``, else the same; RQ's own ``rq:*`` keys are
+RQ's):
+
+=====================================  ======  ====================================  ========
+key                                    type    holds                                 TTL
+=====================================  ======  ====================================  ========
+``stakeout:ratelimit:<identity>``      hash    a caller's token bucket               refill
+``stakeout:metrics:job_seconds``       hash    job duration histogram                none
+``stakeout:metrics:worker_acts``       hash    ``<game>|<act>`` -> acts by workers   none
+``stakeout:worker-alive:<host>-<pid>`` string  a worker process's heartbeat          5 s
+``stakeout:worker-reaped:<job>:<w>``   string  an abandoned job already requeued     1 hour
+``stakeout:worker-stranded:<job>``     string  when a queued job was first seen      1 hour
+                                               stranded
+=====================================  ======  ====================================  ========
+
+The fields of ``game:{<id>}:idem`` are namespaced by who acts, so two callers' keys never
+collide: ``s<seat>:<key>`` (a seat's Idempotency-Key), ``owner:<key>`` (the creator's),
+``bot:<seat>:<action>:<version>`` (a bot's turn), ``timeout:<seat>:<deadline ms>`` (a turn
+deadline's job), ``abandon`` (the abandonment sweep).
+"""
+
+from __future__ import annotations
+
+# ---- a game's keys: hash tag {<game id>} ------------------------------------------------
+
+
+def game_keys(game_id: str) -> tuple[str, str, str, str]:
+    """The event store's keys of a game: events, idem, meta, seed (one call per act)."""
+    tag = "{" + game_id + "}"
+    return (f"game:{tag}:events", f"game:{tag}:idem", f"game:{tag}:meta", f"game:{tag}:seed")
+
+
+def events_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:events"
+
+
+def meta_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:meta"
+
+
+def game_of_events_key(key: bytes) -> str:
+    """The game id of an ``events_key`` (as a stream read names it)."""
+    return key.decode().split("{", 1)[1].split("}", 1)[0]
+
+
+def seat_tokens_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:seat_tokens"
+
+
+def summary_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:summary"
+
+
+def deadlines_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:deadlines"
+
+
+def bot_seal_key(game_id: str, seat: int, step: str) -> str:
+    return "game:{" + game_id + f"}}:botseal:{seat}:{step}"
+
+
+# ---- the fields of game:{<id>}:idem -----------------------------------------------------
+
+
+def seat_idempotency(seat: int, key: str) -> str:
+    return f"s{seat}:{key}"
+
+
+def owner_idempotency(key: str) -> str:
+    return f"owner:{key}"
+
+
+def bot_idempotency(seat: int, action: str, version: int) -> str:
+    return f"bot:{seat}:{action}:{version}"
+
+
+def timeout_idempotency(seat: int, at_ms: int) -> str:
+    return f"timeout:{seat}:{at_ms}"
+
+
+ABANDON_IDEMPOTENCY = "abandon"
+
+# ---- sets of games (single keys, no tag) ------------------------------------------------
+
+ACTIVE_GAMES = "games:active"
+GAME_ACTIVITY = "games:activity"
+PUBLIC_LOBBY = "lobby:public"
+
+# ---- an API key's keys: hash tag {<API key id>} -----------------------------------------
+
+
+def _owner(owner: str, rest: str) -> str:
+    """An API key's key: ``owner:{<owner>}:<rest>`` (one hash tag for all of them)."""
+    return "owner:{" + owner + "}:" + rest
+
+
+def owner_games_key(owner: str) -> str:
+    return _owner(owner, "games")
+
+
+def quota_keys(owner: str) -> tuple[str, str]:
+    """The quota's sets: the key's active games, and its creations under way."""
+    return _owner(owner, "active"), _owner(owner, "pending")
+
+
+def stats_key(owner: str) -> str:
+    return _owner(owner, "stats")
+
+
+def stats_counted_key(owner: str) -> str:
+    return _owner(owner, "stats-counted")
+
+
+def owner_webhooks_key(owner: str) -> str:
+    return _owner(owner, "webhooks")
+
+
+def feed_key(owner: str) -> str:
+    return _owner(owner, "feed")
+
+
+def feed_active_key(owner: str) -> str:
+    return _owner(owner, "feed:active")
+
+
+def feed_seen_prefix(owner: str) -> str:
+    """The feed's script appends a notification id to this (same hash tag as the feed)."""
+    return _owner(owner, "feed:seen:")
+
+
+# ---- a webhook's keys: hash tag {<webhook id>} ------------------------------------------
+
+
+def webhook_key(webhook_id: str) -> str:
+    return "webhook:{" + webhook_id + "}"
+
+
+def webhook_attempts_key(webhook_id: str) -> str:
+    return "webhook:{" + webhook_id + "}:attempts"
+
+
+# ---- one-off secrets, by hash -----------------------------------------------------------
+
+
+def invite_key(code_hash: str) -> str:
+    return "invite:" + code_hash
+
+
+def ticket_key(ticket_hash: str) -> str:
+    return "ticket:" + ticket_hash
+
+
+# ---- per process ------------------------------------------------------------------------
+
+
+def live_wake_key(process_token: str, reader: int) -> str:
+    return f"stakeout:live:wake:{process_token}:{reader}"
+
+
+# ---- the queue's Redis ------------------------------------------------------------------
+
+RATE_LIMIT_PREFIX = "stakeout:ratelimit:"
+JOB_SECONDS = "stakeout:metrics:job_seconds"
+WORKER_ACTS = "stakeout:metrics:worker_acts"
+
+
+def worker_alive_key(process: str) -> str:
+    return "stakeout:worker-alive:" + process
+
+
+def worker_reaped_key(job_id: str, worker: str) -> str:
+    return f"stakeout:worker-reaped:{job_id}:{worker}"
+
+
+def worker_stranded_key(job_id: str) -> str:
+    return "stakeout:worker-stranded:" + job_id

@@ -1,0 +1,91 @@
+"""Turn a loaded game into what one caller may see. The only way state leaves the server."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from domain.match import AwaitingAction
+from service.play.auth import Caller
+from service.play.deadlines import Deadline, with_deadlines
+from service.play.game_service import Loaded, Versioned
+from service.views.schemas import (
+    EventRecord,
+    GameStatus,
+    GameSummary,
+    GameView,
+    RematchLink,
+    SeatInfo,
+)
+
+
+def game_view(
+    loaded: Loaded,
+    caller: Caller,
+    turn_deadlines: dict[int, Deadline] | None = None,
+    awaiting: list[AwaitingAction] | None = None,
+) -> GameView:
+    """The caller's view; ``awaiting`` when already computed with these deadlines."""
+    rules, match, seat = loaded.rules, loaded.match, caller.seat
+    if awaiting is None:
+        awaiting = with_deadlines(loaded.awaited, turn_deadlines or {})
+    result = rules.result(match)
+    return GameView(
+        id=loaded.game_id,
+        game=rules.game.name,
+        version=match.version,
+        status=status_of(loaded),
+        you=seat,
+        seats=seat_infos(loaded),
+        awaiting=awaiting,
+        legal=rules.legal(match, seat),
+        state=rules.view(match, seat),
+        result=result,
+        rematch=RematchLink(match.rematch) if match.rematch is not None else None,
+    )
+
+
+def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
+    """A game as the game list and the lobby show it: what a spectator's view says of it,
+    without the state and the legal moves."""
+    return GameSummary(
+        id=loaded.game_id,
+        game=loaded.rules.game.name,
+        status=status_of(loaded),
+        version=loaded.match.version,
+        created_ms=created_ms,
+        seats=seat_infos(loaded),
+        awaiting=with_deadlines(loaded.awaited, {}),
+        result=loaded.rules.result(loaded.match),
+    )
+
+
+def status_of(loaded: Loaded) -> GameStatus:
+    if loaded.match.abandoned:
+        return "abandoned"
+    if loaded.match.aborted:
+        return "aborted"
+    if loaded.match.waiting:
+        return "waiting"
+    return "finished" if loaded.rules.result(loaded.match) is not None else "active"
+
+
+def seat_infos(loaded: Loaded) -> list[SeatInfo]:
+    """Who plays each seat now: a resigned seat shows the bot that took it over."""
+    resigned = set(loaded.match.resigned)
+    return [
+        SeatInfo(
+            i,
+            s.type,
+            s.level,
+            resigned=i in resigned,
+            name=s.name,
+            external_id=s.external_id,
+            open=s.type == "open",
+        )
+        for i, s in enumerate(loaded.match.seats)
+    ]
+
+
+def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:
+    redact = loaded.rules.redact
+    return [EventRecord(e.version, redact(e.event, caller.seat), e.at_ms) for e in events]
