@@ -5,20 +5,24 @@ Nothing connects at import time: the Redis clients are opened in the lifespan.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
+from litestar.di import Provide
 from litestar.types import ControllerRouterHandler
 
 from service.api.v1.account_feed import AccountFeedController
-from service.api.v1.dependencies import DEPENDENCIES
+from service.api.v1.acts import ActsController, GameEndingsController
 from service.api.v1.fast_lane import FastLane
-from service.api.v1.games import GameEndingsController, GamesController
+from service.api.v1.games import GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.replay_views import ReplayViewsController
@@ -30,14 +34,15 @@ from service.http.cors import cors_when_asked
 from service.http.metrics_port import MetricsServer, serve_metrics
 from service.http.observability import instrument, metrics
 from service.http.openapi import openapi_config
-from service.http.ratelimit import RateLimiter, RateLimitMiddleware
+from service.http.problems import problem_handler
+from service.http.ratelimit import Callers, RateLimiter, RateLimitMiddleware
 from service.http.requests import StrictRequest
 from service.http.strictness import check_request, problem_for_not_found
 from service.http.web_pages import web_router
-from service.play.errors import problem_handler
 from service.settings import Settings
+from service.store.clients import queue_url
 from service.telemetry.metrics import QueueCollector, configure_logging
-from service.wiring import open_context, queue_url
+from service.wiring import Wiring, open_wiring
 
 
 def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Litestar:
@@ -49,8 +54,8 @@ def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Lite
     app = Litestar(
         route_handlers=_route_handlers(settings),
         lifespan=[_lifespan(settings)],
-        # Controllers receive the process's objects as handler parameters (ctx, games, ...).
-        dependencies=DEPENDENCIES,
+        # Controllers receive the process's objects as handler parameters, by name.
+        dependencies=_dependencies(),
         middleware=[rate_limit] if rate_limit is not None else [],
         exception_handlers={Exception: problem_handler},
         # Bodies decoded strictly into the handler's type; bad bytes are a 400, never a 500.
@@ -80,6 +85,7 @@ def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
     # API port when it has its own (STAKEOUT_METRICS_PORT, service/http/metrics_port.py).
     return [
         GamesController,
+        ActsController,
         GameEndingsController,
         ReplayViewsController,
         InvitesController,
@@ -100,8 +106,8 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with open_context(settings) as ctx:
-            app.state.ctx = ctx
+        async with open_wiring(settings) as wiring:
+            app.state.wiring = wiring
             app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
             metrics_server: MetricsServer | None = None
             # One process per pod: it serves its own metrics port. Several (`stakeout run`,
@@ -109,10 +115,12 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
             if settings.metrics_port and not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
                 metrics_server = serve_metrics(settings, settings.metrics_port)
             if settings.rate_limit_per_minute:
+                callers = Callers(wiring.api_keys, wiring.store, wiring.seat_tokens, wiring.games)
                 app.state.rate_limiter = RateLimiter(
                     queue_url(settings),
                     settings.rate_limit_per_minute,
                     settings.rate_limit_burst,
+                    callers=callers,
                 )
             try:
                 yield
@@ -124,6 +132,22 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
                     metrics_server.shutdown()
 
     return lifespan
+
+
+def _dependencies() -> dict[str, Provide]:
+    """Each of the process's objects (service/wiring.py) as the handler parameter of its
+    name, returned as it is: no construction per request, and no thread hop."""
+    return {
+        field.name: Provide(_provider(field.name), sync_to_thread=False)
+        for field in dataclasses.fields(Wiring)
+    }
+
+
+def _provider(name: str) -> Callable[[State], Any]:
+    def provide(state: State) -> Any:
+        return getattr(state.wiring, name)
+
+    return provide
 
 
 def _cors() -> CORSConfig:

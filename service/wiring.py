@@ -1,109 +1,119 @@
-"""Wiring: the clients, the store, the game service and the job scheduler for one process.
+"""The process's objects, built once from `Settings`: the API's and the workers' one wiring.
 
-Nothing connects at import time; `open_context` builds everything from `Settings` and
-closes the clients on exit. The app and the workers both use it.
+Nothing connects at import time; `open_wiring` builds everything and closes the clients on
+exit. No function takes the whole wiring: the app hands each controller the few objects it
+names (`Wiring.collaborators`, Litestar's dependencies), and each worker job picks the ones
+it uses.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-import redis.asyncio
-import redis.asyncio.retry
-import redis.backoff
-import redis.retry
 from redis.asyncio.cluster import RedisCluster
 
-from service.follow_ups.jobs import FollowUps, RqScheduler
+from service.api.v1.answers import Answers
+from service.follow_ups.abandonment import ActivityIndex
+from service.follow_ups.follow_ups import FollowUp, FollowUps, Notifiers
+from service.follow_ups.jobs import JobQueue
+from service.follow_ups.sweep import Sweep
 from service.live.feed import BLOCK_MS, LiveFeed
+from service.live.game_feeds import GameFeeds
+from service.live.tickets import TicketStore
+from service.lobby.game_maker import GameMaker
+from service.lobby.invites import InviteStore
+from service.lobby.public_lobby import PublicLobby
+from service.lobby.rematch import Rematches
+from service.notify.account_feed import AccountFeed
+from service.notify.webhooks import WebhookStore
+from service.play.access import Access
 from service.play.auth import ApiKeys
+from service.play.bot_turns import BotSeals, BotTurns
+from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
+from service.play.quota import GameQuota
+from service.play.seat_tokens import SeatTokens
+from service.play.stats import StatsStore
 from service.settings import Settings
-from service.store.connection import direct_client
-from service.store.event_store import AnyRedis, EventStore
-from service.stores import Stores
-from service.views.summaries import kept_record
+from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
+from service.store.event_store import EventStore
+from service.views.game_list import GameList
+from service.views.summaries import GameSummaries, kept_record
 
 
 @dataclass
-class Context(Stores):
-    """One process's wiring: its stores (each by name: ``ctx.deadlines``, ``ctx.invites``,
-    ..., see service/stores.py; the same instances the scheduler uses), the event store, the
-    game service, the job scheduler, the API keys and the live feeds."""
+class Stores:
+    """The store objects over the event store's Redis, one of each per process.
+
+    Every use of the event store's Redis, besides the event store itself and the live
+    readers, goes through one of these; their keys are spelled in `service.store.keys`.
+    `tests/test_store_access.py` checks that no other module reaches for a raw client."""
+
+    webhooks: WebhookStore  # an API key's webhooks and their delivery attempts
+    stats: StatsStore  # an API key's finished games' counts
+    account_feed: AccountFeed
+    summaries: GameSummaries  # the game list's
+    quota: GameQuota
+    deadlines: DeadlineStore  # the awaited turns and their deadlines
+    invites: InviteStore
+    tickets: TicketStore  # stream tickets
+    lobby: PublicLobby
+    seat_tokens: SeatTokens  # tokens granted after creation; who a caller is
+    activity: ActivityIndex  # when each game last changed (the sweep's)
+    bot_seals: BotSeals  # the bots' kept sealed choices
+
+    @classmethod
+    def over(cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int) -> Stores:
+        """``blocking``: the client for the account feed's blocking reads;
+        ``max_active_games``: the quota's limit per API key (0: none)."""
+        return cls(
+            webhooks=WebhookStore(redis),
+            stats=StatsStore(redis),
+            account_feed=AccountFeed(redis, blocking),
+            summaries=GameSummaries(redis),
+            quota=GameQuota(redis, max_active_games),
+            deadlines=DeadlineStore(redis),
+            invites=InviteStore(redis),
+            tickets=TicketStore(redis),
+            lobby=PublicLobby(redis),
+            seat_tokens=SeatTokens(redis),
+            activity=ActivityIndex(redis),
+            bot_seals=BotSeals(redis),
+        )
+
+
+@dataclass
+class Wiring(Stores):
+    """The process's objects; each handler and job is handed the ones it names."""
 
     settings: Settings
     store: EventStore
     games: GameService
-    scheduler: RqScheduler
     api_keys: ApiKeys
-    live: LiveFeed
+    access: Access  # who a caller is, and what it may do with a game
+    live: LiveFeed  # the shared readers of game streams
+    feeds: GameFeeds  # a game's live feeds
+    answers: Answers  # the view and act answers
+    maker: GameMaker
+    rematches: Rematches
+    game_list: GameList
+    jobs: JobQueue
+    follow_up: FollowUp
+    sweep: Sweep
+    bots: BotTurns
     follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
 
-
-# A Redis that does not answer within these bounds is unavailable: the request gets a 503
-# `unavailable` at once (service/play/errors.py), never a wait of many seconds. Connect and
-# command timeouts are short, and a command is retried once, at once, only when its
-# connection broke (a pooled connection to a Redis that restarted): never after a timeout,
-# so a frozen Redis costs one timeout, not several (the client retries, after Retry-After).
-# Workers, off the request path, allow longer.
-CONNECT_TIMEOUT_SECONDS = 1.0
-REQUEST_TIMEOUT_SECONDS = 1.0
-WORKER_TIMEOUT_SECONDS = 5.0
+    def collaborators(self) -> dict[str, Any]:
+        """Each object by its name, as handlers name them."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-def event_redis(
-    settings: Settings,
-    blocking_ms: int | None = None,
-    timeout: float = REQUEST_TIMEOUT_SECONDS,
-) -> AnyRedis:
-    """The event store's client.
-
-    ``blocking_ms``: a client for ``XREAD BLOCK`` of that many milliseconds, whose socket
-    timeout is the block plus ``timeout``.
-    """
-    if settings.redis_url is None:
-        raise RuntimeError("REDIS_URL is not set (make run starts an embedded server)")
-    if blocking_ms is not None:
-        timeout += blocking_ms / 1000
-    options: dict[str, Any] = {
-        "socket_timeout": timeout,
-        "socket_connect_timeout": CONNECT_TIMEOUT_SECONDS,
-    }
-    if settings.redis_cluster:
-        # The cluster client follows MOVED/ASK itself; a dead node still fails fast.
-        return RedisCluster.from_url(settings.redis_url, **options)
-    retry = redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,))
-    return direct_client(settings.redis_url, retry=retry, **options)
-
-
-def queue_redis(settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS) -> redis.Redis:
-    """A synchronous client of the queue Redis (RQ), with the same short bounds."""
-    return redis.Redis.from_url(
-        queue_url(settings),
-        socket_timeout=timeout,
-        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-        retry=redis.retry.Retry(redis.backoff.NoBackoff(), 1, (redis.ConnectionError,)),
-    )
-
-
-def queue_url(settings: Settings) -> str:
-    url = settings.queue_redis_url or settings.redis_url
-    if url is None:
-        raise RuntimeError("no Redis URL for the job queue")
-    return url
-
-
-@asynccontextmanager
-async def open_context(
-    settings: Settings, background: bool = True, timeout: float = REQUEST_TIMEOUT_SECONDS
-) -> AsyncIterator[Context]:
-    """``background``: follow-ups of an act run after its answer (the API); else before
-    the act returns (the workers: a job's follow-ups are done when the job ends).
-    ``timeout``: the Redis clients' command timeout (short on the request path)."""
+async def _clients(settings: Settings, timeout: float) -> tuple[AnyRedis, AnyRedis]:
+    """The event store's client and the one for blocking reads."""
     client = event_redis(settings, timeout=timeout)
     blocking = event_redis(settings, blocking_ms=BLOCK_MS, timeout=timeout)
     if isinstance(client, RedisCluster) and isinstance(blocking, RedisCluster):
@@ -111,24 +121,46 @@ async def open_context(
         # go to random masters, collect MOVED replies and lose connections in the reshuffle.
         await client.initialize()
         await blocking.initialize()
+    return client, blocking
+
+
+@asynccontextmanager
+async def open_wiring(
+    settings: Settings, background: bool = True, timeout: float = REQUEST_TIMEOUT_SECONDS
+) -> AsyncIterator[Wiring]:
+    """``background``: follow-ups of an act run after its answer (the API); else before
+    the act returns (the workers: a job's follow-ups are done when the job ends).
+    ``timeout``: the Redis clients' command timeout (short on the request path)."""
+    client, blocking = await _clients(settings, timeout)
     store = EventStore(client)
     live = LiveFeed(blocking, store)
-    stores = Stores.over(store.redis, live.blocking_client, settings.max_active_games)
-    scheduler = RqScheduler(
-        lambda: queue_redis(settings, timeout), store, stores, settings.webhook_backoff
-    )
-    follow_ups = FollowUps(scheduler.follow_up) if background else None
-    on_change = follow_ups.submit if follow_ups is not None else scheduler.on_change
+    stores = Stores.over(client, blocking, settings.max_active_games)
+    jobs = JobQueue(lambda: queue_redis(settings, timeout))
+    notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
+    follow_up = FollowUp(jobs, store, stores.deadlines, stores.activity, notifiers)
+    follow_ups = FollowUps(follow_up.follow_up) if background else None
+    on_change = follow_ups.submit if follow_ups is not None else follow_up.on_change
     games = GameService(store, settings.game_cache_size, on_change, kept_record)
+    api_keys = ApiKeys(settings.api_keys)
+    access = Access(api_keys, stores.seat_tokens)
     try:
-        yield Context(
-            **stores.parts(),
+        yield Wiring(
+            **{f.name: getattr(stores, f.name) for f in dataclasses.fields(Stores)},
             settings=settings,
             store=store,
             games=games,
-            scheduler=scheduler,
-            api_keys=ApiKeys(settings.api_keys),
+            api_keys=api_keys,
+            access=access,
             live=live,
+            feeds=GameFeeds(games, live, stores.deadlines),
+            answers=Answers(games, access, stores.deadlines),
+            maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
+            rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
+            game_list=GameList(store, stores.summaries, games),
+            jobs=jobs,
+            follow_up=follow_up,
+            sweep=Sweep(games, store, jobs, stores.deadlines, stores.activity),
+            bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             follow_ups=follow_ups,
         )
     finally:
@@ -138,4 +170,7 @@ async def open_context(
         await blocking.aclose()
         store.close()
         await client.aclose()
-        scheduler.close()
+        jobs.close()
+
+
+__all__ = ["Stores", "Wiring", "open_wiring"]

@@ -11,22 +11,20 @@ from typing import Any
 import msgspec
 from rq import get_current_job
 
-from domain.errors import DomainError
-from domain.match import RecordResult, TimeOut
-from service.follow_ups.jobs import sweep
 from service.notify import webhooks
 from service.notify.webhooks import Notification
-from service.play.bot_turns import play_bot_turn
+from service.play.deadlines import time_out
+from service.play.results import record_result
 from service.settings import Settings
-from service.store.keys import timeout_idempotency
+from service.store.clients import WORKER_TIMEOUT_SECONDS
 from service.telemetry.metrics import timed_job
-from service.wiring import WORKER_TIMEOUT_SECONDS, Context, open_context
+from service.wiring import Wiring, open_wiring
 
 # Jobs run in the worker process itself (workers/main.py uses RQ's SimpleWorker), so one
-# event loop and one context (Redis clients, the warm game cache) serve every job of the
-# process instead of being rebuilt per job.
+# event loop and one wiring (Redis clients, the warm game cache) serve every job of the
+# process instead of being rebuilt per job. Each job takes from it the objects it uses.
 _LOOP: asyncio.AbstractEventLoop | None = None
-_SHARED: list[Context] = []
+_SHARED: list[Wiring] = []
 _STACK = AsyncExitStack()
 
 
@@ -38,39 +36,21 @@ def _run(coro: Coroutine[Any, Any, str]) -> str:
 
 
 @asynccontextmanager
-async def _context() -> AsyncIterator[Context]:
+async def _wiring() -> AsyncIterator[Wiring]:
     if not _SHARED:
-        context = open_context(
-            Settings.from_env(), background=False, timeout=WORKER_TIMEOUT_SECONDS
-        )
-        _SHARED.append(await _STACK.enter_async_context(context))
+        wiring = open_wiring(Settings.from_env(), background=False, timeout=WORKER_TIMEOUT_SECONDS)
+        _SHARED.append(await _STACK.enter_async_context(wiring))
     yield _SHARED[0]
 
 
 async def _bot_turn(game_id: str, seat: int, version: int) -> str:
-    async with _context() as ctx:
-        return await play_bot_turn(
-            ctx.games, ctx.bot_seals, game_id, seat, version, ctx.settings.bot_budget
-        )
+    async with _wiring() as wiring:
+        return await wiring.bots.play(game_id, seat, version)
 
 
 async def _score(game_id: str) -> str:
-    async with _context() as ctx:
-        try:
-            applied = await ctx.games.apply(
-                game_id, lambda r, m, s: RecordResult(), idempotency_key="result"
-            )
-        except DomainError as exc:
-            return f"not scored: {exc.detail}"
-        # Counted once per game, also when this is a retry of a job that recorded the
-        # result and died before counting it (StatsStore.count_result is idempotent).
-        loaded = await ctx.games.load(game_id)
-        outcome = loaded.match.recorded
-        if outcome is not None:
-            await ctx.stats.count_result(
-                loaded.meta.owner, game_id, loaded.meta.game, loaded.meta.seats, outcome.winners
-            )
-        return "recorded" if applied.events and not applied.replayed else "already recorded"
+    async with _wiring() as wiring:
+        return await record_result(wiring.games, wiring.stats, game_id)
 
 
 # Timed here, in the work horse: the duration goes to the queue Redis (the API exports it)
@@ -86,31 +66,18 @@ def score_game(game_id: str) -> str:
 
 
 async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
-    async with _context() as ctx:
-        known = (await ctx.deadlines.current(game_id)).get(seat)
-        if known is None or known.at_ms != at_ms:
-            return "superseded"
-        action, step = known.action, known.step
-        try:
-            await ctx.games.apply(
-                game_id,
-                lambda r, m, s: TimeOut(seat, action, step),  # type: ignore[arg-type]
-                idempotency_key=timeout_idempotency(seat, at_ms),
-            )
-        except DomainError:
-            return "acted in time"
-        return "timed out"
+    async with _wiring() as wiring:
+        return await time_out(wiring.games, wiring.deadlines, game_id, seat, at_ms)
 
 
 async def _sweep() -> str:
-    async with _context() as ctx:
+    async with _wiring() as wiring:
+        settings = wiring.settings
         now_ms = int(time.time() * 1000)
-        done = await sweep(
-            ctx.games,
-            ctx.scheduler,
+        done = await wiring.sweep.run(
             now_ms,
-            abandon_after_ms=ctx.settings.abandon_seconds * 1000,
-            sweep_number=now_ms // (max(1, ctx.settings.sweep_seconds) * 1000),
+            abandon_after_ms=settings.abandon_seconds * 1000,
+            sweep_number=now_ms // (max(1, settings.sweep_seconds) * 1000),
         )
         return (
             f"{done.loaded} of {done.seen} active games looked at, {done.enqueued} jobs "
@@ -134,9 +101,9 @@ class DeliveryFailed(Exception):
 
 
 async def _deliver(webhook_id: str, body: str) -> str:
-    async with _context() as ctx:
-        settings = ctx.settings
-        hook = await ctx.webhooks.get(webhook_id)
+    async with _wiring() as wiring:
+        settings = wiring.settings
+        hook = await wiring.webhooks.get(webhook_id)
         if hook is None:
             return "webhook removed"
         note = msgspec.json.decode(body, type=Notification)
@@ -168,7 +135,7 @@ async def _deliver(webhook_id: str, body: str) -> str:
             error=outcome.error,
             delivered=outcome.delivered,
         )
-        await ctx.webhooks.record_attempt(webhook_id, record)
+        await wiring.webhooks.record_attempt(webhook_id, record)
         if not outcome.delivered:
             raise DeliveryFailed(f"attempt {attempt}: {outcome.error or outcome.status_code}")
         return f"delivered on attempt {attempt}"

@@ -30,7 +30,7 @@ from rq.exceptions import DuplicateJobError
 
 from service.follow_ups.jobs import BOT_QUEUE, QUEUES
 from service.settings import Settings
-from service.wiring import queue_url
+from service.store.clients import queue_url
 from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat
 
 log = logging.getLogger("stakeout.worker")

@@ -28,8 +28,10 @@ from typing import Literal
 
 from domain.errors import DomainError
 from domain.match import Abandon
-from service.play.game_service import Change, GameNotFound, GameService, Loaded
-from service.store.event_store import AnyRedis
+from service.play.errors import GameNotFound
+from service.play.game_service import GameService
+from service.play.records import Change, Loaded, Submission
+from service.store.clients import AnyRedis
 from service.store.keys import ABANDON_IDEMPOTENCY, ACTIVE_GAMES, GAME_ACTIVITY
 
 log = logging.getLogger("stakeout")
@@ -92,11 +94,8 @@ async def abandon(
 ) -> bool:
     """End ``game_id`` as abandoned; False if it ended otherwise first."""
     try:
-        applied = await games.apply(
-            game_id,
-            lambda r, m, s: Abandon(idle_seconds=int(idle_ms // 1000)),
-            idempotency_key=ABANDON_IDEMPOTENCY,
-        )
+        act = Abandon(idle_seconds=int(idle_ms // 1000))
+        applied = await games.act(Submission(game_id, act, key=ABANDON_IDEMPOTENCY))
     except (DomainError, GameNotFound):
         await activity.forget(game_id)
         return False

@@ -15,8 +15,8 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import start_http_server
 
 from service.settings import ALL_QUEUES, Settings
+from service.store.clients import queue_url
 from service.telemetry.metrics import QueueCollector, exposition
-from service.wiring import queue_url
 
 
 @dataclass

@@ -53,8 +53,8 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address, ip_address
-from typing import Any
 
 import msgspec
 from litestar.enums import ScopeType
@@ -63,9 +63,13 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from service.play.errors import RateLimited
+from service.http.problems import RateLimited
+from service.play.auth import ApiKeys
+from service.play.game_service import GameService
+from service.play.seat_tokens import SeatTokens
 from service.settings import Network
 from service.store.connection import direct_client
+from service.store.event_store import EventStore
 from service.store.keys import RATE_LIMIT_PREFIX
 
 log = logging.getLogger("stakeout")
@@ -110,6 +114,18 @@ _GAME_PATH = re.compile(r"^/v1/games/([0-9a-f]{24})(/(moves|commitments|reveals)
 _GAME_PREFIX = re.compile(r"^/v1/games/([0-9a-f]{24})(/|$)")
 
 
+@dataclass(frozen=True)
+class Callers:
+    """What the limiter asks to tell whose budget a request spends: the API keys, the games'
+    creation facts (their seats' token hashes), the tokens granted later, and the games
+    (which seats they await)."""
+
+    api_keys: ApiKeys
+    store: EventStore
+    seat_tokens: SeatTokens
+    games: GameService
+
+
 class RateLimiter:
     def __init__(
         self,
@@ -117,7 +133,11 @@ class RateLimiter:
         per_minute: int,
         burst: int | None = None,
         timeout: float = TIMEOUT_SECONDS,
+        callers: Callers | None = None,
     ) -> None:
+        """``callers``: how to tell credentials apart (None: every request counts against
+        its address)."""
+        self.callers = callers
         self.per_minute = per_minute
         self.burst = burst if burst is not None else per_minute
         self._rate_per_ms = per_minute / 60_000
@@ -226,10 +246,10 @@ class _SeatTokens:
         self.size = size
         self._known: OrderedDict[str, tuple[list[str | None], bool]] = OrderedDict()
 
-    async def seat_of(self, ctx: Any, game_id: str, token: str) -> int | None:
+    async def seat_of(self, callers: Callers, game_id: str, token: str) -> int | None:
         known_hashes = self._known.get(game_id)
         if known_hashes is None:
-            raw = await ctx.store.meta(game_id)
+            raw = await callers.store.meta(game_id)
             if raw is None or "meta" not in raw:
                 return None
             meta = msgspec.json.decode(raw["meta"])
@@ -244,7 +264,7 @@ class _SeatTokens:
             if known is not None and hmac.compare_digest(digest, known):
                 seat = index
         if seat is None and late:
-            seat = await ctx.seat_tokens.late_seat(game_id, token)
+            seat = await callers.seat_tokens.late_seat(game_id, token)
         return seat
 
 
@@ -257,30 +277,30 @@ class Identity(msgspec.Struct, frozen=True):
 
 
 async def identify(
-    scope: Scope, ctx: Any, seats: _SeatTokens, trusted: Sequence[Network]
+    scope: Scope, callers: Callers, seats: _SeatTokens, trusted: Sequence[Network]
 ) -> Identity:
     token = _bearer(scope)
     if token is not None:
-        key_id = ctx.api_keys.identify(token)
+        key_id = callers.api_keys.identify(token)
         if key_id is not None:
             return Identity("key:" + key_id)
         found = _GAME_PREFIX.match(scope.get("path", ""))
         if found is not None:
             game_id = found.group(1)
-            seat = await seats.seat_of(ctx, game_id, token)
+            seat = await seats.seat_of(callers, game_id, token)
             if seat is not None:
                 return Identity(f"seat:{game_id}:{seat}", game_id, seat)
     return Identity("address:" + client_address(scope, trusted))
 
 
-async def awaited_act(scope: Scope, ctx: Any, who: Identity) -> bool:
+async def awaited_act(scope: Scope, games: GameService, who: Identity) -> bool:
     """Is this a move, commitment or reveal by a seat the game is waiting for right now?"""
     if who.seat is None or who.game_id is None or scope.get("method") != "POST":
         return False
     found = _GAME_PATH.match(scope.get("path", ""))
     if found is None or found.group(3) is None:
         return False
-    loaded = await ctx.games.load(who.game_id)
+    loaded = await games.load(who.game_id)
     return any(action.seat == who.seat for action in loaded.awaited)
 
 
@@ -305,7 +325,7 @@ class RateLimitMiddleware(ASGIMiddleware):
         limiter: RateLimiter | None = getattr(state, "rate_limiter", None)
         if limiter is None:
             return None
-        wait = await self._check(scope, state.ctx, limiter)
+        wait = await self._check(scope, limiter)
         if wait is None:
             return None
         return RateLimited(
@@ -314,10 +334,15 @@ class RateLimitMiddleware(ASGIMiddleware):
             retry_after=wait,
         )
 
-    async def _check(self, scope: Scope, ctx: Any, limiter: RateLimiter) -> int | None:
+    async def _identify(self, scope: Scope, callers: Callers | None) -> Identity:
+        if callers is None:
+            return Identity("address:" + client_address(scope, self.trusted))
+        return await identify(scope, callers, self.seats, self.trusted)
+
+    async def _check(self, scope: Scope, limiter: RateLimiter) -> int | None:
         try:
             async with asyncio.timeout(TIMEOUT_SECONDS):
-                who = await identify(scope, ctx, self.seats, self.trusted)
+                who = await self._identify(scope, limiter.callers)
         except Exception:  # the event store is slow or down: the handler will say so
             who = Identity("address:" + client_address(scope, self.trusted))
         wait = await limiter.retry_after(who.bucket)
@@ -325,7 +350,7 @@ class RateLimitMiddleware(ASGIMiddleware):
             return None
         try:
             async with asyncio.timeout(AWAITED_CHECK_SECONDS):
-                if await awaited_act(scope, ctx, who):
+                if limiter.callers and await awaited_act(scope, limiter.callers.games, who):
                     return None
         except Exception:  # cannot tell: the request is refused like any other
             log.warning("could not tell whether an act is awaited", exc_info=True)

@@ -29,7 +29,8 @@ from typing import Any
 from redis import RedisError
 from redis.asyncio.cluster import RedisCluster
 
-from service.store.event_store import AnyRedis, EventStore, StoredEvent
+from service.store.clients import AnyRedis
+from service.store.event_store import EventStore, StoredEvent
 from service.store.keys import events_key, game_of_events_key, live_wake_key
 
 log = logging.getLogger("stakeout.live")
@@ -130,10 +131,6 @@ class LiveFeed:
     def blocking_client(self) -> AnyRedis:
         """The client for blocking reads (its timeout allows a ``BLOCK_MS`` block)."""
         return self._redis
-
-    @property
-    def watched_games(self) -> int:
-        return len(self._watches)
 
     @property
     def subscribers(self) -> int:

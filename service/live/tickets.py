@@ -14,11 +14,13 @@ import time
 
 import msgspec
 
-from service.play.game_service import token_hash
-from service.store.event_store import AnyRedis
+from service.live.errors import InvalidTicket
+from service.play.records import token_hash
+from service.store.clients import AnyRedis
 from service.store.keys import ticket_key
 
 TICKET_SECONDS = 60
+_UNKNOWN = "the stream ticket is unknown, used or expired"
 
 
 class Grant(msgspec.Struct, frozen=True):
@@ -29,10 +31,6 @@ class Grant(msgspec.Struct, frozen=True):
     game_id: str | None = None
     seat: int | None = None
     api_key_id: str | None = None
-
-
-class InvalidTicket(Exception):
-    """Unknown, used or expired."""
 
 
 def _key(ticket: str) -> str:
@@ -54,8 +52,8 @@ class TicketStore:
     async def redeem(self, ticket: str) -> Grant:
         """The grant of ``ticket``, which stops working now."""
         if not ticket or len(ticket) > 128:
-            raise InvalidTicket(ticket)
+            raise InvalidTicket(_UNKNOWN)
         raw = await self.redis.getdel(_key(ticket))
         if raw is None:
-            raise InvalidTicket(ticket)
+            raise InvalidTicket(_UNKNOWN)
         return msgspec.json.decode(raw, type=Grant)

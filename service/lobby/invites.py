@@ -19,15 +19,13 @@ from dataclasses import dataclass
 
 from domain.engine import BotLevel
 from domain.match import ClaimSeat, FillSeats, LeaveSeat
-from service.play.game_service import Applied, GameService, token_hash
-from service.store.event_store import AnyRedis
+from service.lobby.errors import UnknownInvite
+from service.play.game_service import GameService
+from service.play.records import Applied, Submission, token_hash
+from service.store.clients import AnyRedis
 from service.store.keys import invite_key
 
 INVITE_PREFIX = "/v1/invites/"
-
-
-class UnknownInvite(Exception):
-    """No invite has this code."""
 
 
 def _key(code: str) -> str:
@@ -54,10 +52,10 @@ class InviteStore:
     async def lookup(self, code: str) -> tuple[str, int]:
         """The game and seat of an invite code."""
         if not code or len(code) > 128:
-            raise UnknownInvite(code)
+            raise UnknownInvite
         raw = await self.redis.get(_key(code))
         if raw is None:
-            raise UnknownInvite(code)
+            raise UnknownInvite
         text = raw.decode() if isinstance(raw, bytes) else str(raw)
         game_id, _, seat = text.partition("|")
         return game_id, int(seat)
@@ -78,19 +76,15 @@ async def claim(
     DomainError (seat-taken, game-started, game-finished) without changing anything."""
     token = secrets.token_urlsafe(32)
     act = ClaimSeat(seat, name, external_id)
-    applied = await games.apply(
-        game_id, lambda rules, match, seed: act, grants={seat: token_hash(token)}
-    )
+    applied = await games.act(Submission(game_id, act, grants={seat: token_hash(token)}))
     return Claimed(game_id, seat, token, applied)
 
 
 async def leave(games: GameService, game_id: str, seat: int) -> Applied:
     """The claimer gives the seat back before the start; its token stops working."""
-    act = LeaveSeat(seat)
-    return await games.apply(game_id, lambda rules, match, seed: act, grants={seat: ""})
+    return await games.act(Submission(game_id, LeaveSeat(seat), grants={seat: ""}))
 
 
 async def fill(games: GameService, game_id: str, level: BotLevel) -> Applied:
     """Bots take every open seat; the game starts."""
-    act = FillSeats(level)
-    return await games.apply(game_id, lambda rules, match, seed: act)
+    return await games.act(Submission(game_id, FillSeats(level)))

@@ -13,8 +13,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from service.play.game_service import GameNotFound, GameService, Loaded
-from service.store.event_store import AnyRedis
+from service.play.errors import GameNotFound
+from service.play.game_service import GameService
+from service.play.records import Loaded
+from service.store.clients import AnyRedis
 from service.store.keys import PUBLIC_LOBBY
 
 
@@ -78,7 +80,7 @@ class PublicLobby:
                     await self.redis.zrem(PUBLIC_LOBBY, member)
                     continue
                 match = loaded.match
-                if loaded.rules.ended(match):
+                if loaded.engine.ended(match):
                     await self.redis.zrem(PUBLIC_LOBBY, member)
                     continue
                 playing = "waiting" if match.waiting else "playing"

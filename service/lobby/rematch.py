@@ -20,9 +20,12 @@ import secrets
 from dataclasses import dataclass
 
 from domain.match import Rematch, SeatSpec
-from service.play.game_service import GameExists, Loaded, token_hash
-from service.play.seat_tokens import rematch_token
-from service.wiring import Context
+from service.lobby.public_lobby import PublicLobby
+from service.play.errors import GameExists
+from service.play.game_service import GameService, NewGame
+from service.play.quota import GameQuota
+from service.play.records import Loaded, Submission, token_hash
+from service.play.seat_tokens import SeatTokens, rematch_token
 
 
 @dataclass(frozen=True)
@@ -51,40 +54,60 @@ def rotated_seats(loaded: Loaded) -> list[SeatSpec]:
     return seats
 
 
-async def rematch(ctx: Context, game_id: str, seat: int | None, token: str | None) -> Rematched:
-    """The next game (made now if it is the first call) and, for a seat token's caller
-    (``seat`` and its ``token``), its seat and token there."""
-    loaded = await ctx.games.load(game_id)
-    new_id = loaded.match.rematch
-    if new_id is None or await ctx.store.version(new_id) == 0:
-        async with ctx.quota.slot(loaded.meta.owner) as slot:
+class Rematches:
+    """Makes rematches: the game service, the creator's quota, the public lobby (a public
+    game's rematch is listed too) and the seat tokens (a seat's new token)."""
+
+    def __init__(
+        self, games: GameService, quota: GameQuota, lobby: PublicLobby, seat_tokens: SeatTokens
+    ) -> None:
+        self.games = games
+        self.quota = quota
+        self.lobby = lobby
+        self.seat_tokens = seat_tokens
+
+    async def rematch(self, game_id: str, seat: int | None, token: str | None) -> Rematched:
+        """The next game (made now if it is the first call) and, for a seat token's caller
+        (``seat`` and its ``token``), its seat and token there."""
+        loaded = await self.games.load(game_id)
+        new_id = loaded.match.rematch
+        if new_id is None or not await self.games.exists(new_id):
+            loaded, new_id = await self._create(loaded)
+        if seat is None or token is None:
+            return Rematched(new_id)
+        new_seat = (seat + 1) % len(loaded.match.seats)
+        new_token = rematch_token(token, new_id)
+        await self.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
+        return Rematched(new_id, new_seat, new_token)
+
+    async def _create(self, loaded: Loaded) -> tuple[Loaded, str]:
+        """Record the rematch's id in the old game (unless it is there) and create it."""
+        async with self.quota.slot(loaded.meta.owner) as slot:
+            new_id = loaded.match.rematch
             if new_id is None:
                 chosen = secrets.token_hex(12)
-                applied = await ctx.games.apply(game_id, lambda r, m, s: Rematch(chosen))
+                applied = await self.games.act(Submission(loaded.game_id, Rematch(chosen)))
                 loaded = applied.loaded
                 new_id = loaded.match.rematch or chosen
             meta = loaded.meta
             try:
-                await ctx.games.create(
-                    meta.owner,
-                    meta.game,
-                    loaded.match.options,
-                    rotated_seats(loaded),
-                    private=meta.private,
-                    turn_seconds=meta.turn_seconds,
-                    game_id=new_id,
-                    late_tokens=True,
-                    public=meta.public,
-                    rematch_of=game_id,
+                await self.games.create(
+                    NewGame(
+                        meta.owner,
+                        meta.game,
+                        loaded.match.options,
+                        rotated_seats(loaded),
+                        private=meta.private,
+                        turn_seconds=meta.turn_seconds,
+                        game_id=new_id,
+                        late_tokens=True,
+                        public=meta.public,
+                        rematch_of=loaded.game_id,
+                    )
                 )
                 slot.game_id = new_id
                 if meta.public:
-                    await ctx.lobby.list_public(new_id, meta.game)
+                    await self.lobby.list_public(new_id, meta.game)
             except GameExists:  # another request made it meanwhile
                 pass
-    if seat is None or token is None:
-        return Rematched(new_id)
-    new_seat = (seat + 1) % len(loaded.match.seats)
-    new_token = rematch_token(token, new_id)
-    await ctx.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
-    return Rematched(new_id, new_seat, new_token)
+        return loaded, new_id

@@ -28,8 +28,8 @@ import msgspec
 
 from domain.match import GameAborted, GameCreated, GameStarted, RematchCreated
 from service.notify.webhooks import Notification, NotifiedSeat
-from service.play.game_service import Loaded
-from service.store.event_store import AnyRedis
+from service.play.records import Loaded
+from service.store.clients import AnyRedis
 from service.store.keys import feed_active_key, feed_key, feed_seen_prefix
 
 FEED_LENGTH = 10_000

@@ -26,6 +26,8 @@ from ipaddress import IPv4Address, IPv6Address, IPv6Network, ip_address
 import httpcore
 import httpx
 
+from service.notify.errors import WebhookUrlInvalid
+
 IPAddress = IPv4Address | IPv6Address
 
 # IPv6 prefixes that carry an IPv4 address in their low 32 bits (RFC 6052 NAT64).
@@ -79,24 +81,20 @@ def _first_refused(addresses: Iterable[IPAddress]) -> IPAddress | None:
     return next((ip for ip in addresses if not is_public(ip)), None)
 
 
-class InvalidTarget(ValueError):
-    """The URL cannot be parsed (or has no host) at all."""
-
-
 def parse_target(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
-        raise InvalidTarget(f"url is not a valid URL: {exc}") from None
+        raise WebhookUrlInvalid(f"url is not a valid URL: {exc}") from None
     if not parsed.host:
-        raise InvalidTarget("url has no host")
+        raise WebhookUrlInvalid("url has no host")
     return parsed
 
 
 async def registration_refusal(url: str, allow_private: bool) -> str | None:
     """Why ``url`` may not be a webhook target, or None when it may (so far as DNS says now).
 
-    Raises ``InvalidTarget`` for a URL that is not one.
+    Raises ``WebhookUrlInvalid`` for a URL that is not one.
     """
     parsed = parse_target(url)
     if allow_private:

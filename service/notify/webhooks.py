@@ -33,7 +33,7 @@ import httpx
 import msgspec
 
 from service.notify import egress
-from service.store.event_store import AnyRedis
+from service.store.clients import AnyRedis
 from service.store.keys import owner_webhooks_key, webhook_attempts_key, webhook_key
 
 EventKind = Literal[

@@ -69,10 +69,6 @@ class Supervisor:
             self._spawn(child)
         self._thread.start()
 
-    @property
-    def worker_pids(self) -> list[int]:
-        return [c.proc.pid for c in self._children if c.proc is not None]
-
     def _watch(self) -> None:
         while not self._stop.wait(CHECK_SECONDS):
             try:

@@ -14,7 +14,7 @@ import hmac
 from dataclasses import dataclass
 
 from service.play.errors import Unauthorized
-from service.play.game_service import GameMeta, token_hash
+from service.play.records import GameMeta, token_hash
 
 __all__ = ["ApiKeys", "Caller", "Unauthorized", "bearer", "caller_for", "seat_of"]
 

@@ -19,10 +19,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from domain.match import AwaitingAction
-from service.play.game_service import Loaded
-from service.store.event_store import AnyRedis
-from service.store.keys import deadlines_key
+from domain.errors import DomainError
+from domain.match import AwaitingAction, TimeOut
+from service.play.game_service import GameService
+from service.play.records import Loaded, Submission
+from service.store.clients import AnyRedis
+from service.store.keys import deadlines_key, timeout_idempotency
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,16 @@ class DeadlineStore:
             out[seat] = Deadline.decode(seat, text)
         return out
 
+    async def shown(self, loaded: Loaded, acted_seats: Collection[int] = ()) -> dict[int, Deadline]:
+        """The turns of ``loaded`` as its change's follow-up records them: the recorded ones
+        and those it is about to record (it runs just after the change was answered, so a
+        read can come first; they are timed from the change, as the follow-up times them).
+        Nothing in a game without turn deadlines (and no round trip)."""
+        if loaded.meta.turn_seconds is None:
+            return {}
+        known = await self.current(loaded.game_id)
+        return planned(known, loaded, loaded.changed_ms, acted_seats)
+
     async def refresh(
         self, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
     ) -> list[Deadline]:
@@ -102,6 +114,22 @@ class DeadlineStore:
                 deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh}
             )
         return fresh
+
+
+async def time_out(
+    games: GameService, turns: DeadlineStore, game_id: str, seat: int, at_ms: int
+) -> str:
+    """A seat's deadline ``at_ms`` passed: if it is still the seat's turn, a bot acts for it
+    (`domain.match.TimeOut`). Says what happened."""
+    known = (await turns.current(game_id)).get(seat)
+    if known is None or known.at_ms != at_ms:
+        return "superseded"
+    act = TimeOut(seat, known.action, known.step)  # type: ignore[arg-type]
+    try:
+        await games.act(Submission(game_id, act, key=timeout_idempotency(seat, at_ms)))
+    except DomainError:
+        return "acted in time"
+    return "timed out"
 
 
 def with_deadlines(

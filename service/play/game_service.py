@@ -1,7 +1,10 @@
-"""The application service: load a game, run one decision against it, store the events.
+"""The application service: load a game, decide one act on it, store the events.
 
 Controllers and RQ jobs both come through here, so a bot's move takes exactly the path a
-client's move takes.
+client's move takes: `act` for an act that is fixed before it is decided (a client's move,
+a commitment, a resignation, a timeout), `act_for_bot` for a bot's, chosen on the latest
+state. The game's secret seed is handed only to what draws: the rules' `perform` and a
+bot's choice.
 
 The warm cache (see docs/design-move-path.md). Each process keeps the games it served as
 immutable snapshots (`Loaded`: a `Match` that is never changed in place, `MatchEngine.fold`
@@ -23,15 +26,13 @@ never the other way round.
   games it held are reloaded from their streams, and `/readyz` reports it meanwhile.
 
 Follow-up work after an act (bot turns, deadlines, webhooks, scoring) is handed to
-`on_change`, which the API runs off the request path (`service.follow_ups.jobs.FollowUps`).
+`on_change`, which the API runs off the request path (`service.follow_ups.follow_ups`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import hashlib
 import logging
 import secrets
 import time
@@ -44,9 +45,26 @@ import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, AwaitingAction, Match, MatchEngine, SeatSpec, event_union
+from domain.match import Act, MatchEngine, SeatSpec, event_union
 from domain.rng import new_seed
-from service.store.event_store import EventStore, StoredEvent, tip_of
+from service.play.errors import (
+    Contention,
+    GameExists,
+    GameNotFound,
+    IdempotencyMismatch,
+    VersionMismatch,
+)
+from service.play.records import (
+    Applied,
+    Change,
+    Created,
+    GameMeta,
+    Loaded,
+    Submission,
+    Versioned,
+    token_hash,
+)
+from service.store.event_store import Appended, Batch, EventStore, StoredEvent, Tail, tip_of
 from service.telemetry.metrics import (
     APPEND_CONFLICTS,
     IDEMPOTENT_REPLAYS,
@@ -56,113 +74,34 @@ from service.telemetry.metrics import (
 
 log = logging.getLogger("stakeout.games")
 
-# A decision names the act to perform given the latest state (a bot's choice depends on it).
-Decision = Callable[[MatchEngine, Match, bytes], Act]
+# A bot's act, chosen on the latest state; ``bytes`` is the game's seed, for its draws.
+BotChoice = Callable[[Loaded, bytes], Act]
+OnChange = Callable[[Loaded, Change], Awaitable[None]]
 
 MAX_RETRIES = 16
 
 
-class GameNotFound(Exception):
-    pass
+@dataclass(frozen=True)
+class NewGame:
+    """A game to create. ``game_id``: chosen by the caller (a rematch), else random; with
+    ``late_tokens`` its human seats get their tokens later (service/play/seat_tokens.py)."""
 
-
-class VersionMismatch(Exception):
-    def __init__(self, current: int) -> None:
-        super().__init__(f"the game is at version {current}")
-        self.current = current
-
-
-class IdempotencyMismatch(Exception):
-    """An Idempotency-Key was reused for a different request."""
-
-
-class Contention(Exception):
-    """Too many concurrent writers; the client may retry."""
-
-
-class GameExists(Contention):
-    """A game with that id exists already (a rematch made by another request)."""
-
-
-class GameMeta(msgspec.Struct, frozen=True):
-    game: str
     owner: str
-    seats: list[SeatSpec]
-    token_hashes: list[str | None]
-    created_ms: int
+    game: str
+    options: dict[str, Any]
+    seats: Sequence[SeatSpec]
     private: bool = False
     turn_seconds: int | None = None
-    # Listed in the lobby (GET /v1/lobby); seat tokens granted after creation (invites,
-    # rematches) live in the store's seat-token hash; the game this one is a rematch of.
-    public: bool = False
+    game_id: str | None = None
     late_tokens: bool = False
+    public: bool = False
     rematch_of: str | None = None
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """One immutable snapshot of a game. ``tip`` identifies the entry at its version."""
-
-    game_id: str
-    rules: MatchEngine
-    match: Match
-    meta: GameMeta
-    tip: str = ""
-
-    @functools.cached_property
-    def awaited(self) -> tuple[AwaitingAction, ...]:
-        """``rules.awaiting(match)``, worked out once per snapshot (an act's answer, its
-        follow-up and the next view read all ask; the snapshot never changes)."""
-        return tuple(self.rules.awaiting(self.match))
-
-
-@dataclass(frozen=True)
-class Versioned:
-    version: int
-    event: Any
-    at_ms: int = 0
-
-
-@dataclass(frozen=True)
-class Applied:
-    """An act's answer: the version after it, its events, and the game as it left it
-    (``loaded``: the snapshot the act produced; for a replayed answer, the latest one
-    known)."""
-
-    version: int
-    events: list[Versioned]
-    loaded: Loaded
-    replayed: bool = False
-
-
-@dataclass(frozen=True)
-class Created:
-    game_id: str
-    version: int
-    seed_commitment: str
-    tokens: list[str | None]
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class _Codec:
-    def __init__(self, rules: MatchEngine) -> None:
-        self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(rules.game))
+    def __init__(self, engine: MatchEngine) -> None:
+        self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(engine.game))
         self.encoder = msgspec.json.Encoder()
-
-
-@dataclass(frozen=True)
-class Change:
-    """What just happened to a game: who acted (None: creation, scoring) and when."""
-
-    acted_seat: int | None
-    at_ms: int
-    events: tuple[Any, ...] = ()  # the events appended (what account feeds announce)
-
-
-OnChange = Callable[[Loaded, Change], Awaitable[None]]
 
 
 @dataclass
@@ -187,13 +126,27 @@ class _Decided:
     refusal: Exception | None
 
 
-def _decided(loaded: Loaded, seed: bytes, decide: Decision, if_match: int | None) -> _Decided:
+@dataclass(frozen=True, slots=True)
+class _BotAct:
+    """A bot's act as `_apply` takes it: chosen on each attempt's state, not fixed."""
+
+    game_id: str
+    choose: BotChoice
+    key: str
+    fingerprint: str = ""
+    expected_version: None = None
+    grants: None = None
+
+
+def _decided(loaded: Loaded, seed: bytes, submission: Submission | _BotAct) -> _Decided:
     match = loaded.match
-    if if_match is not None and if_match != match.version:
+    expected = submission.expected_version
+    if expected is not None and expected != match.version:
         return _Decided(None, [], VersionMismatch(match.version))
     try:
-        act = decide(loaded.rules, match, seed)
-        return _Decided(act, loaded.rules.perform(match, act, seed), None)
+        # Only a bot's choice is handed the seed (it draws); a submitted act is fixed.
+        act = submission.choose(loaded, seed) if isinstance(submission, _BotAct) else submission.act
+        return _Decided(act, loaded.engine.perform(match, act, seed), None)
     except DomainError as exc:
         return _Decided(None, [], exc)
 
@@ -240,52 +193,39 @@ class GameService:
     def reloading(self) -> bool:
         return self._reload is not None and not self._reload.done()
 
-    def codec(self, rules: MatchEngine) -> _Codec:
-        name = rules.game.name
+    def codec(self, engine: MatchEngine) -> _Codec:
+        name = engine.game.name
         if name not in self._codecs:
-            self._codecs[name] = _Codec(rules)
+            self._codecs[name] = _Codec(engine)
         return self._codecs[name]
 
     # ---- creation -------------------------------------------------------------------
 
-    async def create(
-        self,
-        owner: str,
-        game: str,
-        options: dict[str, Any],
-        seats: Sequence[SeatSpec],
-        private: bool = False,
-        turn_seconds: int | None = None,
-        game_id: str | None = None,
-        late_tokens: bool = False,
-        public: bool = False,
-        rematch_of: str | None = None,
-    ) -> Created:
-        """A new game. ``game_id``: chosen by the caller (a rematch), else random; with
-        ``late_tokens`` its human seats get their tokens later (service/play/seat_tokens.py)."""
-        rules = registry.engine_for(game)
-        if rules is None:
-            raise GameNotFound(game)
-        game_id = game_id or secrets.token_hex(12)
+    async def create(self, new: NewGame) -> Created:
+        """A new game, its opening events appended and its seat tokens made."""
+        engine = registry.engine_for(new.game)
+        if engine is None:
+            raise GameNotFound(new.game)
+        game_id = new.game_id or secrets.token_hex(12)
         seed = new_seed()
-        events = rules.create(game_id, options, seats, seed)
+        events = engine.create(game_id, new.options, new.seats, seed)
         tokens = [
-            secrets.token_urlsafe(32) if s.type == "human" and not late_tokens else None
-            for s in seats
+            secrets.token_urlsafe(32) if s.type == "human" and not new.late_tokens else None
+            for s in new.seats
         ]
         meta = GameMeta(
-            game=game,
-            owner=owner,
-            seats=list(seats),
+            game=new.game,
+            owner=new.owner,
+            seats=list(new.seats),
             token_hashes=[token_hash(t) if t else None for t in tokens],
             created_ms=_now_ms(),
-            private=private,
-            turn_seconds=turn_seconds,
-            public=public,
-            late_tokens=late_tokens or any(s.type == "open" for s in seats),
-            rematch_of=rematch_of,
+            private=new.private,
+            turn_seconds=new.turn_seconds,
+            public=new.public,
+            late_tokens=new.late_tokens or any(s.type == "open" for s in new.seats),
+            rematch_of=new.rematch_of,
         )
-        codec = self.codec(rules)
+        codec = self.codec(engine)
         ok = await self.store.create(
             game_id,
             {"meta": msgspec.json.encode(meta).decode()},
@@ -293,8 +233,8 @@ class GameService:
             [codec.encoder.encode(e) for e in events],
         )
         if not ok:  # 96 random bits collided: practically impossible, but never overwrite
-            raise GameExists(game_id)
-        await self.store.index_game(owner, game_id, meta.created_ms)
+            raise GameExists(f"a game with id {game_id} exists already")
+        await self.store.index_game(new.owner, game_id, meta.created_ms)
         loaded = (await self._cold(game_id)).loaded
         if self.summarize is not None:
             await self.store.keep_summary(game_id, self.summarize(loaded))
@@ -310,12 +250,13 @@ class GameService:
         if raw is None or "meta" not in raw or seed is None or not stored:
             raise GameNotFound(game_id)
         meta = msgspec.json.decode(raw["meta"], type=GameMeta)
-        rules = registry.engine_for(meta.game)
-        if rules is None:
+        engine = registry.engine_for(meta.game)
+        if engine is None:
             raise GameNotFound(game_id)
-        codec = self.codec(rules)
-        match = rules.replay([codec.decoder.decode(s.data) for s in stored])
-        loaded = Loaded(game_id, rules, match, meta, stored[-1].tip)
+        codec = self.codec(engine)
+        match = engine.replay([codec.decoder.decode(s.data) for s in stored])
+        last = stored[-1]
+        loaded = Loaded(game_id, engine, match, meta, last.tip, last.at_ms)
         entry = self._cache.get(game_id)
         if entry is not None:  # another request loaded it meanwhile
             entry.advance(loaded)
@@ -338,6 +279,14 @@ class GameService:
         stream: good for what never changes, such as the seats and their tokens)."""
         return (await self._entry(game_id)).loaded
 
+    async def seed(self, game_id: str) -> bytes:
+        """The game's secret seed (for a bot's draws outside an act: its sealed choice)."""
+        return (await self._entry(game_id)).seed
+
+    async def exists(self, game_id: str) -> bool:
+        """Whether the game's stream holds anything (one round trip; nothing cached)."""
+        return await self.store.version(game_id) > 0
+
     async def load(self, game_id: str) -> Loaded:
         """The game at its latest version (warm: one round trip for the tail)."""
         for _ in range(3):
@@ -357,13 +306,14 @@ class GameService:
         """``loaded`` with ``stored`` (the entries right after it) folded in: a new one."""
         if not stored:
             return loaded
-        rules, match = loaded.rules, loaded.match
-        decoder = self.codec(rules).decoder
+        engine, match = loaded.engine, loaded.match
+        decoder = self.codec(engine).decoder
         for entry in stored:
             if entry.version != match.version + 1:
                 raise StoreBehind(f"entry {entry.version} after version {match.version}")
-            match = rules.fold(match, decoder.decode(entry.data))
-        return Loaded(loaded.game_id, rules, match, loaded.meta, stored[-1].tip)
+            match = engine.fold(match, decoder.decode(entry.data))
+        last = stored[-1]
+        return Loaded(loaded.game_id, engine, match, loaded.meta, last.tip, last.at_ms)
 
     def _behind(self, game_id: str, cached: int, found: int) -> None:
         """The store holds less than our snapshot: drop the cache, reload what it held."""
@@ -410,69 +360,67 @@ class GameService:
                     self._behind(game_id, entry.loaded.match.version, version)
         return behind
 
-    # ---- decisions ------------------------------------------------------------------
+    async def at_version(self, loaded: Loaded, version: int) -> Loaded:
+        """The game as it was at ``version`` (at least its whole set-up: the events before
+        its first act), folded from its stream."""
+        stored = await self.store.read(loaded.game_id, after=0, count=loaded.match.version)
+        opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
+        decoder = self.codec(loaded.engine).decoder
+        events = [decoder.decode(s.data) for s in stored[: max(version, opening)]]
+        return Loaded(loaded.game_id, loaded.engine, loaded.engine.replay(events), loaded.meta)
 
-    async def apply(
-        self,
-        game_id: str,
-        decide: Decision,
-        idempotency_key: str | None = None,
-        fingerprint: str = "",
-        if_match: int | None = None,
-        grants: dict[int, str] | None = None,
-    ) -> Applied:
-        """Run ``decide`` on the latest state and append its events atomically
-        (``grants``: seat token hashes stored with them, see `EventStore.append`).
+    # ---- acts -----------------------------------------------------------------------
 
-        Without ``if_match`` a lost race is retried on the fresh state (so simultaneous
-        commitments of different seats never fail each other); with it, a stale version
-        answers `VersionMismatch`. A repeated idempotency key returns the first result,
-        also when the act would now be refused.
+    async def act(self, submission: Submission) -> Applied:
+        """Decide ``submission.act`` on the latest state and append its events atomically.
+
+        Without ``expected_version`` a lost race is decided again on the fresh state (so
+        simultaneous commitments of different seats never fail each other); with it, a
+        stale version answers `VersionMismatch`. A repeated idempotency key returns the
+        first result, also when the act would now be refused.
         """
-        entry = await self._entry(game_id)
-        async with entry.lock:
-            return await self._apply(entry, decide, idempotency_key, fingerprint, if_match, grants)
+        return await self._act(submission)
 
-    async def _apply(
-        self,
-        entry: _Entry,
-        decide: Decision,
-        key: str | None,
-        fingerprint: str,
-        if_match: int | None,
-        grants: dict[int, str] | None = None,
-    ) -> Applied:
+    async def act_for_bot(self, game_id: str, choose: BotChoice, key: str) -> Applied:
+        """A bot's act, chosen by ``choose`` on the latest state (again after a lost race),
+        under the idempotency ``key`` that makes a retried bot turn harmless."""
+        return await self._act(_BotAct(game_id, choose, key))
+
+    async def _act(self, submission: Submission | _BotAct) -> Applied:
+        entry = await self._entry(submission.game_id)
+        async with entry.lock:
+            return await self._apply(entry, submission)
+
+    async def _apply(self, entry: _Entry, submission: Submission | _BotAct) -> Applied:
         """Decide on the cached snapshot and append (one round trip); a snapshot found
         stale is caught up from what the store answered and decided on again."""
         step = _Step(None, entry, entry.loaded, checked=False)
         for _ in range(MAX_RETRIES):
             entry, loaded = step.entry, step.loaded
-            decided = _decided(loaded, entry.seed, decide, if_match)
+            decided = _decided(loaded, entry.seed, submission)
             if decided.refusal is not None or decided.act is None or not decided.events:
                 if step.checked:  # the refusal (or nothing to do) stands on the latest state
                     if decided.refusal is not None:
                         raise decided.refusal
                     return Applied(loaded.match.version, [], loaded)
-                step = await self._recheck(entry, loaded, key, fingerprint)
+                step = await self._recheck(entry, loaded, submission)
             else:
-                step = await self._append(entry, loaded, decided, key, fingerprint, grants)
-                if step.lost_race is not None and if_match is not None:
+                step = await self._append(entry, loaded, decided, submission)
+                if step.lost_race is not None and submission.expected_version is not None:
                     raise VersionMismatch(step.lost_race)
             if step.applied is not None:
                 return step.applied
         raise Contention(f"game {entry.loaded.game_id} is too busy; retry")
 
     async def _recheck(
-        self, entry: _Entry, loaded: Loaded, key: str | None, fingerprint: str
+        self, entry: _Entry, loaded: Loaded, submission: Submission | _BotAct
     ) -> _Step:
         """Before a refusal (or "nothing to do") decided on the cached snapshot stands,
         look at the store once: the key's earlier answer first, then what was missed."""
         game_id, version = loaded.game_id, loaded.match.version
-        tail = await self.store.catch_up(game_id, version, loaded.tip, key)
+        tail = await self.store.catch_up(game_id, version, loaded.tip, submission.key)
         if tail.status == "duplicate":
-            applied = self._duplicate(
-                entry, tail.first, tail.version, tail.fingerprint, fingerprint, tail.events
-            )
+            applied = self._duplicate(entry, tail, submission.fingerprint)
             return _Step(applied, entry, loaded, checked=True)
         if tail.status == "behind":
             self._behind(game_id, version, tail.version)
@@ -481,52 +429,39 @@ class GameService:
         return _Step(None, entry, entry.advance(self._fold(loaded, tail.events)), checked=True)
 
     async def _append(
-        self,
-        entry: _Entry,
-        loaded: Loaded,
-        decided: _Decided,
-        key: str | None,
-        fingerprint: str,
-        grants: dict[int, str] | None,
+        self, entry: _Entry, loaded: Loaded, decided: _Decided, submission: Submission | _BotAct
     ) -> _Step:
-        """Append the decided events at the snapshot's version (the script: see store.py)."""
-        game_id, rules, match = loaded.game_id, loaded.rules, loaded.match
+        """Append the decided events at the snapshot's version (the script: see
+        service/store/event_store.py)."""
+        game_id, engine, match = loaded.game_id, loaded.engine, loaded.match
         act, events = decided.act, decided.events
-        codec = self.codec(rules)
+        codec = self.codec(engine)
         encoded = [codec.encoder.encode(e) for e in events]
         now = _now_ms()
         # The snapshot after the act, folded before the append so that its summary goes
         # with it (dropped if the append loses a race).
         folded = match
         for event in events:
-            folded = rules.fold(folded, event)
-        after = Loaded(game_id, rules, folded, loaded.meta, tip_of(now, encoded[-1]))
+            folded = engine.fold(folded, event)
+        after = Loaded(game_id, engine, folded, loaded.meta, tip_of(now, encoded[-1]), now)
         result = await self.store.append(
-            game_id,
-            match.version,
-            encoded,
-            key,
-            fingerprint,
-            cause=codec.encoder.encode(act),
-            tip=loaded.tip,
-            now_ms=now,
-            grants=grants,
-            summary=self.summarize(after) if self.summarize is not None else b"",
+            Batch(
+                game_id,
+                match.version,
+                encoded,
+                now,
+                cause=codec.encoder.encode(act),
+                tip=loaded.tip,
+                key=submission.key,
+                fingerprint=submission.fingerprint,
+                grants=submission.grants,
+                summary=self.summarize(after) if self.summarize is not None else b"",
+            )
         )
         if result.status == "ok":
-            count_act(rules.game.name, act)
-            entry.advance(after)
-            if self.on_change is not None:
-                seat = getattr(act, "seat", None)
-                change = Change(seat if isinstance(seat, int) else None, now, tuple(events))
-                await self.on_change(after, change)
-            first = match.version + 1
-            versioned = [Versioned(first + i, e, now) for i, e in enumerate(events)]
-            return _Step(Applied(result.version, versioned, after), entry, after, checked=True)
+            return await self._appended(entry, after, act, events)
         if result.status == "duplicate":
-            applied = self._duplicate(
-                entry, result.first, result.version, result.fingerprint, fingerprint, result.events
-            )
+            applied = self._duplicate(entry, result, submission.fingerprint)
             return _Step(applied, entry, loaded, checked=True)
         if result.status == "missing":
             raise GameNotFound(game_id)
@@ -534,34 +469,45 @@ class GameService:
             self._behind(game_id, match.version, result.version)
             entry = await self._cold(game_id)
             return _Step(None, entry, entry.loaded, checked=True)
-        APPEND_CONFLICTS.labels(rules.game.name).inc()
+        APPEND_CONFLICTS.labels(engine.game.name).inc()
         caught_up = entry.advance(self._fold(loaded, result.events))
         return _Step(None, entry, caught_up, checked=True, lost_race=result.version)
 
-    def _duplicate(
-        self,
-        entry: _Entry,
-        first: int,
-        last: int,
-        prior: str,
-        fingerprint: str,
-        stored: Sequence[StoredEvent],
-    ) -> Applied:
+    async def _appended(self, entry: _Entry, after: Loaded, act: Any, events: list[Any]) -> _Step:
+        """The act is stored: cache the game as it left it, hand on the change, answer."""
+        count_act(after.engine.game.name, act)
+        entry.advance(after)
+        now = after.changed_ms
+        if self.on_change is not None:
+            seat = getattr(act, "seat", None)
+            change = Change(seat if isinstance(seat, int) else None, now, tuple(events))
+            await self.on_change(after, change)
+        first = after.match.version - len(events) + 1
+        versioned = [Versioned(first + i, e, now) for i, e in enumerate(events)]
+        return _Step(Applied(after.match.version, versioned, after), entry, after, checked=True)
+
+    def _duplicate(self, entry: _Entry, prior: Appended | Tail, fingerprint: str) -> Applied:
+        """The answer an idempotency key was first given (a retry), if it was for the same
+        request."""
         loaded = entry.loaded
-        if prior != fingerprint:
+        if prior.fingerprint != fingerprint:
             raise IdempotencyMismatch("this Idempotency-Key was used for a different request")
-        IDEMPOTENT_REPLAYS.labels(loaded.rules.game.name).inc()
-        events = self._decode(loaded, [s for s in stored if first <= s.version <= last])
+        IDEMPOTENT_REPLAYS.labels(loaded.engine.game.name).inc()
+        first, last = prior.first, prior.version
+        events = self.decode(loaded, [s for s in prior.events if first <= s.version <= last])
         return Applied(last, events, loaded, replayed=True)
 
-    def _decode(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> list[Versioned]:
-        codec = self.codec(loaded.rules)
+    def decode(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> list[Versioned]:
+        """Stored entries of ``loaded``'s game as its events."""
+        codec = self.codec(loaded.engine)
         return [Versioned(s.version, codec.decoder.decode(s.data), s.at_ms) for s in stored]
 
-    async def events(self, game_id: str, after: int, limit: int) -> tuple[Loaded, list[Versioned]]:
-        loaded = await self.snapshot(game_id)
-        stored = await self.store.read(game_id, after=after, count=limit)
-        return loaded, self._decode(loaded, stored)
+    async def events_after(
+        self, loaded: Loaded, after: int, limit: int | None = None
+    ) -> list[Versioned]:
+        """The game's events with version > ``after``, oldest first (at most ``limit``)."""
+        stored = await self.store.read(loaded.game_id, after=after, count=limit)
+        return self.decode(loaded, stored)
 
 
 def _now_ms() -> int:

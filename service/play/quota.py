@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from service.play.errors import ServiceError
-from service.store.event_store import AnyRedis
+from service.play.errors import ActiveGameLimit
+from service.store.clients import AnyRedis
 from service.store.keys import ACTIVE_GAMES, quota_keys
 
 PENDING_MS = 60_000
@@ -32,10 +32,6 @@ end
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 return 1
 """
-
-
-class ActiveGameLimit(ServiceError):
-    code = "active-game-limit"
 
 
 @dataclass

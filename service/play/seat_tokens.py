@@ -19,8 +19,8 @@ import hashlib
 import hmac
 
 from service.play.auth import ApiKeys, Caller, bearer, caller_for, seat_of
-from service.play.game_service import Loaded, token_hash
-from service.store.event_store import AnyRedis
+from service.play.records import Loaded, token_hash
+from service.store.clients import AnyRedis
 from service.store.keys import seat_tokens_key
 
 

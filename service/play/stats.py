@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from domain.match import SeatSpec
-from service.store.event_store import AnyRedis
+from service.store.clients import AnyRedis
 from service.store.keys import stats_counted_key, stats_key
 
 _COUNT_ONCE = """

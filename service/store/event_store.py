@@ -26,10 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from redis.asyncio import Redis
-from redis.asyncio.cluster import RedisCluster
-
 from service.store import unique_ids
+from service.store.clients import AnyRedis
 from service.store.keys import (
     ACTIVE_GAMES,
     game_keys,
@@ -38,8 +36,6 @@ from service.store.keys import (
     summary_key,
 )
 from service.store.scripts import Scripts
-
-AnyRedis = Redis | RedisCluster
 
 _CREATE = """
 local nmeta = tonumber(ARGV[1])
@@ -209,6 +205,29 @@ def tip_of(at_ms: int, data: bytes) -> str:
     return hashlib.sha1(b"%d|" % at_ms + data, usedforsecurity=False).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """The events of one act, to append at version ``expected``.
+
+    ``tip``: the tip of the entry at ``expected`` that the caller folded ("" skips the
+    check); ``cause``: the act, kept on the batch's first entry (for verification);
+    ``key``/``fingerprint``: the idempotency key and what it was used for; ``grants``:
+    seat -> token hash, stored with the events atomically ("" withdraws the seat's token:
+    a claim's token exists exactly when its event does); ``summary``: the game list's
+    record of the game after the batch, written with it."""
+
+    game_id: str
+    expected: int
+    events: Sequence[bytes]
+    at_ms: int
+    cause: bytes = b""
+    tip: str = ""
+    key: str | None = None
+    fingerprint: str = ""
+    grants: Mapping[int, str] | None = None
+    summary: bytes = b""
+
+
 @dataclass(frozen=True)
 class Appended:
     """What an append did.
@@ -273,55 +292,38 @@ class EventStore:
         status, _ = await self._create(keys=[meta_key, seed_key, events_key], args=args)
         return _text(status) == "ok"
 
-    async def append(
-        self,
-        game_id: str,
-        expected: int,
-        events: Sequence[bytes],
-        idempotency_key: str | None = None,
-        fingerprint: str = "",
-        cause: bytes = b"",
-        tip: str = "",
-        now_ms: int | None = None,
-        grants: Mapping[int, str] | None = None,
-        summary: bytes = b"",
-    ) -> Appended:
-        """Append ``events`` at ``expected`` (one script, one round trip; see `Appended`).
-
-        ``tip`` (optional) is the tip of the entry at ``expected`` the caller folded.
-        ``grants``: seat -> token hash ("" withdraws the seat's token), stored with the
-        append, atomically (a claim's token exists exactly when its event does).
-        ``summary``: the game list's record of the game after the append, written with it.
-        """
-        events_key, idem_key, meta_key, _ = game_keys(game_id)
-        now = _now_ms() if now_ms is None else now_ms
-        granted = ",".join(f"{seat}={digest}" for seat, digest in (grants or {}).items())
+    async def append(self, batch: Batch) -> Appended:
+        """Append ``batch`` at its expected version (one script, one round trip; see
+        `Appended` for the answers)."""
+        events_key, idem_key, meta_key, _ = game_keys(batch.game_id)
+        granted = ",".join(f"{seat}={digest}" for seat, digest in (batch.grants or {}).items())
         # Without an idempotency key the call carries a nonce of its own, kept on the
         # batch's first entry: if the connection breaks after the script ran and the call
         # is sent again (service/store/scripts.py), the script knows its own batch and
         # answers ``ok``, not a lost race (which would decide the act again on a state that
         # already holds it: refused, or applied twice).
-        nonce = "" if idempotency_key else unique_ids.nonce()
+        nonce = "" if batch.key else unique_ids.nonce()
+        game_id = batch.game_id
         reply = await self._append(
             keys=[events_key, idem_key, meta_key, seat_tokens_key(game_id), summary_key(game_id)],
             args=[
-                expected,
-                idempotency_key or "",
-                fingerprint,
-                now,
-                cause,
-                tip,
+                batch.expected,
+                batch.key or "",
+                batch.fingerprint,
+                batch.at_ms,
+                batch.cause,
+                batch.tip,
                 granted,
-                summary,
+                batch.summary,
                 nonce,
-                *events,
+                *batch.events,
             ],
         )
         status, value = _text(reply[0]), _text(reply[1])
         if status == "duplicate":
             return _duplicate(value, _entries(reply[2]))
         if status == "ok":
-            return Appended("ok", int(value), expected + 1, at_ms=now)
+            return Appended("ok", int(value), batch.expected + 1, at_ms=batch.at_ms)
         if status == "conflict":
             return Appended("conflict", int(value), events=_entries(reply[2]))
         if status == "behind":
@@ -363,11 +365,6 @@ class EventStore:
         seed = None if raw_seed is None else bytes.fromhex(_text(raw_seed))
         return meta, seed, _rows(rows)
 
-    async def idempotent(self, game_id: str, key: str) -> Appended | None:
-        """The earlier append made with idempotency ``key``, if any."""
-        raw = await self.redis.hget(game_keys(game_id)[1], key)
-        return None if raw is None else _duplicate(_text(raw))
-
     async def read(
         self, game_id: str, after: int = 0, count: int | None = None
     ) -> list[StoredEvent]:
@@ -396,9 +393,6 @@ class EventStore:
         if not raw:
             return None
         return {_text(k): _text(v) for k, v in raw.items()}
-
-    async def set_meta(self, game_id: str, field: str, value: str) -> None:
-        await self.redis.hset(game_keys(game_id)[2], field, value)
 
     async def seed(self, game_id: str) -> bytes:
         raw = await self.redis.get(game_keys(game_id)[3])

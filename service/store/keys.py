@@ -129,6 +129,7 @@ def timeout_idempotency(seat: int, at_ms: int) -> str:
 
 
 ABANDON_IDEMPOTENCY = "abandon"
+RESULT_IDEMPOTENCY = "result"
 
 # ---- sets of games (single keys, no tag) ------------------------------------------------
 

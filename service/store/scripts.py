@@ -20,17 +20,15 @@ each call by its keys), the calls are redis-py's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import redis.asyncio
 from redis.asyncio.connection import SSLConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
+from service.store.clients import AnyRedis
 from service.store.multiplex import Multiplexed, pack
-
-if TYPE_CHECKING:
-    from service.store.event_store import AnyRedis
 
 
 class Scripts:

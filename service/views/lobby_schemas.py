@@ -10,7 +10,7 @@ import msgspec
 from domain.engine import BotLevel
 from domain.match import ExternalId, SeatName
 from service.views.descriptions import GAME_ID, GAME_NAME, STATUS
-from service.views.schemas import GameStatus, GameSummary, GameView, SeatInfo
+from service.views.schemas import GameStatus, GameSummary, SeatInfo
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -91,12 +91,6 @@ class LobbyPage(msgspec.Struct, frozen=True):
     next_cursor: Annotated[
         str | None, _d("Pass it as `cursor` for the next page; null on the last page.")
     ]
-
-
-class ViewMessage(msgspec.Struct, frozen=True, tag="view", tag_field="kind"):
-    """A view-feed message: the caller's whole view of the game now."""
-
-    view: Annotated[GameView, _d("The caller's view, as GET /v1/games/{id} gives it.")]
 
 
 FeedKind = Literal[

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from domain.match import AwaitingAction
 from service.play.auth import Caller
 from service.play.deadlines import Deadline, with_deadlines
-from service.play.game_service import Loaded, Versioned
+from service.play.records import Loaded, Versioned
 from service.views.schemas import (
     EventRecord,
     GameStatus,
@@ -18,30 +18,27 @@ from service.views.schemas import (
 )
 
 
-def game_view(
-    loaded: Loaded,
-    caller: Caller,
-    turn_deadlines: dict[int, Deadline] | None = None,
-    awaiting: list[AwaitingAction] | None = None,
-) -> GameView:
-    """The caller's view; ``awaiting`` when already computed with these deadlines."""
-    rules, match, seat = loaded.rules, loaded.match, caller.seat
-    if awaiting is None:
-        awaiting = with_deadlines(loaded.awaited, turn_deadlines or {})
-    result = rules.result(match)
+def game_view(loaded: Loaded, caller: Caller, awaiting: list[AwaitingAction]) -> GameView:
+    """The caller's view; ``awaiting`` with the turns' deadlines (`awaiting_of`)."""
+    engine, match, seat = loaded.engine, loaded.match, caller.seat
     return GameView(
         id=loaded.game_id,
-        game=rules.game.name,
+        game=engine.game.name,
         version=match.version,
         status=status_of(loaded),
         you=seat,
         seats=seat_infos(loaded),
         awaiting=awaiting,
-        legal=rules.legal(match, seat),
-        state=rules.view(match, seat),
-        result=result,
+        legal=engine.legal(match, seat),
+        state=engine.view(match, seat),
+        result=engine.result(match),
         rematch=RematchLink(match.rematch) if match.rematch is not None else None,
     )
+
+
+def awaiting_of(loaded: Loaded, turn_deadlines: dict[int, Deadline]) -> list[AwaitingAction]:
+    """The seats awaited, each with its turn's deadline where it has one."""
+    return with_deadlines(loaded.awaited, turn_deadlines)
 
 
 def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
@@ -49,13 +46,13 @@ def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
     without the state and the legal moves."""
     return GameSummary(
         id=loaded.game_id,
-        game=loaded.rules.game.name,
+        game=loaded.engine.game.name,
         status=status_of(loaded),
         version=loaded.match.version,
         created_ms=created_ms,
         seats=seat_infos(loaded),
         awaiting=with_deadlines(loaded.awaited, {}),
-        result=loaded.rules.result(loaded.match),
+        result=loaded.engine.result(loaded.match),
     )
 
 
@@ -66,7 +63,7 @@ def status_of(loaded: Loaded) -> GameStatus:
         return "aborted"
     if loaded.match.waiting:
         return "waiting"
-    return "finished" if loaded.rules.result(loaded.match) is not None else "active"
+    return "finished" if loaded.engine.result(loaded.match) is not None else "active"
 
 
 def seat_infos(loaded: Loaded) -> list[SeatInfo]:
@@ -87,5 +84,5 @@ def seat_infos(loaded: Loaded) -> list[SeatInfo]:
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:
-    redact = loaded.rules.redact
+    redact = loaded.engine.redact
     return [EventRecord(e.version, redact(e.event, caller.seat), e.at_ms) for e in events]

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import msgspec
 
-from service.play.game_service import GameService, Loaded
-from service.store.event_store import AnyRedis
+from service.play.game_service import GameService
+from service.play.records import Loaded
+from service.store.clients import AnyRedis
 from service.store.keys import events_key, summary_key
 from service.views.presenter import summary_of
 from service.views.schemas import GameSummary

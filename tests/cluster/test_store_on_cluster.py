@@ -320,7 +320,7 @@ async def _play_seat(
     while time.monotonic() < deadline:
         service = rng.choice(services)  # two processes' services, at random
         loaded = await service.load(game_id)
-        rules, match = loaded.rules, loaded.match
+        rules, match = loaded.engine, loaded.match
         if rules.result(match) is not None:
             return acts
         mine = [a for a in rules.awaiting(match) if a.seat == seat]
@@ -349,8 +349,8 @@ async def _play_seat(
         acts += 1
     loaded = await services[0].load(game_id)
     raise AssertionError(
-        f"seat {seat} of {game_id} ({loaded.rules.game.name}) did not finish in time: "
-        f"v{loaded.match.version}, awaiting {loaded.rules.awaiting(loaded.match)}, "
+        f"seat {seat} of {game_id} ({loaded.engine.game.name}) did not finish in time: "
+        f"v{loaded.match.version}, awaiting {loaded.engine.awaiting(loaded.match)}, "
         f"{acts} acts, refused {len(refused)}: {refused[-3:]}"
     )
 

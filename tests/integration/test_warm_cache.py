@@ -64,8 +64,8 @@ def test_a_stream_rewritten_at_the_same_length_is_found_and_the_game_reloaded(
         created = await games.create("owner", "fbi", {}, [SeatSpec("human")] * 4)
         game_id = created.game_id
         loaded = await games.load(game_id)
-        seat = loaded.rules.awaiting(loaded.match)[0].seat
-        legal = [msgspec.to_builtins(m) for m in loaded.rules.legal(loaded.match, seat)]
+        seat = loaded.engine.awaiting(loaded.match)[0].seat
+        legal = [msgspec.to_builtins(m) for m in loaded.engine.legal(loaded.match, seat)]
         assert len(legal) >= 2
         applied = await games.apply(game_id, lambda r, m, s: MakeMove(seat, legal[0]))
         cached = await games.snapshot(game_id)

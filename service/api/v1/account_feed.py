@@ -11,14 +11,14 @@ from litestar import Controller, get, post
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
-from service.api.v1.dependencies import Injected
-from service.api.v1.games import Authorization, FeedAccept
-from service.live import tickets
-from service.live.access import TokenInUrl, feed_ticket_owner
-from service.notify.account_feed import messages
+from service.api.v1.params import Authorization, FeedAccept, Injected
+from service.live.access import feed_ticket_owner
+from service.live.errors import TokenInUrl
+from service.live.tickets import Grant, TicketStore
+from service.notify.account_feed import AccountFeed, messages
+from service.play.access import Access
 from service.play.errors import Unauthorized
 from service.views.lobby_schemas import StreamTicket
-from service.wiring import Context
 
 FeedCursor = "^[0-9]{1,20}-[0-9]{1,20}$"
 _encoder = msgspec.json.Encoder()
@@ -62,7 +62,9 @@ class AccountFeedController(Controller):
     )
     async def stream_feed(
         self,
-        ctx: Injected[Context],
+        access: Injected[Access],
+        tickets: Injected[TicketStore],
+        account_feed: Injected[AccountFeed],
         authorization: Authorization = None,
         accept: FeedAccept = None,
         last_event_id: Annotated[
@@ -101,12 +103,11 @@ class AccountFeedController(Controller):
         if token is not None:
             raise TokenInUrl("an API key never goes into a URL: use POST /v1/feed/tickets")
         if ticket is not None:
-            owner = await feed_ticket_owner(ctx, ticket)
+            owner = await feed_ticket_owner(tickets, ticket)
         else:
-            owner = ctx.api_keys.require(authorization, "the account feed needs an API key")
-        feed = ctx.account_feed
-        await feed.touch(owner)
-        items = messages(feed, owner, last_event_id or after)
+            owner = access.api_key(authorization, "the account feed needs an API key")
+        await account_feed.touch(owner)
+        items = messages(account_feed, owner, last_event_id or after)
         headers = {"Cache-Control": "no-store"}
         if accept is not None and "application/x-ndjson" in accept.lower():
             return Stream(_ndjson(items), media_type="application/x-ndjson", headers=headers)
@@ -121,11 +122,15 @@ class AccountFeedController(Controller):
         status_code=201,
     )
     async def feed_ticket(
-        self, ctx: Injected[Context], authorization: Authorization = None
+        self,
+        access: Injected[Access],
+        tickets: Injected[TicketStore],
+        account_feed: Injected[AccountFeed],
+        authorization: Authorization = None,
     ) -> StreamTicket:
         if authorization is None:
             raise Unauthorized("a feed ticket needs the API key")
-        owner = ctx.api_keys.require(authorization, "a feed ticket needs the API key")
-        await ctx.account_feed.touch(owner)
-        ticket, expires = await ctx.tickets.issue(tickets.Grant("feed", api_key_id=owner))
+        owner = access.api_key(authorization, "a feed ticket needs the API key")
+        await account_feed.touch(owner)
+        ticket, expires = await tickets.issue(Grant("feed", api_key_id=owner))
         return StreamTicket(ticket=ticket, expires_at_ms=expires)

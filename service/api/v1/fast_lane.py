@@ -32,7 +32,7 @@ Request ids, the access log and the metrics wrap both paths (`service.http.obser
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,11 +56,11 @@ from litestar.types import (
 )
 from litestar.utils import normalize_path
 
-from service.api.v1 import games
+from service.api.v1.answers import ActRequest, Answers, expected_version, wants_representation
+from service.http.problems import problem_handler
 from service.http.ratelimit import RateLimitMiddleware
 from service.http.requests import decode_body
 from service.http.strictness import is_json
-from service.play.errors import problem_handler
 
 # Headers that make a request Litestar's: CORS, and conditional reads.
 _LITESTAR_ONLY = frozenset({b"origin", b"if-none-match"})
@@ -267,20 +267,19 @@ class FastLane:
         self, lane: _Lane, values: dict[str, Any], data: Any, body: bytes
     ) -> tuple[Any, dict[str, str]]:
         """What the route's Litestar handler answers, from the same functions."""
-        ctx = self.app.state.ctx
+        answers: Answers = self.app.state.wiring.answers
         if lane.kind == "view":
-            return await games.view_for(ctx, values["game_id"], values["authorization"])
-        return await games.act_answer_for(
-            ctx,
+            return await answers.view_of(values["game_id"], values["authorization"])
+        request = ActRequest(
             values["game_id"],
             values["authorization"],
-            _ACTS[lane.route](data, body),
+            data,
             body,
-            lane.route,
             values.get("idempotency_key"),
-            values.get("if_match"),
-            values.get("prefer"),
+            expected_version(values.get("if_match")),
+            wants_representation(values.get("prefer")),
         )
+        return await answers.act(request)
 
 
 async def _send_json(send: Send, content: bytes, headers: dict[str, str]) -> None:
@@ -297,13 +296,6 @@ async def _send_json(send: Send, content: bytes, headers: dict[str, str]) -> Non
     await send(start)
     end: HTTPResponseBodyEvent = {"type": "http.response.body", "body": content, "more_body": False}
     await send(end)
-
-
-_ACTS: dict[str, Callable[[Any, bytes], Callable[[int], Any]]] = {
-    "moves": lambda data, body: games.move_act(data),
-    "commitments": lambda data, body: games.commitment_act(data),
-    "reveals": games.reveal_act,
-}
 
 
 def _json_body(values: dict[str, Any]) -> bool:

@@ -7,12 +7,12 @@ from typing import Annotated
 from litestar import Controller, get
 from litestar.params import QueryParameter
 
-from service.api.v1.dependencies import Injected
-from service.api.v1.games import PageCursor, PageLimit
+from service.api.v1.params import Injected, PageCursor, PageLimit
+from service.lobby.public_lobby import PublicLobby
+from service.play.game_service import GameService
 from service.views.lobby_schemas import LobbyPage
 from service.views.presenter import summary_of
 from service.views.schemas import GameName
-from service.wiring import Context
 
 
 class LobbyController(Controller):
@@ -34,7 +34,8 @@ class LobbyController(Controller):
     )
     async def get_lobby(
         self,
-        ctx: Injected[Context],
+        lobby: Injected[PublicLobby],
+        games: Injected[GameService],
         game: Annotated[
             GameName | None, QueryParameter(required=False, description="Only this game")
         ] = None,
@@ -54,7 +55,7 @@ class LobbyController(Controller):
         if cursor is not None:
             created_text, _, last_id = cursor.partition("-")
             before = (int(created_text), last_id)
-        entries, after = await ctx.lobby.page(ctx.games, game, lobby_state, before, limit)
+        entries, after = await lobby.page(games, game, lobby_state, before, limit)
         return LobbyPage(
             games=[summary_of(e.loaded, e.created_ms) for e in entries],
             next_cursor=f"{after[0]}-{after[1]}" if after is not None else None,

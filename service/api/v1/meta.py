@@ -8,9 +8,9 @@ from litestar import Controller, get
 from litestar.params import PathParameter
 
 from domain import registry
-from service.api.v1.dependencies import Injected
-from service.play.errors import Unavailable
-from service.play.game_service import GameNotFound, GameService
+from service.api.v1.params import Injected
+from service.play.errors import GameNotFound, Unavailable
+from service.play.game_service import GameService
 from service.store.event_store import EventStore
 from service.views.schemas import GameList, Health, RulesDocument, rules_data
 

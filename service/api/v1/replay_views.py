@@ -14,14 +14,14 @@ from litestar import Controller, get
 from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter, QueryParameter
 
-from service.api.v1.dependencies import Injected
-from service.api.v1.games import Authorization, GameId, _viewer
+from service.api.v1.params import Authorization, GameId, Injected
+from service.play.access import Access
 from service.play.auth import Caller
-from service.play.errors import GameNotFinished, InvalidRequest
-from service.play.game_service import Loaded
-from service.views.presenter import game_view
+from service.play.errors import InvalidRequest
+from service.play.game_service import GameService
+from service.play.replays import opened
+from service.views.presenter import awaiting_of, game_view
 from service.views.schemas import GameView
-from service.wiring import Context
 
 
 class ReplayViewsController(Controller):
@@ -41,7 +41,8 @@ class ReplayViewsController(Controller):
     )
     async def view_at(
         self,
-        ctx: Injected[Context],
+        games: Injected[GameService],
+        access: Injected[Access],
         game_id: GameId,
         version: Annotated[
             int, PathParameter(ge=1, le=10**9, description="An event's version (1 = the first)")
@@ -54,19 +55,12 @@ class ReplayViewsController(Controller):
             ),
         ] = -1,
     ) -> GameView:
-        loaded = await ctx.games.load(game_id)
-        await _viewer(ctx, loaded, authorization)  # a private game: its seats and creator only
-        if loaded.rules.result(loaded.match) is None and not (
-            loaded.match.aborted or loaded.match.abandoned
-        ):
-            raise GameNotFinished("the replay opens when the game is over")
+        loaded = await games.load(game_id)
+        await access.viewer(loaded, authorization)  # a private game: its seats and creator only
+        opened(loaded)
         if version > loaded.match.version:
             raise NotFoundException(f"the game ended at version {loaded.match.version}")
         if seat >= len(loaded.match.seats):
             raise InvalidRequest(f"the game has seats 0 to {len(loaded.match.seats) - 1}")
-        stored = await ctx.store.read(game_id, after=0, count=loaded.match.version)
-        opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
-        codec = ctx.games.codec(loaded.rules)
-        events = [codec.decoder.decode(s.data) for s in stored[: max(version, opening)]]
-        past = Loaded(game_id, loaded.rules, loaded.rules.replay(events), loaded.meta)
-        return game_view(past, Caller(seat=None if seat < 0 else seat))
+        past = await games.at_version(loaded, version)
+        return game_view(past, Caller(seat=None if seat < 0 else seat), awaiting_of(past, {}))

@@ -8,14 +8,15 @@ from typing import Annotated
 from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
-from service.api.v1.dependencies import Injected
-from service.api.v1.games import Authorization, GameId, _seat_caller, _viewer, act_answer
-from service.live import tickets
+from service.api.v1.answers import Answers
+from service.api.v1.params import Authorization, GameId, Injected
+from service.live.tickets import Grant, TicketStore
 from service.lobby import invites as open_seats
-from service.lobby import rematch
 from service.lobby.invites import InviteStore
+from service.lobby.rematch import Rematches
+from service.play.access import Access
 from service.play.auth import Caller, bearer
-from service.play.errors import Forbidden, Unauthorized, UnknownInviteProblem
+from service.play.errors import Forbidden, Unauthorized
 from service.play.game_service import GameService
 from service.views.lobby_schemas import (
     ClaimedSeat,
@@ -27,7 +28,6 @@ from service.views.lobby_schemas import (
 )
 from service.views.presenter import seat_infos, status_of
 from service.views.schemas import MoveAccepted
-from service.wiring import Context
 
 InviteCode = Annotated[
     str,
@@ -36,13 +36,6 @@ InviteCode = Annotated[
         pattern="^[A-Za-z0-9_-]{8,128}$",
     ),
 ]
-
-
-async def _invite(invites: InviteStore, code: str) -> tuple[str, int]:
-    try:
-        return await invites.lookup(code)
-    except open_seats.UnknownInvite:
-        raise UnknownInviteProblem("no such invite (check the code)") from None
 
 
 class InvitesController(Controller):
@@ -59,11 +52,11 @@ class InvitesController(Controller):
     async def get_invite(
         self, invites: Injected[InviteStore], games: Injected[GameService], code: InviteCode
     ) -> InviteInfo:
-        game_id, seat = await _invite(invites, code)
+        game_id, seat = await invites.lookup(code)
         loaded = await games.load(game_id)
         return InviteInfo(
             game_id=game_id,
-            game=loaded.rules.game.name,
+            game=loaded.engine.game.name,
             seat=seat,
             status=status_of(loaded),
             seats=seat_infos(loaded),
@@ -87,7 +80,7 @@ class InvitesController(Controller):
         code: InviteCode,
         data: Annotated[ClaimRequest, Body()],
     ) -> ClaimedSeat:
-        game_id, seat = await _invite(invites, code)
+        game_id, seat = await invites.lookup(code)
         claimed = await open_seats.claim(games, game_id, seat, data.name, data.external_id)
         return ClaimedSeat(game_id=game_id, seat=seat, token=claimed.token)
 
@@ -109,11 +102,16 @@ class SeatingController(Controller):
         status_code=200,
     )
     async def leave(
-        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
+        self,
+        games: Injected[GameService],
+        access: Injected[Access],
+        answers: Injected[Answers],
+        game_id: GameId,
+        authorization: Authorization = None,
     ) -> MoveAccepted:
-        seat = await _seat_caller(ctx, await ctx.games.load(game_id), authorization)
-        applied = await open_seats.leave(ctx.games, game_id, seat)
-        return await act_answer(ctx, applied, Caller(seat=seat))
+        seat = await access.acting_seat(await games.load(game_id), authorization)
+        applied = await open_seats.leave(games, game_id, seat)
+        return await answers.applied(applied, Caller(seat=seat))
 
     @post(
         "/{game_id:str}/fill",
@@ -125,17 +123,19 @@ class SeatingController(Controller):
     )
     async def fill(
         self,
-        ctx: Injected[Context],
+        games: Injected[GameService],
+        access: Injected[Access],
+        answers: Injected[Answers],
         game_id: GameId,
         data: Annotated[FillRequest, Body()],
         authorization: Authorization = None,
     ) -> MoveAccepted:
-        key_id = ctx.api_keys.require(authorization, "filling seats needs the game's API key")
-        loaded = await ctx.games.snapshot(game_id)
+        key_id = access.api_key(authorization, "filling seats needs the game's API key")
+        loaded = await games.snapshot(game_id)
         if key_id != loaded.meta.owner:
             raise Forbidden("only the API key that created the game may fill its seats")
-        applied = await open_seats.fill(ctx.games, game_id, data.level)
-        return await act_answer(ctx, applied, Caller())
+        applied = await open_seats.fill(games, game_id, data.level)
+        return await answers.applied(applied, Caller())
 
     @post(
         "/{game_id:str}/stream-tickets",
@@ -148,11 +148,16 @@ class SeatingController(Controller):
         status_code=201,
     )
     async def stream_ticket(
-        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
+        self,
+        games: Injected[GameService],
+        access: Injected[Access],
+        tickets: Injected[TicketStore],
+        game_id: GameId,
+        authorization: Authorization = None,
     ) -> StreamTicket:
-        caller = await _viewer(ctx, await ctx.games.snapshot(game_id), authorization)
-        grant = tickets.Grant("game", game_id, caller.seat, caller.api_key_id)
-        ticket, expires = await ctx.tickets.issue(grant)
+        caller = await access.viewer(await games.snapshot(game_id), authorization)
+        grant = Grant("game", game_id, caller.seat, caller.api_key_id)
+        ticket, expires = await tickets.issue(grant)
         return StreamTicket(ticket=ticket, expires_at_ms=expires)
 
     @post(
@@ -170,14 +175,19 @@ class SeatingController(Controller):
         status_code=201,
     )
     async def rematch_game(
-        self, ctx: Injected[Context], game_id: GameId, authorization: Authorization = None
+        self,
+        games: Injected[GameService],
+        access: Injected[Access],
+        rematches: Injected[Rematches],
+        game_id: GameId,
+        authorization: Authorization = None,
     ) -> RematchCreatedResponse:
         if authorization is None:
             raise Unauthorized("a rematch needs a seat token or the game's API key")
-        loaded = await ctx.games.snapshot(game_id)
-        caller = await ctx.seat_tokens.caller_of(loaded, ctx.api_keys, authorization)
+        loaded = await games.snapshot(game_id)
+        caller = await access.caller(loaded, authorization)
         if caller.seat is None and caller.api_key_id != loaded.meta.owner:
             raise Forbidden("only the game's seats and its creator may ask for a rematch")
         token = bearer(authorization) if caller.seat is not None else None
-        made = await rematch.rematch(ctx, game_id, caller.seat, token)
+        made = await rematches.rematch(game_id, caller.seat, token)
         return RematchCreatedResponse(game_id=made.game_id, seat=made.seat, token=made.token)

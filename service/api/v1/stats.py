@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from litestar import Controller, get
 
-from service.api.v1.dependencies import Injected
-from service.api.v1.games import Authorization
+from service.api.v1.params import Authorization, Injected
 from service.play.auth import ApiKeys
 from service.play.stats import Stats, StatsStore
 

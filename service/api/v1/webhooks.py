@@ -7,17 +7,11 @@ from typing import Annotated
 from litestar import Controller, delete, get, post
 from litestar.params import Body, PathParameter, QueryParameter
 
-from service.api.v1.dependencies import Injected
-from service.api.v1.games import Authorization
+from service.api.v1.params import Authorization, Injected
 from service.notify import egress
+from service.notify.errors import WebhookLimit, WebhookNotFound, WebhookTargetRefused
 from service.notify.webhooks import MAX_WEBHOOKS_PER_KEY, Webhook, WebhookStore
 from service.play.auth import ApiKeys
-from service.play.errors import (
-    WebhookLimit,
-    WebhookNotFound,
-    WebhookTargetRefused,
-    WebhookUrlInvalid,
-)
 from service.settings import Settings
 from service.views.webhook_schemas import (
     AttemptPage,
@@ -75,10 +69,7 @@ class WebhooksController(Controller):
         owner = _owner(api_keys, authorization)
         if await webhooks.count(owner) >= MAX_WEBHOOKS_PER_KEY:
             raise WebhookLimit(f"an API key may have at most {MAX_WEBHOOKS_PER_KEY} webhooks")
-        try:
-            refusal = await egress.registration_refusal(data.url, settings.webhook_allow_private)
-        except egress.InvalidTarget as exc:
-            raise WebhookUrlInvalid(str(exc)) from None
+        refusal = await egress.registration_refusal(data.url, settings.webhook_allow_private)
         if refusal is not None:
             raise WebhookTargetRefused(refusal)
         hook = await webhooks.add(owner, data.url, data.events, data.game_id)

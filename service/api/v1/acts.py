@@ -1,0 +1,203 @@
+"""Controllers for acts: a seat's move, commitment or reveal; a seat resigns; the creator
+aborts the game. A seat's act is one `ActRequest`, answered by `Answers.act`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, post
+from litestar.params import Body
+from litestar.response import Response
+
+from domain.match import Abort, Act, Resign
+from service.api.v1.answers import (
+    ActRequest,
+    Answers,
+    expected_version,
+    fingerprint,
+    wants_representation,
+)
+from service.api.v1.params import (
+    Authorization,
+    GameId,
+    IdempotencyKey,
+    IfMatch,
+    Injected,
+    PreferHeader,
+)
+from service.play.access import Access
+from service.play.auth import Caller
+from service.play.errors import Forbidden
+from service.play.game_service import GameService
+from service.play.records import Submission
+from service.store.keys import owner_idempotency, seat_idempotency
+from service.views.schemas import Commit, Move, MoveAccepted, Reveal
+
+
+class ActsController(Controller):
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/{game_id:str}/moves",
+        operation_id="postMove",
+        opt={"lane": "moves"},  # also served by the fast lane (fast_lane.py)
+        summary="Make a public move",
+        description=(
+            "Body: one item of `legal`. Without If-Match the move is decided on the latest "
+            "state; with it, a stale version answers 412."
+        ),
+        status_code=200,
+    )
+    async def post_move(
+        self,
+        request: Request[Any, Any, Any],
+        answers: Injected[Answers],
+        game_id: GameId,
+        data: Annotated[Move, Body(description="One item of the view's legal list")],
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+        if_match: IfMatch = None,
+        prefer: PreferHeader = None,
+    ) -> Response[MoveAccepted]:
+        act = ActRequest(
+            game_id,
+            authorization,
+            data,
+            await request.body(),
+            idempotency_key,
+            expected_version(if_match),
+            wants_representation(prefer),
+        )
+        answer, headers = await answers.act(act)
+        return Response(answer, headers=headers)
+
+    @post(
+        "/{game_id:str}/commitments",
+        operation_id="postCommitment",
+        opt={"lane": "commitments"},  # also served by the fast lane (fast_lane.py)
+        summary="Commit to a sealed move",
+        description=(
+            "commitment = hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}')),"
+            " move as JSON with sorted keys and no spaces. Commitments of different seats "
+            "never conflict."
+        ),
+        status_code=200,
+    )
+    async def post_commitment(
+        self,
+        request: Request[Any, Any, Any],
+        answers: Injected[Answers],
+        game_id: GameId,
+        data: Annotated[Commit, Body()],
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+        prefer: PreferHeader = None,
+    ) -> Response[MoveAccepted]:
+        act = ActRequest(
+            game_id,
+            authorization,
+            data,
+            await request.body(),
+            idempotency_key,
+            wants_view=wants_representation(prefer),
+        )
+        answer, headers = await answers.act(act)
+        return Response(answer, headers=headers)
+
+    @post(
+        "/{game_id:str}/reveals",
+        operation_id="postReveal",
+        opt={"lane": "reveals"},  # also served by the fast lane (fast_lane.py)
+        summary="Reveal a sealed move",
+        description="Opens once every seat of the step has committed; must hash to the commitment.",
+        status_code=200,
+    )
+    async def post_reveal(
+        self,
+        request: Request[Any, Any, Any],
+        answers: Injected[Answers],
+        game_id: GameId,
+        data: Annotated[Reveal, Body()],
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+        prefer: PreferHeader = None,
+    ) -> Response[MoveAccepted]:
+        act = ActRequest(
+            game_id,
+            authorization,
+            data,
+            await request.body(),
+            idempotency_key,
+            wants_view=wants_representation(prefer),
+        )
+        answer, headers = await answers.act(act)
+        return Response(answer, headers=headers)
+
+
+class GameEndingsController(Controller):
+    """Leaving a game: a seat resigns, or the creator aborts the game."""
+
+    path = "/v1/games"
+    tags = ["games"]
+
+    @post(
+        "/{game_id:str}/resign",
+        operation_id="resignSeat",
+        summary="Resign the caller's seat: a bot plays it from now on",
+        description=(
+            "Seat token. A bot (level random, as when a turn deadline passes) plays the seat "
+            "from now on: the view shows the seat as `resigned`, the event log has "
+            "`seat.resigned`. In a sealed step the seat's unrevealed choice is forfeited "
+            "(`seal.forfeited`) and a bot's choice stands in. The token still reads the "
+            "seat's view; it may no longer act (403)."
+        ),
+        status_code=200,
+    )
+    async def resign(
+        self,
+        games: Injected[GameService],
+        access: Injected[Access],
+        answers: Injected[Answers],
+        game_id: GameId,
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        seat = await access.acting_seat(await games.load(game_id), authorization)
+        key = seat_idempotency(seat, idempotency_key) if idempotency_key else None
+        ending = _ending(game_id, Resign(seat), key, "resign", seat)
+        return await answers.applied(await games.act(ending), Caller(seat=seat))
+
+    @post(
+        "/{game_id:str}/abort",
+        operation_id="abortGame",
+        summary="Abort an unfinished game (its creator only)",
+        description=(
+            "The API key that created the game. The game ends here without a result: status "
+            "`aborted`, a `game.aborted` event, no more moves; live feeds end and webhooks "
+            "get `game.finished` with `status: aborted`. The replay (with the seed) opens. "
+            "409 `game-finished` when the game is already over or aborted."
+        ),
+        status_code=200,
+    )
+    async def abort(
+        self,
+        games: Injected[GameService],
+        access: Injected[Access],
+        answers: Injected[Answers],
+        game_id: GameId,
+        authorization: Authorization = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> MoveAccepted:
+        key_id = access.api_key(authorization, "aborting a game needs its API key")
+        loaded = await games.load(game_id)
+        if key_id != loaded.meta.owner:
+            raise Forbidden("only the API key that created the game may abort it")
+        key = owner_idempotency(idempotency_key) if idempotency_key else None
+        ending = _ending(game_id, Abort(), key, "abort", -1)
+        return await answers.applied(await games.act(ending), Caller())
+
+
+def _ending(game_id: str, act: Act, key: str | None, route: str, seat: int) -> Submission:
+    """A resignation or an abort, its idempotency fingerprint over its route and seat."""
+    return Submission(game_id, act, key=key, fingerprint=fingerprint(route, seat, b""))

@@ -1,0 +1,198 @@
+"""A game's live feeds, for one caller: its events, or its view after each change.
+
+**The event feed** (``GET /v1/games/{id}/stream``): the backlog after a version, then the
+live events, each one record redacted for the caller, as Server-Sent Events (``id`` the
+version, ``event`` the event's type); it ends with the game.
+
+**The view feed** (``?feed=view``): messages are dicts with a ``kind``: ``view`` (the
+caller's whole view, as GET /v1/games/{id} gives it), ``events`` (a batch of event records,
+redacted for the caller), ``ping`` (a heartbeat). The view comes first; then, after each
+batch of new events, an ``events`` message followed by a ``view`` message. Resuming
+(``Last-Event-ID`` or ``after``) first sends the events after that version, then the view.
+After the game ends the view feed stays open for ``REMATCH_WAIT_SECONDS`` so the table
+learns of a rematch (the view's ``rematch`` and a ``rematch.created`` event); it closes once
+the rematch is made or that time has passed.
+
+Both feeds also come as NDJSON (`as_ndjson`, `sse_as_ndjson`). The subscription is opened
+before the backlog is read, so nothing appended in between is missed; versions already sent
+are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+from litestar.response import ServerSentEventMessage
+
+from domain.match import FINAL_EVENT_TYPES
+from service.live.feed import LiveFeed
+from service.play.auth import Caller
+from service.play.deadlines import DeadlineStore
+from service.play.game_service import GameService
+from service.play.records import Loaded, Versioned
+from service.store.event_store import StoredEvent
+from service.views.presenter import awaiting_of, event_records, game_view
+from service.views.schemas import GameView
+
+HEARTBEAT_SECONDS = 15.0
+REMATCH_WAIT_SECONDS = 600.0
+# An event is redacted and encoded once per seat (spectators: once), not once per feed: the
+# same message goes to every feed of that seat. A small per-process cache.
+RENDERED_CACHE = 4096
+_rendered: OrderedDict[tuple[str, int, int | None], tuple[ServerSentEventMessage, bool]] = (
+    OrderedDict()
+)
+_encoder = msgspec.json.Encoder()
+
+ViewMessages = AsyncIterator[tuple[int | None, dict[str, Any]]]
+
+
+class GameFeeds:
+    """The live feeds of games: the game service (the state and its events), the live
+    readers (what is appended now) and the turn deadlines (the view's countdowns)."""
+
+    def __init__(self, games: GameService, live: LiveFeed, deadlines: DeadlineStore) -> None:
+        self.games = games
+        self.live = live
+        self.deadlines = deadlines
+
+    async def events(
+        self, loaded: Loaded, caller: Caller, after: int
+    ) -> AsyncIterator[ServerSentEventMessage]:
+        """The event feed after version ``after``; ends with the game."""
+        game_id = loaded.game_id
+        queue = await self.live.attach(game_id)
+        sent = after
+        try:
+            finished = _over(loaded)
+            for versioned in await self.games.events_after(loaded, after):
+                yield _message(loaded, versioned, caller)
+                sent = versioned.version
+                finished = finished or isinstance(versioned.event, FINAL_EVENT_TYPES)
+            while not finished:
+                try:
+                    stored = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    yield ServerSentEventMessage(comment="ping")
+                    continue
+                if stored.version <= sent:
+                    continue
+                message, finished = self._rendered(loaded, stored, caller)
+                yield message
+                sent = stored.version
+        finally:
+            self.live.detach(game_id, queue)
+
+    def _rendered(
+        self, loaded: Loaded, stored: StoredEvent, caller: Caller
+    ) -> tuple[ServerSentEventMessage, bool]:
+        """The event's message for the caller's seat, and whether it ends the game."""
+        key = (loaded.game_id, stored.version, caller.seat)
+        rendered = _rendered.get(key)
+        if rendered is None:
+            versioned = self.games.decode(loaded, [stored])[0]
+            ends = isinstance(versioned.event, FINAL_EVENT_TYPES)
+            rendered = _rendered[key] = (_message(loaded, versioned, caller), ends)
+            if len(_rendered) > RENDERED_CACHE:
+                _rendered.popitem(last=False)
+        return rendered
+
+    async def views(self, loaded: Loaded, caller: Caller, after: int | None) -> ViewMessages:
+        """(version, message) pairs of the view feed; version None for a ping."""
+        game_id = loaded.game_id
+        queue = await self.live.attach(game_id)
+        try:
+            loaded = await self.games.load(game_id)
+            if after is not None and after < loaded.match.version:
+                batch = await self.games.events_after(loaded, after)
+                yield batch[-1].version, _events(loaded, batch, caller)
+                loaded = await self.games.load(game_id)
+            sent = loaded.match.version
+            yield sent, {"kind": "view", "view": await self._view(loaded, caller)}
+            ended_at: float | None = time.monotonic() if _over(loaded) else None
+            while loaded.match.rematch is None:
+                if ended_at is not None and time.monotonic() - ended_at > REMATCH_WAIT_SECONDS:
+                    return
+                try:
+                    first = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    yield None, {"kind": "ping"}
+                    continue
+                stored = [first]
+                while not queue.empty():
+                    stored.append(queue.get_nowait())
+                batch = self.games.decode(loaded, [s for s in stored if s.version > sent])
+                if not batch:
+                    continue
+                loaded = await self.games.load(game_id)
+                sent = max(batch[-1].version, loaded.match.version)
+                yield batch[-1].version, _events(loaded, batch, caller)
+                yield (
+                    loaded.match.version,
+                    {"kind": "view", "view": await self._view(loaded, caller)},
+                )
+                if ended_at is None and (
+                    _over(loaded) or any(isinstance(v.event, FINAL_EVENT_TYPES) for v in batch)
+                ):
+                    ended_at = time.monotonic()
+        finally:
+            self.live.detach(game_id, queue)
+
+    async def _view(self, loaded: Loaded, caller: Caller) -> GameView:
+        """The view as GET /v1/games/{id} gives it, turn deadlines included (the table's
+        countdown)."""
+        return game_view(loaded, caller, awaiting_of(loaded, await self.deadlines.shown(loaded)))
+
+
+def _over(loaded: Loaded) -> bool:
+    match = loaded.match
+    return match.recorded is not None or match.abandoned or match.aborted
+
+
+def _message(loaded: Loaded, versioned: Versioned, caller: Caller) -> ServerSentEventMessage:
+    record = event_records(loaded, [versioned], caller)[0]
+    return ServerSentEventMessage(
+        data=msgspec.json.encode(record).decode(),
+        event=type(versioned.event).__struct_config__.tag_field
+        and str(type(versioned.event).__struct_config__.tag),
+        id=versioned.version,
+    )
+
+
+def _events(loaded: Loaded, batch: list[Versioned], caller: Caller) -> dict[str, Any]:
+    return {"kind": "events", "events": event_records(loaded, batch, caller)}
+
+
+async def as_sse(messages: ViewMessages) -> AsyncIterator[ServerSentEventMessage]:
+    """The view feed as Server-Sent Events."""
+    async for version, message in messages:
+        if message["kind"] == "ping":
+            yield ServerSentEventMessage(data=None, comment="ping")
+            continue
+        body = {k: v for k, v in message.items() if k != "kind"}
+        payload = body["view"] if message["kind"] == "view" else body
+        yield ServerSentEventMessage(
+            data=_encoder.encode(payload).decode(), event=message["kind"], id=version
+        )
+
+
+async def as_ndjson(messages: ViewMessages) -> AsyncIterator[bytes]:
+    """The view feed as JSON lines, each with its ``version``."""
+    async for version, message in messages:
+        line = message if version is None else {**message, "version": version}
+        yield _encoder.encode(line) + b"\n"
+
+
+async def sse_as_ndjson(messages: AsyncIterator[ServerSentEventMessage]) -> AsyncIterator[bytes]:
+    """The event feed (SSE messages of event records) as NDJSON lines."""
+    async for message in messages:
+        if message.comment is not None:
+            yield b'{"kind":"ping"}\n'
+            continue
+        record = msgspec.json.decode(str(message.data).encode())
+        yield _encoder.encode({"kind": "event", **record}) + b"\n"

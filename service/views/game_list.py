@@ -1,0 +1,79 @@
+"""The game list (GET /v1/games): a page of an API key's games, from their kept summaries
+(no stream folded: service/views/summaries.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.play.game_service import GameService
+from service.store.event_store import EventStore
+from service.views.schemas import GameName, GamePage, GameStatus, GameSummary
+from service.views.summaries import GameSummaries
+
+Cursor = tuple[int, str]  # (creation time, game id) of the last game of the previous page
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    status: GameStatus | None
+    game: GameName | None
+    external_id: str | None
+
+    def admits(self, summary: GameSummary) -> bool:
+        return (
+            (self.status is None or summary.status == self.status)
+            and (self.game is None or summary.game == self.game)
+            and (
+                self.external_id is None
+                or any(seat.external_id == self.external_id for seat in summary.seats)
+            )
+        )
+
+
+def parse_cursor(cursor: str | None) -> Cursor | None:
+    if cursor is None:
+        return None
+    created_text, _, last_id = cursor.partition("-")
+    return int(created_text), last_id
+
+
+class GameList:
+    """An API key's games: the key's index of its games (in the event store), their kept
+    summaries, and the game service for a game whose summary is behind."""
+
+    def __init__(self, store: EventStore, summaries: GameSummaries, games: GameService) -> None:
+        self.store = store
+        self.summaries = summaries
+        self.games = games
+
+    async def page(
+        self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
+    ) -> GamePage:
+        found, after = await self._scan(owner, before, limit, wanted)
+        next_cursor = None if after is None else f"{after[0]}-{after[1]}"
+        return GamePage(games=found, next_cursor=next_cursor)
+
+    async def _scan(
+        self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
+    ) -> tuple[list[GameSummary], Cursor | None]:
+        """The games after ``before`` that ``wanted`` admits, and where the next page starts
+        (``None``: nothing more). Filters are applied to the index in order; scanning stops
+        at a bounded amount of work per page (a short page with a cursor means: keep
+        going)."""
+        found: list[GameSummary] = []
+        scanned = 0
+        while len(found) < limit and scanned < 10 * limit:
+            rows = await self.store.owned_games(owner, before, limit)
+            if not rows:
+                return found, None
+            for kept in await self.summaries.kept(rows):
+                scanned += 1
+                before = (kept.created_ms, kept.game_id)
+                summary = await self.summaries.current(kept, self.games)
+                if wanted.admits(summary):
+                    found.append(summary)
+                if len(found) >= limit:
+                    break
+            if len(rows) < limit and len(found) < limit:
+                return found, None
+        return found, before
