@@ -122,8 +122,7 @@ def main() -> None:
         per_get: list[int] = []
         try:
             with TestClient(app=app) as client:
-                ctx = app.state.ctx
-                follow_ups = getattr(ctx, "follow_ups", None)
+                follow_ups = app.state.wiring.follow_ups
 
                 def settle() -> None:
                     if follow_ups is not None:

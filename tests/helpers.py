@@ -100,3 +100,18 @@ def play_randomly(
         assert response.status_code == 200, response.text
         done += 1
     return done
+
+
+def batch(
+    game_id: str,
+    expected: int,
+    events: list[bytes],
+    key: str | None = None,
+    fingerprint: str = "",
+    tip: str = "",
+) -> Any:
+    """An event-store append of ``events`` at ``expected``, stamped now."""
+    from service.store.event_store import Batch
+
+    now = int(time.time() * 1000)
+    return Batch(game_id, expected, events, now, key=key, fingerprint=fingerprint, tip=tip)

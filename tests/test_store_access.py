@@ -1,8 +1,8 @@
-"""Every Redis access goes through a store object (service/stores.py): no module reaches
-for another object's raw client (``ctx.store.redis``, ``games.store.redis``, ...).
+"""Every Redis access goes through a store object (`service.wiring.Stores`): no module
+reaches for another object's raw client (``wiring.store.redis``, ``games.store.redis``, ...).
 
-A store uses its own client as ``self.redis``; only the context hands the event store's
-client to the stores it builds.
+A store uses its own client as ``self.redis``; the wiring builds the stores from the
+clients it opened, never from another object's.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from pathlib import Path
 from tests.helpers import service_sources
 
 ROOT = Path(__file__).resolve().parent.parent
-# The one place that may pass a store's client on: building the stores.
-ALLOWED = {"service/wiring.py"}
 
 
 def _raw_client_uses(source: str) -> list[tuple[int, str]]:
@@ -34,7 +32,6 @@ def test_no_module_reaches_for_a_stores_raw_client() -> None:
     found = [
         f"{path.relative_to(ROOT)}:{line}: {text}"
         for path in sources
-        if path.relative_to(ROOT).as_posix() not in ALLOWED
         for line, text in _raw_client_uses(path.read_text())
     ]
     assert found == []
@@ -50,6 +47,7 @@ def test_the_check_finds_a_raw_client() -> None:
     assert _raw_client_uses(source) == [(2, "ctx.store.redis"), (3, "games.store.redis")]
 
 
-def test_the_context_builds_the_stores_from_the_event_stores_client() -> None:
-    uses = _raw_client_uses((ROOT / "service" / "wiring.py").read_text())
-    assert [text for _, text in uses] == ["store.redis"]
+def test_the_wiring_builds_the_stores_from_its_own_clients() -> None:
+    source = (ROOT / "service" / "wiring.py").read_text()
+    assert "Stores.over(client, blocking," in source
+    assert _raw_client_uses(source) == []

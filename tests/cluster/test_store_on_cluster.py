@@ -26,10 +26,12 @@ from domain import registry
 from domain.errors import DomainError
 from domain.match import Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.sealed import commitment
-from service.play.game_service import GameService
+from service.play.game_service import GameService, NewGame
+from service.play.records import Submission
 from service.settings import Settings
 from service.store.event_store import EventStore
-from service.wiring import open_context
+from service.wiring import open_wiring
+from tests.helpers import batch
 from tests.processes import (
     Processes,
     quick_options,
@@ -160,7 +162,7 @@ def _wait(predicate: Any, timeout: float, message: str) -> None:
 
 async def _with_store(cluster: Cluster, scenario: Any) -> Any:
     client = cluster.client()
-    await client.initialize()  # as service.wiring.open_context does
+    await client.initialize()  # as service.wiring.open_wiring does
     try:
         return await scenario(EventStore(client))
     finally:
@@ -212,7 +214,7 @@ def test_the_cluster_has_three_masters_with_aof_on(cluster: Cluster) -> None:
 def test_every_key_of_a_game_shares_one_slot_on_one_master(cluster: Cluster) -> None:
     async def scenario(store: EventStore) -> None:
         await _new_game(store, "c1")
-        assert (await store.append("c1", 1, [b"{}"], "k1", "fp")).status == "ok"
+        assert (await store.append(batch("c1", 1, [b"{}"], "k1", "fp"))).status == "ok"
         assert await store.version("c1") == 2
         assert await store.seed("c1") == b"\x01" * 32
         assert await store.meta("c1") == {"meta": "{}"}
@@ -231,7 +233,7 @@ def test_concurrent_writers_on_two_clients_exactly_one_wins(cluster: Cluster) ->
     async def scenario(store: EventStore) -> None:
         other = EventStore(cluster.client())  # a second process's client
         try:
-            # Initialised first, as open_context does: concurrent first commands on a
+            # Initialised first, as open_wiring does: concurrent first commands on a
             # client without its slot map may lose connections in the reshuffle.
             await other.redis.initialize()
             await _new_game(store, "c2")
@@ -253,19 +255,23 @@ def test_concurrent_writers_on_two_clients_exactly_one_wins(cluster: Cluster) ->
 def test_a_retried_append_with_the_same_idempotency_key_appends_once(cluster: Cluster) -> None:
     async def scenario(store: EventStore) -> None:
         await _new_game(store, "c3")
-        first = await store.append("c3", 1, [b"{}", b"{}"], "key-1", "fp")
+        first = await store.append(batch("c3", 1, [b"{}", b"{}"], "key-1", "fp"))
         again = await asyncio.gather(
-            *(store.append("c3", 1, [b"{}", b"{}"], "key-1", "fp") for _ in range(5))
+            *(store.append(batch("c3", 1, [b"{}", b"{}"], "key-1", "fp")) for _ in range(5))
         )
-        later = await store.append("c3", 3, [b"{}"], "key-1", "fp")
+        later = await store.append(batch("c3", 3, [b"{}"], "key-1", "fp"))
         assert (first.status, first.first, first.version) == ("ok", 2, 3)
         assert {(a.status, a.first, a.version) for a in again} == {("duplicate", 2, 3)}
         assert (later.status, later.first, later.version) == ("duplicate", 2, 3)
-        prior = await store.idempotent("c3", "key-1")
-        assert prior is not None
-        assert (prior.first, prior.version, prior.fingerprint) == (2, 3, "fp")
+        prior = await store.catch_up("c3", 3, idempotency_key="key-1")
+        assert (prior.status, prior.first, prior.version, prior.fingerprint) == (
+            "duplicate",
+            2,
+            3,
+            "fp",
+        )
         assert await store.version("c3") == 3
-        missing = await store.append("nope", 0, [b"{}"])
+        missing = await store.append(batch("nope", 0, [b"{}"]))
         assert missing.status == "missing"
 
     run(cluster, scenario)
@@ -275,7 +281,9 @@ def test_reads_page_by_version_and_the_stream_is_never_trimmed(cluster: Cluster)
     async def scenario(store: EventStore) -> None:
         await _new_game(store, "c4")
         for v in range(1, 300):
-            assert (await store.append("c4", v, [f'{{"v":{v + 1}}}'.encode()])).status == "ok"
+            assert (
+                await store.append(batch("c4", v, [f'{{"v":{v + 1}}}'.encode()]))
+            ).status == "ok"
         page = await store.read("c4", after=100, count=50)
         assert [e.version for e in page] == list(range(101, 151))
         assert [msgspec.json.decode(e.data)["v"] for e in page] == list(range(101, 151))
@@ -292,7 +300,7 @@ def test_many_games_spread_over_all_three_masters(cluster: Cluster) -> None:
         for game_id in ids:
             await _new_game(store, game_id)
         for game_id in ids:
-            assert (await store.append(game_id, 1, [b"{}"], "k", "fp")).status == "ok"
+            assert (await store.append(batch(game_id, 1, [b"{}"], "k", "fp"))).status == "ok"
         assert [await store.version(g) for g in ids] == [2] * len(ids)
 
     run(cluster, scenario)
@@ -313,7 +321,7 @@ def test_many_games_spread_over_all_three_masters(cluster: Cluster) -> None:
 async def _play_seat(
     services: list[GameService], game_id: str, seat: int, rng: random.Random, deadline: float
 ) -> int:
-    """Play one human seat to the end through `GameService.apply`; the number of acts."""
+    """Play one human seat to the end through `GameService.act`; the number of acts."""
     kept: tuple[dict[str, Any], str] | None = None
     acts = 0
     refused: list[str] = []
@@ -342,7 +350,7 @@ async def _play_seat(
                     seat, commitment(game_id, action.step, seat, move, kept[1]), action.step
                 )
         try:
-            await service.apply(game_id, lambda r, m, s, act=act: act)
+            await service.act(Submission(game_id, act))
         except DomainError as exc:
             refused.append(f"v{match.version} {act!r}: {exc!r}")
             continue  # another seat changed the table between load and apply: decide again
@@ -359,7 +367,7 @@ def test_game_service_plays_whole_games_on_the_cluster_with_a_worker(
     cluster: Cluster, clean_redis: str, processes: Processes
 ) -> None:
     """Whole games of every registered game (fewest and most seats, every seat human)
-    played through `GameService.apply` by two contexts built as two processes build them,
+    played through `GameService.act` by two wirings built as two processes build them,
     plus a game against a bot; a real worker, whose event store is the cluster and whose
     queue is a plain Redis, plays the bot and records every result exactly once."""
     worker = processes.worker(
@@ -378,12 +386,12 @@ def test_game_service_plays_whole_games_on_the_cluster_with_a_worker(
         # The composition root's own wiring: cluster client, store, game service, and the
         # RQ scheduler on the plain Redis.
         settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=clean_redis)
-        async with open_context(settings) as one, open_context(settings) as two:
+        async with open_wiring(settings) as one, open_wiring(settings) as two:
             services = [one.games, two.games]
             ids = []
             for name, n_seats, bots in plans:
                 seats = [SeatSpec("human")] * (n_seats - bots) + [SeatSpec("bot", "random")] * bots
-                created = await one.games.create("test", name, quick_options(name), seats)
+                created = await one.games.create(NewGame("test", name, quick_options(name), seats))
                 ids.append(created.game_id)
             players = [
                 _play_seat(services, game_id, seat, random.Random(rng.random()), deadline)
@@ -454,8 +462,9 @@ def test_a_fresh_context_routes_concurrent_first_commands_by_slot(cluster: Clust
 
     async def burst() -> list[Any]:
         settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=cluster.url)
-        async with open_context(settings) as ctx:
-            return await asyncio.gather(*(ctx.store.meta(g) for g in ids), return_exceptions=True)
+        async with open_wiring(settings) as wiring:
+            metas = (wiring.store.meta(g) for g in ids)
+            return await asyncio.gather(*metas, return_exceptions=True)
 
     results = asyncio.run(burst())
     failures = [r for r in results if isinstance(r, BaseException)]

@@ -94,7 +94,7 @@ _CRASHING_CREATOR = """
 import asyncio, os, signal, sys
 import redis.asyncio
 from domain.match import SeatSpec
-from service.play.game_service import GameService
+from service.play.game_service import GameService, NewGame
 from service.store.event_store import EventStore
 
 async def crash(loaded, change):
@@ -106,7 +106,7 @@ async def main():
     store = EventStore(redis.asyncio.Redis.from_url(sys.argv[1]))
     games = GameService(store, on_change=crash)
     seats = [SeatSpec("bot", "random") for _ in range(3)]
-    await games.create("crash-test", "fbi", {}, seats)
+    await games.create(NewGame("crash-test", "fbi", {}, seats))
 
 asyncio.run(main())
 """

@@ -10,6 +10,7 @@ import redis.asyncio
 
 from service.ops.embedded import EmbeddedRedis
 from service.store.event_store import EventStore
+from tests.helpers import batch
 
 
 def run(coro):  # type: ignore[no-untyped-def]
@@ -43,7 +44,7 @@ def test_concurrent_writers_at_the_same_version_exactly_one_wins(clean_redis: st
         store = await _store(clean_redis)
         await _new_game(store)
         results = await asyncio.gather(
-            *(store.append("g1", 1, [f'{{"w":{i}}}'.encode()]) for i in range(20))
+            *(store.append(batch("g1", 1, [f'{{"w":{i}}}'.encode()])) for i in range(20))
         )
         assert sorted(r.status for r in results) == ["conflict"] * 19 + ["ok"]
         assert await store.version("g1") == 2
@@ -58,9 +59,9 @@ def test_a_retried_append_with_the_same_idempotency_key_appends_once(clean_redis
     async def scenario() -> None:
         store = await _store(clean_redis)
         await _new_game(store)
-        first = await store.append("g1", 1, [b"{}", b"{}"], "key-1", "fp")
-        again = await store.append("g1", 1, [b"{}", b"{}"], "key-1", "fp")
-        later = await store.append("g1", 3, [b"{}"], "key-1", "fp")
+        first = await store.append(batch("g1", 1, [b"{}", b"{}"], "key-1", "fp"))
+        again = await store.append(batch("g1", 1, [b"{}", b"{}"], "key-1", "fp"))
+        later = await store.append(batch("g1", 3, [b"{}"], "key-1", "fp"))
         assert (first.status, first.first, first.version) == ("ok", 2, 3)
         assert (again.status, again.first, again.version) == ("duplicate", 2, 3)
         assert (later.status, later.first, later.version) == ("duplicate", 2, 3)
@@ -73,7 +74,7 @@ def test_a_retried_append_with_the_same_idempotency_key_appends_once(clean_redis
 def test_an_append_to_a_missing_game_is_refused(clean_redis: str) -> None:
     async def scenario() -> None:
         store = await _store(clean_redis)
-        result = await store.append("nope", 0, [b"{}"])
+        result = await store.append(batch("nope", 0, [b"{}"]))
         assert result.status == "missing"
         assert await store.version("nope") == 0
         await store.redis.aclose()
@@ -86,7 +87,7 @@ def test_reads_page_by_version_and_the_stream_is_never_trimmed(clean_redis: str)
         store = await _store(clean_redis)
         await _new_game(store)
         for v in range(1, 300):
-            assert (await store.append("g1", v, [b"{}"])).status == "ok"
+            assert (await store.append(batch("g1", v, [b"{}"]))).status == "ok"
         page = await store.read("g1", after=100, count=50)
         assert [e.version for e in page] == list(range(101, 151))
         assert await store.redis.xlen("game:{g1}:events") == 300
@@ -109,7 +110,7 @@ def test_a_killed_server_restarted_on_its_aof_keeps_every_acknowledged_append(
         await _new_game(store)
         version = 1
         for _ in range(200):
-            result = await store.append("g1", version, [b'{"x":1}'], f"k{version}")
+            result = await store.append(batch("g1", version, [b'{"x":1}'], f"k{version}"))
             assert result.status == "ok"
             version = result.version
         await store.redis.aclose()
@@ -123,7 +124,7 @@ def test_a_killed_server_restarted_on_its_aof_keeps_every_acknowledged_append(
     async def read() -> tuple[int, int]:
         store = await _store(url)
         version = await store.version("g1")
-        retried = await store.append("g1", 1, [b"{}"], "k1")
+        retried = await store.append(batch("g1", 1, [b"{}"], "k1"))
         await store.redis.aclose()
         return version, retried.version if retried.status == "duplicate" else -1
 

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from service.store.keys import summary_key
-from service.wiring import Context
+from service.wiring import Wiring
 from tests.helpers import API_KEY, auth, create, play_randomly
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
@@ -53,7 +53,7 @@ def _listing(client: Any, **params: Any) -> bytes:
     return bytes(response.content)
 
 
-def _spy(monkeypatch: pytest.MonkeyPatch, ctx: Context) -> Counter[str]:
+def _spy(monkeypatch: pytest.MonkeyPatch, ctx: Wiring) -> Counter[str]:
     """Counts every way a game is read from its stream: loaded, opened cold, caught up."""
     calls: Counter[str] = Counter()
 
@@ -73,7 +73,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch, ctx: Context) -> Counter[str]:
     return calls
 
 
-def _settle(client: Any, ctx: Context) -> None:
+def _settle(client: Any, ctx: Wiring) -> None:
     """Every follow-up run (they write the summaries after the answers)."""
     assert ctx.follow_ups is not None
     assert client.blocking_portal.call(ctx.follow_ups.drain, 30.0)
@@ -82,7 +82,7 @@ def _settle(client: Any, ctx: Context) -> None:
 def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
     client: Any, clean_redis: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ctx: Context = client.app.state.ctx
+    ctx: Wiring = client.app.state.wiring
     created = _games_of_every_kind(client)
     games = [c["id"] for c in created.values()]
     _settle(client, ctx)

@@ -43,7 +43,7 @@ from service.telemetry.metrics import (
     log_fields,
     timed_job,
 )
-from service.wiring import open_context
+from service.wiring import open_wiring
 from tests.helpers import API_KEY, auth, create, view, wait_for
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
@@ -159,8 +159,8 @@ def test_an_append_conflict_is_counted_and_retried(client: Any, settings: Settin
     before, _ = scrape(client)
     calls: list[int] = []
 
-    def decide(rules: Any, match: Any, seed: bytes) -> CommitSeal:
-        calls.append(match.version)
+    def decide(loaded: Any, seed: bytes) -> CommitSeal:
+        calls.append(loaded.match.version)
         if len(calls) == 1:  # the other writer wins the race for this version
             response = client.post(
                 f"/v1/games/{game_id}/commitments",
@@ -171,8 +171,9 @@ def test_an_append_conflict_is_counted_and_retried(client: Any, settings: Settin
         return CommitSeal(0, digests[0], step)
 
     async def write() -> int:
-        async with open_context(settings) as ctx:
-            return (await ctx.games.apply(game_id, decide)).version
+        async with open_wiring(settings) as wiring:
+            # A choice made on the state (as a bot's is): called again after the lost race.
+            return (await wiring.games.act_for_bot(game_id, decide, "race")).version
 
     version = asyncio.run(write())
     after, _ = scrape(client)

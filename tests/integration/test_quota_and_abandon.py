@@ -19,9 +19,9 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.follow_ups.abandonment import ROTATION
-from service.follow_ups.jobs import SweepReport, sweep
+from service.follow_ups.sweep import SweepReport
 from service.settings import Settings
-from service.wiring import open_context
+from service.wiring import open_wiring
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, create, view, wait_for
 from tests.processes import Processes, service_env
@@ -114,13 +114,9 @@ HOUR_MS = 3600 * 1000
 
 
 async def _sweep_at(settings: Settings, now_ms: int, number: int = 0) -> SweepReport:
-    async with open_context(settings) as ctx:  # a cold cache, as a fresh worker has
-        return await sweep(
-            ctx.games,
-            ctx.scheduler,
-            now_ms,
-            abandon_after_ms=settings.abandon_seconds * 1000,
-            sweep_number=number,
+    async with open_wiring(settings) as wiring:  # a cold cache, as a fresh worker has
+        return await wiring.sweep.run(
+            now_ms, abandon_after_ms=settings.abandon_seconds * 1000, sweep_number=number
         )
 
 

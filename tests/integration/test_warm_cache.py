@@ -10,8 +10,10 @@ import msgspec
 import redis.asyncio
 
 from domain.match import MakeMove, SeatSpec
-from service.play.game_service import GameService
+from service.play.game_service import GameService, NewGame
+from service.play.records import Submission
 from service.store.event_store import EventStore
+from tests.helpers import batch
 
 
 def run(coro: Any) -> Any:
@@ -25,20 +27,20 @@ def test_the_append_script_answers_what_the_caller_needs_in_one_round_trip(
         store = EventStore(redis.asyncio.Redis.from_url(clean_redis))
         assert await store.create("g1", {"meta": "{}"}, b"\x01" * 32, [b'{"n":1}'])
         (first,) = await store.read("g1")
-        ok = await store.append("g1", 1, [b'{"n":2}', b'{"n":3}'], "k", "fp", tip=first.tip)
+        ok = await store.append(batch("g1", 1, [b'{"n":2}', b'{"n":3}'], "k", "fp", tip=first.tip))
         assert (ok.status, ok.first, ok.version) == ("ok", 2, 3)
         # A retry: the first answer, with its events.
-        again = await store.append("g1", 1, [b'{"n":2}'], "k", "fp", tip=first.tip)
+        again = await store.append(batch("g1", 1, [b'{"n":2}'], "k", "fp", tip=first.tip))
         assert (again.status, again.first, again.version) == ("duplicate", 2, 3)
         assert [(e.version, e.data) for e in again.events] == [(2, b'{"n":2}'), (3, b'{"n":3}')]
         # A lost race: the entries the caller missed.
-        late = await store.append("g1", 1, [b'{"n":9}'], tip=first.tip)
+        late = await store.append(batch("g1", 1, [b'{"n":9}'], tip=first.tip))
         assert (late.status, late.version) == ("conflict", 3)
         assert [e.version for e in late.events] == [2, 3]
         # A caller ahead of the stream, or holding another entry at its version: behind.
-        ahead = await store.append("g1", 5, [b'{"n":9}'])
+        ahead = await store.append(batch("g1", 5, [b'{"n":9}']))
         assert (ahead.status, ahead.version) == ("behind", 3)
-        wrong = await store.append("g1", 3, [b'{"n":9}'], tip="0" * 40)
+        wrong = await store.append(batch("g1", 3, [b'{"n":9}'], tip="0" * 40))
         assert wrong.status == "behind"
         # Catching up: the entries after a version, or the key's earlier answer.
         tail = await store.catch_up("g1", 1, first.tip)
@@ -61,13 +63,13 @@ def test_a_stream_rewritten_at_the_same_length_is_found_and_the_game_reloaded(
     async def scenario() -> None:
         client = redis.asyncio.Redis.from_url(clean_redis)
         games = GameService(EventStore(client))
-        created = await games.create("owner", "fbi", {}, [SeatSpec("human")] * 4)
+        created = await games.create(NewGame("owner", "fbi", {}, [SeatSpec("human")] * 4))
         game_id = created.game_id
         loaded = await games.load(game_id)
         seat = loaded.engine.awaiting(loaded.match)[0].seat
         legal = [msgspec.to_builtins(m) for m in loaded.engine.legal(loaded.match, seat)]
         assert len(legal) >= 2
-        applied = await games.apply(game_id, lambda r, m, s: MakeMove(seat, legal[0]))
+        applied = await games.act(Submission(game_id, MakeMove(seat, legal[0])))
         cached = await games.snapshot(game_id)
         assert cached.match.version == applied.version
         # Behind the service's back: the act's entries replaced by another act's.
@@ -77,7 +79,7 @@ def test_a_stream_rewritten_at_the_same_length_is_found_and_the_game_reloaded(
         await client.delete(key)
         for entry_id, fields in kept:
             await client.xadd(key, fields, id=entry_id)
-        await other.apply(game_id, lambda r, m, s: MakeMove(seat, legal[1]))
+        await other.act(Submission(game_id, MakeMove(seat, legal[1])))
         assert await client.xlen(key) == applied.version  # same length, another history
         assert games.regressions == 0
         fresh = await games.load(game_id)

@@ -30,8 +30,9 @@ from rq.registry import StartedJobRegistry
 from domain import registry
 from domain.match import SeatSpec
 from service.follow_ups.jobs import QUEUES
+from service.play.game_service import NewGame
 from service.settings import Settings
-from service.wiring import open_context
+from service.wiring import open_wiring
 from tests.helpers import API_KEY
 from tests.processes import (
     HumanSeat,
@@ -218,13 +219,10 @@ def _create_bot_games(redis_url: str, n: int) -> list[str]:
     assert found is not None
 
     async def create() -> list[str]:
-        async with open_context(Settings(redis_url=redis_url)) as ctx:
+        seats = [SeatSpec("bot", "random")] * found.min_seats
+        async with open_wiring(Settings(redis_url=redis_url)) as wiring:
             return [
-                (
-                    await ctx.games.create(
-                        "test", found.name, {}, [SeatSpec("bot", "random")] * found.min_seats
-                    )
-                ).game_id
+                (await wiring.games.create(NewGame("test", found.name, {}, seats))).game_id
                 for _ in range(n)
             ]
 
