@@ -220,7 +220,7 @@ def main() -> None:
         try:
             # Access logs as `stakeout serve` writes them (JSON lines), to a file.
             sys.stderr = open(os.path.join(tmp, "stderr.log"), "w")  # noqa: SIM115 - until exit
-            from service.telemetry.metrics import configure_logging
+            from service.telemetry.logs import configure_logging
 
             configure_logging("INFO")
             settings = Settings(

@@ -37,7 +37,7 @@ from service.http.ratelimit import RateLimiter, RateLimitMiddleware
 from service.ops.embedded import EmbeddedRedis
 from service.play.auth import ApiKeys
 from service.settings import Settings
-from service.telemetry.metrics import configure_logging
+from service.telemetry.logs import configure_logging
 
 KEY = "sk_bench"
 

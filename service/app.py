@@ -41,7 +41,8 @@ from service.http.strictness import check_request, problem_for_not_found
 from service.http.web_pages import web_router
 from service.settings import Settings
 from service.store.clients import queue_url
-from service.telemetry.metrics import QueueCollector, configure_logging
+from service.telemetry.logs import configure_logging
+from service.telemetry.metrics import QueueCollector
 from service.wiring import Wiring, open_wiring
 
 

@@ -43,18 +43,9 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client.exposition import choose_encoder
 
 from service.store import unique_ids
-from service.telemetry import metrics as observability
-from service.telemetry.metrics import (
-    HTTP_LATENCY,
-    HTTP_REQUESTS,
-    LogFields,
-    QueueCollector,
-    access_log,
-    exposition,
-    game_id_of,
-    log_fields,
-    now_iso,
-)
+from service.telemetry import logs
+from service.telemetry.logs import LogFields, access_log, game_id_of, log_fields, now_iso
+from service.telemetry.metrics import HTTP_LATENCY, HTTP_REQUESTS, QueueCollector, exposition
 
 REQUEST_ID_HEADER = b"x-request-id"
 MAX_REQUEST_ID = 128
@@ -96,7 +87,7 @@ def _route(scope: Scope) -> str:
 
 
 class AccessLine(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
-    """One access line, field for field what `observability.JsonFormatter` writes for an
+    """One access line, field for field what `service.telemetry.logs.JsonFormatter` writes for an
     access record (``game_id`` only when the route has one; ``level`` and ``logger`` have
     no default so that they are always written). Strings and numbers only, so the garbage
     collector need not track it (``gc=False``) while it waits to be written."""
@@ -188,7 +179,7 @@ class Batch:
     def _fast() -> bool:
         """Whether access lines may be written straight to the JSON log stream."""
         return (
-            observability.fast_handler() is not None
+            logs.fast_handler() is not None
             and not _STAKEOUT_LOGGER.handlers
             and not access_log.handlers
         )
@@ -206,7 +197,7 @@ class Batch:
 
     def write_lines(self) -> None:
         lines, self.lines = self.lines, []
-        handler = observability.fast_handler()
+        handler = logs.fast_handler()
         if lines and handler is not None:
             data = self.encoder.encode_lines(lines)
             handler.acquire()

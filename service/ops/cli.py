@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as exc:
             parser.error(f"--queues: {exc}")
     if args.command in {"serve", "worker", "run"}:
-        from service.telemetry.metrics import configure_logging
+        from service.telemetry.logs import configure_logging
 
         configure_logging(settings.log_level)
     if args.command == "serve":

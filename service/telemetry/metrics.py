@@ -1,4 +1,5 @@
-"""Metrics (Prometheus), structured JSON logs and request ids, in one place.
+"""Metrics (Prometheus): what this process records itself, and what the workers record
+in the queue Redis for the API to export.
 
 Design, and why:
 
@@ -23,17 +24,11 @@ import contextlib
 import logging
 import math
 import os
-import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-import msgspec
 import redis
-from litestar.types import Scope
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
@@ -45,9 +40,9 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from rq import Queue, get_current_job
 
 from service.store.keys import JOB_SECONDS, WORKER_ACTS
+from service.telemetry.logs import LogFields, log_fields
 
 log = logging.getLogger("stakeout.observability")
-access_log = logging.getLogger("stakeout.access")
 
 
 # ---- metrics this process records itself ---------------------------------------------
@@ -275,102 +270,6 @@ def exposition(collector: QueueCollector) -> Any:
     return _Scrape(process_registry(), collector)
 
 
-# ---- log context -----------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class LogFields:
-    """What every log line of the current request (or job) carries."""
-
-    request_id: str | None = None
-    scope: Scope | None = None  # read lazily: routing fills in path_params (game_id) later
-    extra: dict[str, Any] | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"request_id": self.request_id, **(self.extra or {})}
-        if self.scope is not None:
-            game_id = game_id_of(self.scope)
-            if game_id is not None:
-                out["game_id"] = game_id
-        return out
-
-
-def game_id_of(scope: Scope) -> str | None:
-    """The game a request is about, when its route names one (after routing)."""
-    game_id: str | None = scope.get("path_params", {}).get("game_id")
-    return game_id
-
-
-# What the current request (or job) adds to every log line it writes.
-log_fields: ContextVar[LogFields | None] = ContextVar("stakeout_log_fields", default=None)
-
-
-# The last whole second seen, and its text.
-_SECOND: list[tuple[int, str]] = [(-1, "")]
-# ".000+00:00" to ".999+00:00": a line's milliseconds and zone by lookup, not formatting
-# (the access line of every request takes its time from here).
-_MILLISECONDS = tuple(f".{ms:03d}+00:00" for ms in range(1000))
-
-
-def _iso(created: float) -> str:
-    """``created`` as JsonFormatter's ``time`` (ISO 8601, milliseconds, UTC)."""
-    second = int(created)
-    last = _SECOND[0]
-    if last[0] != second:
-        text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-        last = _SECOND[0] = (second, text)
-    return last[1] + _MILLISECONDS[int((created - second) * 1000)]
-
-
-def now_iso() -> str:
-    """Now, as a log line's ``time``."""
-    return _iso(time.time())
-
-
-# ---- JSON logs -------------------------------------------------------------------------
-
-_ACCESS_FIELDS = ("method", "route", "status", "duration_ms", "outcome")
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, then the context fields."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
-            "time": _iso(record.created),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        fields = log_fields.get()
-        if fields is not None:
-            line.update(fields.as_dict())
-        for name in _ACCESS_FIELDS:
-            if name in record.__dict__:
-                line[name] = record.__dict__[name]
-        if record.exc_info:
-            line["exc"] = self.formatException(record.exc_info)
-        return _ENCODER.encode({k: v for k, v in line.items() if v is not None}).decode()
-
-
-_ENCODER = msgspec.json.Encoder(enc_hook=str)
-_JSON_HANDLER: list[logging.StreamHandler[Any]] = []  # the one `configure_logging` set up
-
-
-def configure_logging(level: str = "INFO") -> None:
-    """JSON lines on stderr for every logger (uvicorn's and RQ's propagate to the root)."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    logging.basicConfig(level=level.upper(), handlers=[handler], force=True)
-    _JSON_HANDLER[:] = [handler]
-
-
-def fast_handler() -> logging.StreamHandler[Any] | None:
-    """The JSON log stream's handler, when `configure_logging` set one up: access lines
-    are written to its stream directly (`service.http.observability`)."""
-    return _JSON_HANDLER[0] if _JSON_HANDLER else None
-
-
 __all__ = [
     "APPEND_CONFLICTS",
     "FOLLOW_UP_FAILURES",
@@ -379,16 +278,9 @@ __all__ = [
     "IDEMPOTENT_REPLAYS",
     "MOVES_APPLIED",
     "STORE_REGRESSIONS",
-    "JsonFormatter",
-    "LogFields",
     "QueueCollector",
     "act_kind",
-    "configure_logging",
     "count_act",
     "exposition",
-    "fast_handler",
-    "game_id_of",
-    "log_fields",
-    "now_iso",
     "timed_job",
 ]

@@ -34,15 +34,8 @@ from service.http.observability import (
     instrument,
 )
 from service.settings import Settings
-from service.telemetry.metrics import (
-    HTTP_LATENCY,
-    HTTP_REQUESTS,
-    JsonFormatter,
-    LogFields,
-    configure_logging,
-    log_fields,
-    timed_job,
-)
+from service.telemetry.logs import JsonFormatter, LogFields, configure_logging, log_fields
+from service.telemetry.metrics import HTTP_LATENCY, HTTP_REQUESTS, timed_job
 from service.wiring import open_wiring
 from tests.helpers import API_KEY, auth, create, view, wait_for
 
@@ -369,7 +362,7 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
     answers finished within FLUSH_SECONDS are written together, every one whole and in
     order, and the HTTP metrics are counted at the same moment; nothing before. Lines are
     written sooner when LINES_PER_WRITE of them wait."""
-    from service.telemetry import metrics as observability
+    from service.telemetry import logs
 
     writes: list[str] = []
 
@@ -381,7 +374,7 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
     BATCH.flush()  # whatever earlier tests left
     monkeypatch.setattr(sys, "stderr", Stream())
     # configure_logging points the fast path at that stream: put it back afterwards.
-    monkeypatch.setattr(observability, "_JSON_HANDLER", [])
+    monkeypatch.setattr(logs, "_JSON_HANDLER", [])
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
     seen: dict[str, Any] = {}
