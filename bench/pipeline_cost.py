@@ -35,7 +35,7 @@ from service.app import create_app
 from service.http.observability import instrument
 from service.http.ratelimit import RateLimiter, RateLimitMiddleware
 from service.ops.embedded import EmbeddedRedis
-from service.play.auth import ApiKeys
+from service.play.access import ApiKeys
 from service.settings import Settings
 from service.telemetry.logs import configure_logging
 

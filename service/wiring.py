@@ -30,13 +30,11 @@ from service.lobby.public_lobby import PublicLobby
 from service.lobby.rematch import Rematches
 from service.notify.account_feed import AccountFeed
 from service.notify.webhooks import WebhookStore
-from service.play.access import Access
-from service.play.auth import ApiKeys
+from service.play.access import Access, ApiKeys, SeatTokens
 from service.play.bot_turns import BotSeals, BotTurns
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
 from service.play.quota import GameQuota
-from service.play.seat_tokens import SeatTokens
 from service.play.stats import StatsStore
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis

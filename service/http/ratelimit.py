@@ -64,9 +64,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from service.http.problems import RateLimited
-from service.play.auth import ApiKeys
+from service.play.access import ApiKeys, SeatTokens
 from service.play.game_service import GameService
-from service.play.seat_tokens import SeatTokens
 from service.settings import Network
 from service.store.connection import direct_client
 from service.store.event_store import EventStore

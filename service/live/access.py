@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from service.live.errors import InvalidTicket
 from service.live.tickets import TicketStore
-from service.play.auth import Caller
+from service.play.access import Caller
 
 
 async def ticket_caller(tickets: TicketStore, ticket: str, game_id: str) -> Caller:

@@ -31,7 +31,7 @@ from litestar.response import ServerSentEventMessage
 
 from domain.match import FINAL_EVENT_TYPES
 from service.live.feed import LiveFeed
-from service.play.auth import Caller
+from service.play.access import Caller
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
 from service.play.records import Loaded, Versioned

@@ -10,7 +10,7 @@ The new game has the old one's kind, options, privacy, deadline and kinds of sea
 rotated by one (old seat i sits at new seat i+1, the last at 0). A seat played by a person
 (human at creation, or open and claimed) is a person's again, with its name and external id;
 bots stay bots of their level; an open seat filled by a bot stays that bot. The new seats'
-tokens are derived from the old ones (service/play/seat_tokens.py): a seat token's caller gets its
+tokens are derived from the old ones (service/play/access.py): a seat token's caller gets its
 new seat's token, the same on every call; the creator's API key gets the game id only.
 """
 
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 from domain.match import Rematch, SeatSpec
 from service.lobby.public_lobby import PublicLobby
+from service.play.access import SeatTokens, rematch_token
 from service.play.errors import GameExists
 from service.play.game_service import GameService, NewGame
 from service.play.quota import GameQuota
 from service.play.records import Loaded, Submission, token_hash
-from service.play.seat_tokens import SeatTokens, rematch_token
 
 
 @dataclass(frozen=True)

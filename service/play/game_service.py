@@ -84,7 +84,7 @@ MAX_RETRIES = 16
 @dataclass(frozen=True)
 class NewGame:
     """A game to create. ``game_id``: chosen by the caller (a rematch), else random; with
-    ``late_tokens`` its human seats get their tokens later (service/play/seat_tokens.py)."""
+    ``late_tokens`` its human seats get their tokens later (service/play/access.py)."""
 
     owner: str
     game: str

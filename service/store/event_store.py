@@ -155,7 +155,7 @@ if key ~= '' then
 end
 -- Seat tokens granted (or withdrawn: an empty hash) with the act, in the same step:
 -- "seat=hash,..." into KEYS[4] as s<seat> -> hash and h<hash> -> seat
--- (service/play/seat_tokens.py).
+-- (service/play/access.py).
 for seat, digest in string.gmatch(ARGV[7], '(%d+)=(%x*)') do
   local old = redis.call('HGET', KEYS[4], 's' .. seat)
   if old then redis.call('HDEL', KEYS[4], 'h' .. old) end

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.match import AwaitingAction
-from service.play.auth import Caller
+from service.play.access import Caller
 from service.play.deadlines import Deadline, with_deadlines
 from service.play.records import Loaded, Versioned
 from service.views.schemas import (

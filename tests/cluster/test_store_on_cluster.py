@@ -239,7 +239,7 @@ def test_concurrent_writers_on_two_clients_exactly_one_wins(cluster: Cluster) ->
             await _new_game(store, "c2")
             results = await asyncio.gather(
                 *(
-                    (store if i % 2 else other).append("c2", 1, [f'{{"w":{i}}}'.encode()])
+                    (store if i % 2 else other).append(batch("c2", 1, [f'{{"w":{i}}}'.encode()]))
                     for i in range(20)
                 )
             )

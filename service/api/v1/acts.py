@@ -25,8 +25,7 @@ from service.api.v1.params import (
     Injected,
     PreferHeader,
 )
-from service.play.access import Access
-from service.play.auth import Caller
+from service.play.access import Access, Caller
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
 from service.play.records import Submission

@@ -16,8 +16,7 @@ import msgspec
 
 from domain.match import Act, CommitSeal, MakeMove, RevealSeal
 from service.http.strictness import etag
-from service.play.access import Access
-from service.play.auth import Caller
+from service.play.access import Access, Caller
 from service.play.deadlines import DeadlineStore
 from service.play.errors import InvalidRequest
 from service.play.game_service import GameService

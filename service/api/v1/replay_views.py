@@ -15,8 +15,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter, QueryParameter
 
 from service.api.v1.params import Authorization, GameId, Injected
-from service.play.access import Access
-from service.play.auth import Caller
+from service.play.access import Access, Caller
 from service.play.errors import InvalidRequest
 from service.play.game_service import GameService
 from service.play.replays import opened

@@ -14,8 +14,7 @@ from service.live.tickets import Grant, TicketStore
 from service.lobby import invites as open_seats
 from service.lobby.invites import InviteStore
 from service.lobby.rematch import Rematches
-from service.play.access import Access
-from service.play.auth import Caller, bearer
+from service.play.access import Access, Caller, bearer
 from service.play.errors import Forbidden, Unauthorized
 from service.play.game_service import GameService
 from service.views.lobby_schemas import (

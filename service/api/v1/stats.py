@@ -5,7 +5,7 @@ from __future__ import annotations
 from litestar import Controller, get
 
 from service.api.v1.params import Authorization, Injected
-from service.play.auth import ApiKeys
+from service.play.access import ApiKeys
 from service.play.stats import Stats, StatsStore
 
 

@@ -11,7 +11,7 @@ from service.api.v1.params import Authorization, Injected
 from service.notify import egress
 from service.notify.errors import WebhookLimit, WebhookNotFound, WebhookTargetRefused
 from service.notify.webhooks import MAX_WEBHOOKS_PER_KEY, Webhook, WebhookStore
-from service.play.auth import ApiKeys
+from service.play.access import ApiKeys
 from service.settings import Settings
 from service.views.webhook_schemas import (
     AttemptPage,
