@@ -241,8 +241,8 @@ function seatWords(info, held) {
   return `${name}${you}${what ? ` (${what})` : ""}`;
 }
 
-function turnWords(summary) {
-  const name = (seat) => (summary.seats[seat] && summary.seats[seat].name) || `seat ${seat}`;
+function turnWords(summary, held) {
+  const name = (seat) => (seat in held ? "you" : (summary.seats[seat] && summary.seats[seat].name) || `seat ${seat}`);
   if (summary.status === "active") {
     return `Waiting for ${summary.awaiting.map((a) => `${name(a.seat)} ${ACTION_WORDS[a.action] || a.action}`).join(", ")}.`;
   }
@@ -287,7 +287,7 @@ function gameRow(summary, mine) {
     { class: "game", "data-game": summary.id, "data-status": summary.status },
     h("div", { class: "game-head" }, h("strong", {}, title), " ", h("span", { class: `pill status-${summary.status}` }, STATUS_WORDS[summary.status] || summary.status), " ", h("span", { class: "hint" }, "created ", createdTime(summary.created_ms))),
     h("div", { class: "game-seats" }, summary.seats.map((info) => seatWords(info, held)).join(" · ")),
-    h("div", { class: "game-turn" }, turnWords(summary)),
+    h("div", { class: "game-turn" }, turnWords(summary, held)),
     h("div", { class: "game-id hint" }, "Game id ", h("code", {}, summary.id)),
     h("div", { class: "game-links" }, links.flatMap((link, i) => (i ? [" · ", link] : [link]))),
   );

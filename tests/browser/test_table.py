@@ -84,7 +84,9 @@ def test_a_seat_link_in_another_browser_watches_and_says_why(
     assert_fits(guest_page)
     screenshot(guest_page, "table-seat-link-elsewhere")
     # Asked to watch, it just watches.
-    guest_page.goto(f"/web/table.html#{game_id}/watch")
-    guest_page.reload()
-    expect(guest_page.locator("#title")).to_contain_text("watching")
-    expect(notice).to_be_hidden()
+    watching = guest_page.context.new_page()
+    watching.goto(f"/web/table.html#{game_id}/watch")
+    expect(watching.locator("#title")).to_contain_text("watching")
+    expect(watching.locator("body")).to_have_attribute("data-status", "active")
+    expect(watching.locator("#notice")).to_be_hidden()
+    watching.close()
