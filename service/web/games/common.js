@@ -9,7 +9,11 @@
 //   way) they are drawn disabled; a sealed choice this browser committed is aria-pressed;
 // - no inline styles or scripts (the pages' Content-Security-Policy is self only): classes and
 //   the game's stylesheet, SVG drawn with presentation attributes;
-// - describeEvent gives every event of the game in words; the shared ones come from here.
+// - describeEvent gives every event of the game in words (one sentence; "you" for the viewing
+//   seat inside it, capitalised only at its start); the shared ones come from here;
+// - a module may also export howToPlay (a few plain paragraphs) and options (each creation
+//   option's label, its values in words and a help text, or a function of the value and the
+//   rules data): the lobby, the invite and the rules page show them (render.js gameInfo).
 
 import { h, points } from "../dom.js";
 import { canonical } from "../sealed.js";
