@@ -13,10 +13,31 @@ export class Problem extends Error {
     this.body = body;
   }
 
-  /** The problem in words for a person. */
-  get words() {
-    return this.detail ? `${this.title}. ${this.detail}` : this.title;
+  /** The problem's code: "not-your-turn" for "urn:stakeout:problem:not-your-turn". */
+  get code() {
+    return this.type.split(":").pop();
   }
+
+  /**
+   * The problem in one sentence for a person: its detail (the specific reason), or its title
+   * where the title says it better (a detail that is a validator's message, say).
+   */
+  get words() {
+    if (!this.detail || TITLE_FIRST.has(this.code)) return sentence(this.title);
+    return sentence(this.detail);
+  }
+}
+
+// Problems whose detail is for a developer (a validator's message) or adds nothing a person
+// at the table needs: their title is the sentence.
+const TITLE_FIRST = new Set(["invalid-request", "not-your-turn", "token-in-url", "too-many-requests", "unsupported-media-type"]);
+
+/** "the game is over" -> "The game is over." */
+export function sentence(text) {
+  const trimmed = String(text || "").trim();
+  if (!trimmed) return "";
+  const capital = trimmed[0].toUpperCase() + trimmed.slice(1);
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
 }
 
 function randomKey() {
@@ -43,7 +64,8 @@ export async function api(path, { method = "GET", body, auth, headers = {} } = {
       cache: "no-store",
     });
   } catch (error) {
-    throw new Problem(0, { title: "The server cannot be reached", detail: String(error.message || error) });
+    console.warn(error);
+    throw new Problem(0, { title: "The server cannot be reached: check that it is running, then try again" });
   }
   const text = await response.text();
   let data = null;

@@ -40,9 +40,14 @@ export function seatLabel(info, you) {
     : info.type === "bot"
       ? `bot, ${info.level}`
       : info.resigned
-        ? `resigned: bot plays`
+        ? "resigned, a bot plays"
         : "human";
   return `${name}${info.seat === you ? " (you)" : ""} · ${who}`;
+}
+
+/** "1 point", "5 points". */
+export function points(n) {
+  return `${n} point${n === 1 || n === -1 ? "" : "s"}`;
 }
 
 /** mm:ss (or h:mm:ss) until `deadline` (epoch ms); "0:00" once past. */

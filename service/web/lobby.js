@@ -1,14 +1,16 @@
 // The lobby (/web/): keep an API key, create a game of any kind (humans, open seats, bots
-// of each level, the game's options), list the key's games and the public lobby, and copy
-// invite links for open seats.
+// of each level, the game's options, who may watch), list the key's games (abort one made
+// by mistake) and the public lobby, and copy invite links for open seats.
 
 import { api, Problem } from "./api.js";
 import { $, h, fill, pageUrl } from "./dom.js";
+import { gameInfo } from "./render.js";
 import * as storage from "./storage.js";
 
 const ui = {
   error: $("#error"),
   key: $("#api-key"),
+  keyProblem: $("#key-problem"),
   game: $("#game"),
   summary: $("#game-summary"),
   seats: $("#seat-rows"),
@@ -18,17 +20,28 @@ const ui = {
   public: $("#public-games"),
 };
 
-const catalogue = new Map(); // game name -> GET /v1/rules/{game}
+const catalogue = new Map(); // game name -> {rules: GET /v1/rules/{game}, info: gameInfo}
 let contract = null; // the OpenAPI document: the options' allowed values
+
+const STALE_KEY =
+  "The API key saved in this browser no longer works: this server does not know it (a key of an earlier run, perhaps). Paste the key the server printed when it started, or forget this one.";
+const NO_KEY = "Creating a game needs an API key: paste yours above.";
 
 function showError(error) {
   ui.error.hidden = !error;
   fill(ui.error, error ? (error instanceof Problem ? error.words : String(error)) : "");
 }
 
+/** The saved key was refused (401): say so by the key field, once for every list. */
+function keyRefused(refused) {
+  ui.keyProblem.hidden = !refused;
+  fill(ui.keyProblem, refused ? STALE_KEY : "");
+  ui.key.toggleAttribute("aria-invalid", refused);
+}
+
 const SEAT_KINDS = [
-  ["human", "Human (you get its token)"],
-  ["open", "Open seat (invite someone)"],
+  ["human", "Human: you play it here"],
+  ["open", "Open: invite someone"],
   ["random", "Bot: random"],
   ["greedy", "Bot: greedy"],
   ["expert", "Bot: expert"],
@@ -45,10 +58,10 @@ function seatRow(index, kind) {
 }
 
 function resetSeats() {
-  const info = catalogue.get(ui.game.value);
-  if (!info) return;
+  const entry = catalogue.get(ui.game.value);
+  if (!entry) return;
   const rows = [seatRow(0, "human")];
-  for (let i = 1; i < info.min_seats; i++) rows.push(seatRow(i, "random"));
+  for (let i = 1; i < entry.rules.min_seats; i++) rows.push(seatRow(i, "random"));
   fill(ui.seats, rows);
 }
 
@@ -69,27 +82,61 @@ function resolve(schema) {
   return schema || {};
 }
 
+/** A contract description a person can read, for an option the game's module does not put
+ * in words: no markup, no default (the field shows it). */
+function plainHelp(description) {
+  return String(description || "")
+    .replace(/\s*Default: `[^`]*`\.?/g, "")
+    .replace(/`/g, "")
+    .trim();
+}
+
+function optionField(key, value, schema, words, rules) {
+  const id = `option-${key}`;
+  const help = h("p", { class: "hint", id: `${id}-help` });
+  const explain = (chosen) => {
+    const text = typeof words.help === "function" ? words.help(chosen, rules) : words.help || plainHelp(schema.description);
+    fill(help, text || "");
+    help.hidden = !text;
+  };
+  const described = { id, "data-option": key, "aria-describedby": `${id}-help` };
+  let input;
+  if (Array.isArray(schema.enum)) {
+    const names = words.values || {};
+    input = h("select", described, schema.enum.map((v) => h("option", { value: v, selected: v === value }, names[v] || v)));
+    input.addEventListener("change", () => explain(input.value));
+  } else if (typeof value === "boolean") {
+    input = h("input", { ...described, type: "checkbox", checked: value });
+  } else if (typeof value === "number") {
+    input = h("input", { ...described, type: "number", value, min: schema.minimum, max: schema.maximum, step: 1 });
+  } else {
+    input = h("input", { ...described, type: "text", value });
+  }
+  explain(value);
+  const label = words.label || key.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  if (input.type === "checkbox") return h("div", { class: "option" }, h("label", { class: "choice" }, input, ` ${label}`), help);
+  return h("div", { class: "option" }, h("label", { for: id }, label), input, help);
+}
+
 function drawOptions() {
-  const info = catalogue.get(ui.game.value);
-  if (!info) return;
-  const defaults = info.rules.options || {};
+  const entry = catalogue.get(ui.game.value);
+  if (!entry) return;
+  const defaults = entry.rules.rules.options || {};
   const schemas = optionSchema(ui.game.value);
-  const fields = Object.entries(defaults).map(([key, value]) => {
-    const schema = resolve(schemas[key]);
-    const id = `option-${key}`;
-    let input;
-    if (Array.isArray(schema.enum)) {
-      input = h("select", { id, "data-option": key }, schema.enum.map((v) => h("option", { value: v, selected: v === value }, v)));
-    } else if (typeof value === "boolean") {
-      input = h("input", { id, type: "checkbox", "data-option": key, checked: value });
-    } else if (typeof value === "number") {
-      input = h("input", { id, type: "number", "data-option": key, value, min: schema.minimum, max: schema.maximum, step: 1 });
-    } else {
-      input = h("input", { id, type: "text", "data-option": key, value });
-    }
-    return h("div", {}, h("label", { for: id }, key.replace(/_/g, " ")), input, schema.description ? h("p", { class: "hint" }, schema.description) : null);
-  });
+  const words = entry.info.options;
+  const fields = Object.entries(defaults).map(([key, value]) => optionField(key, value, resolve(schemas[key]), words[key] || {}, entry.rules));
   fill(ui.options, fields.length ? [h("h3", {}, "Options"), fields] : []);
+}
+
+function drawSummary() {
+  const entry = catalogue.get(ui.game.value);
+  if (!entry) return;
+  const paragraphs = entry.info.howToPlay.length ? entry.info.howToPlay : [entry.rules.rules.summary || ""];
+  fill(
+    ui.summary,
+    paragraphs.map((text) => h("p", {}, text)),
+    h("p", {}, h("a", { href: `rules.html#${entry.rules.game}`, "data-rules": entry.rules.game }, `The rules of ${entry.rules.title} and this server's house rules`)),
+  );
 }
 
 function chosenOptions() {
@@ -132,68 +179,144 @@ function inviteLine(grant) {
   return h("div", { class: "invite" }, h("span", {}, `Seat ${grant.seat}:`), field, copy);
 }
 
-async function create(event) {
-  event.preventDefault();
-  showError(null);
+function newGameBody() {
   const body = { game: ui.game.value, seats: chosenSeats(), options: chosenOptions() };
   const turn = $("#turn-seconds").value.trim();
   if (turn) body.turn_seconds = Number(turn);
-  if ($("#public").checked) body.public = true;
+  const visibility = $('input[name="visibility"]:checked').value;
+  if (visibility === "public") body.public = true;
+  if (visibility === "private") body.private = true;
+  return body;
+}
+
+function showCreated(created) {
+  const humans = created.seats.filter((s) => s.token);
+  for (const grant of humans) storage.seats.add(created.id, grant.seat, grant.token);
+  const invites = created.seats.filter((s) => s.invite);
+  const heading = h("h3", { tabindex: -1 }, "Game created");
+  fill(
+    ui.created,
+    heading,
+    humans.map((grant) => h("p", {}, h("a", { href: pageUrl("table.html", `${created.id}/${grant.seat}`), "data-play": grant.seat }, `Play seat ${grant.seat}`))),
+    invites.length ? [h("p", { class: "hint" }, "Send each invite link to one person: whoever opens it first takes the seat."), invites.map(inviteLine)] : null,
+    h("p", {}, h("a", { href: pageUrl("table.html", `${created.id}/watch`) }, "Watch")),
+  );
+  // Below the form, out of sight after a click on Create: brought into view, and focused
+  // so that a screen reader says it too.
+  ui.created.scrollIntoView({ block: "center" });
+  heading.focus({ preventScroll: true });
+}
+
+async function create(event) {
+  event.preventDefault();
+  showError(null);
+  const key = storage.apiKey.get();
+  if (!key) return showError(NO_KEY);
   try {
-    const created = await api("/v1/games", { method: "POST", auth: storage.apiKey.get(), body });
-    const humans = created.seats.filter((s) => s.token);
-    for (const grant of humans) storage.seats.add(created.id, grant.seat, grant.token);
-    const invites = created.seats.filter((s) => s.invite);
-    fill(
-      ui.created,
-      h("h3", {}, "Game created"),
-      humans.map((grant) => h("p", {}, h("a", { href: pageUrl("table.html", `${created.id}/${grant.seat}`), "data-play": grant.seat }, `Play seat ${grant.seat}`))),
-      invites.length ? [h("p", { class: "hint" }, "Send each invite link to one person: whoever opens it first takes the seat."), invites.map(inviteLine)] : null,
-      h("p", {}, h("a", { href: pageUrl("table.html", `${created.id}/watch`) }, "Watch")),
-    );
+    showCreated(await api("/v1/games", { method: "POST", auth: key, body: newGameBody() }));
     listMine();
+    listPublic();
   } catch (error) {
+    if (error.status === 401) {
+      keyRefused(true);
+      return showError("The game was not created: the saved API key no longer works (see above).");
+    }
     showError(error);
   }
 }
 
-function gameRow(summary, withPlay) {
-  const title = (catalogue.get(summary.game) || {}).title || summary.game;
-  const awaiting = summary.awaiting.map((a) => `seat ${a.seat} (${a.action})`).join(", ");
-  const result = summary.result ? `won by seat ${summary.result.winners.join(", ")}: ${summary.result.scores.join(" / ")}` : "";
-  const held = Object.keys(storage.seats.all(summary.id));
+const STATUS_WORDS = {
+  waiting: "waiting for players",
+  active: "active",
+  finished: "finished",
+  aborted: "aborted",
+  abandoned: "abandoned",
+};
+const ACTION_WORDS = { move: "to move", commit: "to choose in secret", reveal: "to reveal" };
+
+function seatWords(info, held) {
+  const name = info.name || `Seat ${info.seat}`;
+  const you = info.seat in held ? " (you)" : "";
+  const what = info.open ? "open" : info.type === "bot" ? `bot, ${info.level}` : info.resigned ? "resigned: a bot plays" : "";
+  return `${name}${you}${what ? ` (${what})` : ""}`;
+}
+
+function turnWords(summary, held) {
+  const name = (seat) => (seat in held ? "you" : (summary.seats[seat] && summary.seats[seat].name) || `seat ${seat}`);
+  if (summary.status === "active") {
+    return `Waiting for ${summary.awaiting.map((a) => `${name(a.seat)} ${ACTION_WORDS[a.action] || a.action}`).join(", ")}.`;
+  }
+  if (summary.status === "waiting") return `Open: ${summary.seats.filter((s) => s.open).map((s) => `seat ${s.seat}`).join(", ")}.`;
+  if (!summary.result) return "No result.";
+  const winners = summary.result.winners.map(name).join(" and ");
+  return `Won by ${winners}. Scores: ${summary.result.scores.map((score, seat) => `${name(seat)} ${score}`).join(", ")}.`;
+}
+
+function createdTime(ms) {
+  const when = new Date(ms);
+  return h("time", { datetime: when.toISOString() }, when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
+}
+
+// The games whose abort is being asked about: the question outlives a redraw of the list.
+const asking = new Set();
+
+/** Abort, asked twice: a first click shows what it does and the button that does it. */
+function abortControl(summary) {
+  const place = h("span", { class: "confirm" });
+  const ask = h("button", { type: "button", onclick: () => (asking.add(summary.id), fill(place, confirmation)) }, "Abort…");
+  const confirmation = [
+    h("span", {}, "End this game now, with no result for anyone? "),
+    h("button", { type: "button", class: "danger", onclick: () => (asking.delete(summary.id), abortGame(summary.id)) }, "Abort the game"),
+    " ",
+    h("button", { type: "button", onclick: () => (asking.delete(summary.id), fill(place, ask)) }, "Keep it"),
+  ];
+  return fill(place, asking.has(summary.id) ? confirmation : ask);
+}
+
+function gameRow(summary, mine) {
+  const title = (catalogue.get(summary.game) || { rules: {} }).rules.title || summary.game;
+  const held = storage.seats.all(summary.id);
   const links = [];
-  if (withPlay) for (const seat of held) links.push(h("a", { href: pageUrl("table.html", `${summary.id}/${seat}`) }, `play seat ${seat}`));
+  if (mine) for (const seat of Object.keys(held)) links.push(h("a", { href: pageUrl("table.html", `${summary.id}/${seat}`) }, `play seat ${seat}`));
   links.push(h("a", { href: pageUrl("table.html", `${summary.id}/watch`) }, "watch"));
   if (["finished", "aborted"].includes(summary.status)) links.push(h("a", { href: pageUrl("replay.html", summary.id) }, "replay"));
-  if (withPlay && summary.status === "waiting") links.push(h("button", { type: "button", onclick: () => fillWithBots(summary.id) }, "fill open seats with bots"));
+  if (mine && summary.status === "waiting") links.push(h("button", { type: "button", onclick: () => fillWithBots(summary.id) }, "Fill open seats with bots"));
+  if (mine && ["waiting", "active"].includes(summary.status)) links.push(abortControl(summary));
   return h(
-    "tr",
-    { "data-game": summary.id },
-    h("td", {}, title),
-    h("td", {}, summary.status),
-    h("td", {}, summary.status === "active" ? awaiting : summary.status === "waiting" ? `open: ${summary.seats.filter((s) => s.open).map((s) => `seat ${s.seat}`).join(", ")}` : result),
-    h("td", {}, links.flatMap((link, i) => (i ? [" · ", link] : [link]))),
+    "li",
+    { class: "game", "data-game": summary.id, "data-status": summary.status },
+    h("div", { class: "game-head" }, h("strong", {}, title), " ", h("span", { class: `pill status-${summary.status}` }, STATUS_WORDS[summary.status] || summary.status), " ", h("span", { class: "hint" }, "created ", createdTime(summary.created_ms))),
+    h("div", { class: "game-seats" }, summary.seats.map((info) => seatWords(info, held)).join(" · ")),
+    h("div", { class: "game-turn" }, turnWords(summary, held)),
+    h("div", { class: "game-id hint" }, "Game id ", h("code", {}, summary.id)),
+    h("div", { class: "game-links" }, links.flatMap((link, i) => (i ? [" · ", link] : [link]))),
   );
 }
 
-function gameTable(games, withPlay) {
+function gameList(games, mine) {
   if (!games.length) return h("p", { class: "hint" }, "None yet.");
-  return h(
-    "table",
-    { class: "games" },
-    h("thead", {}, h("tr", {}, ["Game", "Status", "Turn or result", ""].map((t) => h("th", {}, t)))),
-    h("tbody", {}, games.map((g) => gameRow(g, withPlay))),
-  );
+  return h("ul", { class: "games" }, games.map((g) => gameRow(g, mine)));
 }
 
 async function fillWithBots(gameId) {
   try {
     await api(`/v1/games/${gameId}/fill`, { method: "POST", auth: storage.apiKey.get(), body: { level: "random" } });
     listMine();
+    listPublic();
   } catch (error) {
     showError(error);
   }
+}
+
+async function abortGame(gameId) {
+  showError(null);
+  try {
+    await api(`/v1/games/${gameId}/abort`, { method: "POST", auth: storage.apiKey.get() });
+  } catch (error) {
+    showError(error);
+  }
+  listMine();
+  listPublic();
 }
 
 async function listMine() {
@@ -201,16 +324,19 @@ async function listMine() {
   if (!key) return;
   try {
     const page = await api("/v1/games?limit=20", { auth: key });
-    fill(ui.mine, gameTable(page.games, true));
+    keyRefused(false);
+    fill(ui.mine, gameList(page.games, true));
   } catch (error) {
-    fill(ui.mine, h("p", { class: "hint" }, error instanceof Problem ? error.words : String(error)));
+    if (error.status === 401) keyRefused(true);
+    const words = error.status === 401 ? "Your games cannot be listed with the saved key (see above)." : error instanceof Problem ? error.words : String(error);
+    fill(ui.mine, h("p", { class: "hint" }, words));
   }
 }
 
 async function listPublic() {
   try {
     const page = await api("/v1/lobby?limit=20");
-    fill(ui.public, gameTable(page.games, false));
+    fill(ui.public, gameList(page.games, false));
   } catch (error) {
     fill(ui.public, h("p", { class: "hint" }, error.status === 404 ? "This server has no public lobby." : error.words));
   }
@@ -238,7 +364,7 @@ async function followMine(retry = 1000) {
   accountFeed = source;
   let pending = null;
   const changed = () => {
-    if (!pending) pending = setTimeout(() => ((pending = null), listMine()), 300);
+    if (!pending) pending = setTimeout(() => ((pending = null), listMine(), listPublic()), 300);
   };
   for (const kind of ["seat.awaited", "game.started", "game.finished", "game.aborted", "rematch.created", "message"]) {
     source.addEventListener(kind, changed);
@@ -249,8 +375,7 @@ async function followMine(retry = 1000) {
   });
 }
 
-async function main() {
-  ui.key.value = storage.apiKey.get();
+function wireForms() {
   $("#key-form").addEventListener("submit", (event) => {
     event.preventDefault();
     storage.apiKey.set(ui.key.value.trim());
@@ -262,34 +387,44 @@ async function main() {
     if (accountFeed) accountFeed.close();
     accountFeed = null;
     ui.key.value = "";
+    keyRefused(false);
     fill(ui.mine, h("p", { class: "hint" }, "Paste your API key above to see them."));
   });
   $("#add-seat").addEventListener("click", () => {
-    const info = catalogue.get(ui.game.value);
+    const entry = catalogue.get(ui.game.value);
     const count = ui.seats.children.length;
-    if (info && count < info.max_seats) ui.seats.append(seatRow(count, "random"));
+    if (entry && count < entry.rules.max_seats) ui.seats.append(seatRow(count, "random"));
   });
   $("#remove-seat").addEventListener("click", () => {
-    const info = catalogue.get(ui.game.value);
-    if (info && ui.seats.children.length > info.min_seats) ui.seats.lastElementChild.remove();
+    const entry = catalogue.get(ui.game.value);
+    if (entry && ui.seats.children.length > entry.rules.min_seats) ui.seats.lastElementChild.remove();
   });
   $("#new-game").addEventListener("submit", create);
   ui.game.addEventListener("change", () => {
-    ui.summary.textContent = catalogue.get(ui.game.value).rules.summary || "";
+    drawSummary();
     resetSeats();
     drawOptions();
   });
+}
+
+async function loadGames() {
+  const list = await api("/v1/rules");
+  const names = (list.games || list).map((g) => (typeof g === "string" ? g : g.game || g.name));
+  const [entries, schema] = await Promise.all([
+    Promise.all(names.map(async (name) => ({ rules: await api(`/v1/rules/${name}`), info: await gameInfo(name) }))),
+    api("/schema/openapi.json").catch(() => null),
+  ]);
+  contract = schema;
+  for (const entry of entries) catalogue.set(entry.rules.game, entry);
+  fill(ui.game, entries.map((entry) => h("option", { value: entry.rules.game }, entry.rules.title)));
+  ui.game.dispatchEvent(new Event("change"));
+}
+
+async function main() {
+  ui.key.value = storage.apiKey.get();
+  wireForms();
   try {
-    const list = await api("/v1/rules");
-    const names = (list.games || list).map((g) => (typeof g === "string" ? g : g.game || g.name));
-    const [infos, schema] = await Promise.all([
-      Promise.all(names.map((name) => api(`/v1/rules/${name}`))),
-      api("/schema/openapi.json").catch(() => null),
-    ]);
-    contract = schema;
-    for (const info of infos) catalogue.set(info.game, info);
-    fill(ui.game, infos.map((info) => h("option", { value: info.game }, info.title)));
-    ui.game.dispatchEvent(new Event("change"));
+    await loadGames();
   } catch (error) {
     showError(error);
   }

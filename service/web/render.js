@@ -30,6 +30,22 @@ export async function rendererFor(game) {
   return loaded.get(game);
 }
 
+/**
+ * What a game's module says about the game for the lobby and the rules page, without its
+ * stylesheet: `howToPlay` (paragraphs in plain words) and `options` (each option's label,
+ * its values in words and a help text; the contract keeps the machine names). Empty when
+ * the game has no module.
+ */
+export async function gameInfo(game) {
+  if (!/^[a-z_]+$/.test(game)) return { howToPlay: [], options: {} };
+  try {
+    const module = await import(`./games/${game}.js`);
+    return { howToPlay: module.howToPlay || [], options: module.options || {} };
+  } catch {
+    return { howToPlay: [], options: {} };
+  }
+}
+
 /** One event record in words, never throwing. */
 export function describe(renderer, record, view) {
   try {

@@ -1,10 +1,12 @@
 // The replay page: /web/replay.html#<game id>. Steps through a game that is over (first,
-// previous, next, last, a slider, the arrow keys), says each event in words, draws the
-// table as it stood after that event (GET /v1/games/{id}/replay/{version}), and verifies
-// the replay in the page (seed and sealed reveals against their commitments).
+// previous, next, last, a slider, the arrow keys), says each event in words as the seat
+// chosen in "Seen by" saw it, draws the table as it stood after that event
+// (GET /v1/games/{id}/replay/{version}), and verifies the replay in the page (seed and
+// sealed reveals against their commitments). A game still being played is said so, with
+// the way to its live table.
 
 import { api, Problem } from "./api.js";
-import { $, h, fill } from "./dom.js";
+import { $, h, fill, pageUrl } from "./dom.js";
 import { rendererFor, describe } from "./render.js";
 import * as storage from "./storage.js";
 import { verifyReplay } from "./verify.js";
@@ -39,6 +41,11 @@ function showError(error) {
   fill(ui.error, error ? (error instanceof Problem ? error.words : String(error)) : "");
 }
 
+/** The final view as the chosen seat sees it: "you" is that seat, or nobody for a spectator. */
+function seenBy() {
+  return { ...finalView, you: seat === "" ? null : Number(seat) };
+}
+
 async function viewAt(version) {
   const key = `${seat}|${version}`;
   if (!views.has(key)) {
@@ -48,12 +55,28 @@ async function viewAt(version) {
   return views.get(key);
 }
 
+/**
+ * The events of the opening act (the deal) come in one batch, and the server answers the
+ * table of the whole batch for each of them: rather than show a table not dealt yet, say
+ * where it is laid out.
+ */
+function beforeTheDeal(view) {
+  fill(
+    ui.table,
+    h(
+      "div",
+      { class: "panel setup", "data-setup": view.version },
+      h("p", {}, `The game was still being set up: events 1 to ${view.version} happened at once, and the table is laid out at event ${view.version}.`),
+      h("button", { type: "button", onclick: () => go(view.version) }, `Show event ${view.version}`),
+    ),
+  );
+}
+
 async function go(version) {
   at = Math.min(Math.max(1, version), replay.events.length);
   ui.slider.value = String(at);
   fill(ui.position, `Event ${at} of ${replay.events.length}`);
-  const record = replay.events[at - 1];
-  fill(ui.now, describe(renderer, record, finalView));
+  fill(ui.now, describe(renderer, replay.events[at - 1], seenBy()));
   for (const item of ui.list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
   const current = ui.list.children[at - 1];
   if (current) {
@@ -66,7 +89,8 @@ async function go(version) {
   try {
     const view = await viewAt(wanted);
     if (wanted !== at) return; // stepped on meanwhile
-    renderer.renderTable(ui.table, { view, rules, act: async () => {}, mode: "replay" });
+    if (view.version > wanted) beforeTheDeal(view);
+    else renderer.renderTable(ui.table, { view, rules, act: async () => {}, mode: "replay" });
     document.body.dataset.at = String(at);
   } catch (error) {
     showError(error);
@@ -78,20 +102,78 @@ function seatName(i) {
   return (info && info.name) || `Seat ${i}`;
 }
 
-async function main() {
-  if (!/^[0-9a-f]{24}$/.test(gameId || "")) return showError("no game: the address should end in #<game id>.");
+function drawEvents() {
+  const view = seenBy();
+  fill(
+    ui.list,
+    replay.events.map((record) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => go(record.version) }, describe(renderer, record, view)))),
+  );
+}
+
+/** Not over yet: no replay (the seed stays secret until the end); the live table instead. */
+async function stillPlaying() {
+  const game = await api(`/v1/games/${gameId}`, { auth }).catch(() => null);
+  const title = game ? (await api(`/v1/rules/${game.game}`).catch(() => ({ title: game.game }))).title : "";
+  if (title) fill($("#title"), `Replay: ${title}`);
+  ui.badge.textContent = "still being played";
+  ui.badge.dataset.verified = "not-over";
+  for (const id of ["#stepper", "#table", "#every-event"]) $(id).hidden = true;
+  const table = held ? `${gameId}/${held.seat}` : `${gameId}/watch`;
+  fill(ui.result, "This game is still being played: its replay opens when it ends.");
+  ui.checks.hidden = true;
+  $("#links").prepend(h("a", { href: pageUrl("table.html", table), "data-live": "" }, held ? "Back to the table" : "Watch it live"), " ");
+}
+
+async function load() {
+  const read = () => Promise.all([api(`/v1/games/${gameId}/replay`, { auth }), api(`/v1/games/${gameId}`, { auth })]);
   try {
-    const load = () => Promise.all([api(`/v1/games/${gameId}/replay`, { auth }), api(`/v1/games/${gameId}`, { auth })]);
-    try {
-      [replay, finalView] = await load();
-    } catch (error) {
-      // A stored API key this server does not know (another run's): read as anyone.
-      if (held || !auth || error.status !== 401) throw error;
-      auth = null;
-      [replay, finalView] = await load();
-    }
+    return await read();
+  } catch (error) {
+    // A stored API key this server does not know (another run's): read as anyone.
+    if (held || !auth || error.status !== 401) throw error;
+    auth = null;
+    return read();
+  }
+}
+
+async function verify() {
+  const verdict = await verifyReplay(replay);
+  ui.badge.textContent = verdict.ok ? "✔ verified" : "✘ not verified";
+  ui.badge.className = `badge ${verdict.ok ? "ok" : "bad"}`;
+  ui.badge.dataset.verified = String(verdict.ok);
+  fill(ui.checks, verdict.checks.map((c) => h("li", { class: c.ok ? "ok" : "bad" }, `${c.ok ? "✔" : "✘"} ${c.text}`)));
+}
+
+function wireControls() {
+  ui.seat.addEventListener("change", () => {
+    seat = ui.seat.value;
+    drawEvents();
+    go(at);
+  });
+  ui.slider.max = String(replay.events.length);
+  ui.slider.addEventListener("input", () => go(Number(ui.slider.value)));
+  $("#first").addEventListener("click", () => go(1));
+  $("#prev").addEventListener("click", () => go(at - 1));
+  $("#next").addEventListener("click", () => go(at + 1));
+  $("#last").addEventListener("click", () => go(replay.events.length));
+  document.addEventListener("keydown", (event) => {
+    if (event.target.closest && event.target.closest("input, select, textarea")) return;
+    if (event.key === "ArrowRight") go(at + 1);
+    if (event.key === "ArrowLeft") go(at - 1);
+  });
+}
+
+async function main() {
+  if (!/^[0-9a-f]{24}$/.test(gameId || "")) {
+    ui.badge.textContent = "no game";
+    return showError("No game: the address should end in #<game id>.");
+  }
+  try {
+    [replay, finalView] = await load();
     [renderer, rules] = await Promise.all([rendererFor(replay.game), api(`/v1/rules/${replay.game}`)]);
   } catch (error) {
+    if (error instanceof Problem && error.code === "game-not-finished") return stillPlaying();
+    ui.badge.textContent = "not checked";
     return showError(error);
   }
   document.title = `Replay of ${rules.title} · stakeout`;
@@ -107,32 +189,12 @@ async function main() {
     h("option", { value: "" }, "a spectator"),
     finalView.seats.map((info) => h("option", { value: String(info.seat), selected: String(info.seat) === seat }, seatName(info.seat))),
   );
-  ui.seat.addEventListener("change", () => {
-    seat = ui.seat.value;
-    go(at);
-  });
-  fill(
-    ui.list,
-    replay.events.map((record) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => go(record.version) }, describe(renderer, record, finalView)))),
-  );
-  ui.slider.max = String(replay.events.length);
-  ui.slider.addEventListener("input", () => go(Number(ui.slider.value)));
-  $("#first").addEventListener("click", () => go(1));
-  $("#prev").addEventListener("click", () => go(at - 1));
-  $("#next").addEventListener("click", () => go(at + 1));
-  $("#last").addEventListener("click", () => go(replay.events.length));
-  document.addEventListener("keydown", (event) => {
-    if (event.target.closest && event.target.closest("input, select, textarea")) return;
-    if (event.key === "ArrowRight") go(at + 1);
-    if (event.key === "ArrowLeft") go(at - 1);
-  });
+  drawEvents();
+  wireControls();
   go(1);
-
-  const verdict = await verifyReplay(replay);
-  ui.badge.textContent = verdict.ok ? "✔ verified" : "✘ not verified";
-  ui.badge.className = `badge ${verdict.ok ? "ok" : "bad"}`;
-  ui.badge.dataset.verified = String(verdict.ok);
-  fill(ui.checks, verdict.checks.map((c) => h("li", { class: c.ok ? "ok" : "bad" }, `${c.ok ? "✔" : "✘"} ${c.text}`)));
+  verify();
 }
 
+// Another game's replay in this tab (#A to #B): start again with B.
+window.addEventListener("hashchange", () => location.reload());
 main();

@@ -1,19 +1,24 @@
 // The table page: /web/table.html#<game id> plays with a seat token this browser holds
 // (#<game id>/<seat> picks one of several), or watches as a spectator (#<game id>/watch).
 // The game itself is drawn by the game's renderer; this shell shows the seats, who is
-// awaited, deadlines, the result and refused acts, does sealed steps (commit, keep, reveal)
-// and keeps the view live through the view feed.
+// awaited, deadlines, the result and refused acts, does sealed steps (commit, keep, reveal),
+// resigns a seat (asked twice) and keeps the view live through the view feed. A seat this
+// browser holds no token for is watched, and the page says why.
 
 import { api, Problem } from "./api.js";
-import { $, h, fill, seatLabel, countdown, pageUrl } from "./dom.js";
+import { $, h, fill, seatLabel, countdown, pageUrl, points } from "./dom.js";
 import { ViewFeed } from "./feed.js";
 import { rendererFor, describe } from "./render.js";
 import { commitment, newSalt } from "./sealed.js";
 import * as storage from "./storage.js";
 
 const [gameId, which] = decodeURIComponent(location.hash.slice(1)).split("/");
-const held = which === "watch" ? null : storage.seats.pick(gameId, which === undefined ? null : Number(which));
+const wanted = which === undefined || which === "watch" || which === "" ? null : Number(which);
+const picked = which === "watch" ? null : storage.seats.pick(gameId, wanted);
+// A seat asked for by number is played only with its own token, never another seat's.
+const held = picked && (wanted === null || picked.seat === wanted) ? picked : null;
 const mode = held ? "play" : "watch";
+const ENDED = ["finished", "aborted", "abandoned"];
 // A spectator reads with the API key when this browser has one (the creator may watch its
 // games that are not public); without, as anyone.
 let auth = held ? held.token : storage.apiKey.get() || null;
@@ -35,6 +40,7 @@ const ui = {
   table: $("#table"),
   log: $("#log-list"),
   links: $("#links"),
+  notice: $("#notice"),
 };
 
 function showError(message) {
@@ -73,6 +79,7 @@ function statusLine() {
   const me = mine() || (view.legal.length && storage.sealed.current(gameId, view.you) ? { action: "commit", step: storage.sealed.current(gameId, view.you) } : null);
   const others = view.awaiting.filter((a) => a.seat !== view.you).map((a) => seatName(a.seat));
   const parts = [];
+  if (resigned()) parts.push(h("strong", {}, "You resigned: a bot plays your seat to the end."));
   if (me) {
     const kept = storage.sealed.get(gameId, view.you, me.step);
     parts.push(
@@ -95,6 +102,23 @@ function statusLine() {
   return h("p", { class: "status" }, parts.length ? parts : "…");
 }
 
+function resigned() {
+  return mode === "play" && Boolean(view.seats[view.you] && view.seats[view.you].resigned);
+}
+
+/** Resign, asked twice: the first click says what it does and offers the button that does it. */
+function resignControl() {
+  const place = h("span", { class: "confirm" });
+  const ask = h("button", { type: "button", onclick: () => fill(place, confirmation) }, "Resign…");
+  const confirmation = [
+    h("span", {}, `Resign seat ${view.you}? A bot plays it for the rest of the game; you can still watch. `),
+    h("button", { type: "button", class: "danger", onclick: resign }, "Resign the seat"),
+    " ",
+    h("button", { type: "button", onclick: () => fill(place, ask) }, "Keep playing"),
+  ];
+  return fill(place, ask);
+}
+
 function seatList() {
   const awaited = new Set(view.awaiting.map((a) => a.seat));
   return h(
@@ -107,7 +131,7 @@ function seatList() {
         { class: `seat${awaited.has(info.seat) ? " awaited" : ""}${info.seat === view.you ? " you" : ""}`, "data-seat": info.seat },
         h("span", { class: "seat-name" }, seatLabel(info, view.you)),
         waitingOn ? h("span", { class: "pill" }, { move: "to move", commit: "choosing", reveal: "revealing" }[waitingOn.action] || waitingOn.action) : null,
-        view.result ? h("span", { class: "seat-score" }, `${view.result.scores[info.seat]} pts${view.result.winners.includes(info.seat) ? " · winner" : ""}`) : null,
+        view.result ? h("span", { class: "seat-score" }, `${points(view.result.scores[info.seat])}${view.result.winners.includes(info.seat) ? " · winner" : ""}`) : null,
       );
     }),
   );
@@ -123,7 +147,7 @@ function draw() {
     renderer.renderTable(ui.table, { view, rules, act, mode });
   } catch (error) {
     console.error(error);
-    showError(`the table could not be drawn (${error.message})`);
+    showError(`The table could not be drawn (${error.message}).`);
   }
   const links = [h("a", { href: "./" }, "Lobby")];
   if (mode === "play") links.push(h("a", { href: pageUrl("table.html", `${gameId}/watch`) }, "Watch as a spectator"));
@@ -137,7 +161,13 @@ function draw() {
     links.push(h("button", { type: "button", onclick: rematch }, "Rematch"));
   }
   if (view.status === "waiting" && mode === "play") links.push(h("button", { type: "button", onclick: leave }, "Leave this seat"));
+  // Kept across redraws while it asks (a redraw would otherwise take the question away).
+  if (view.status === "active" && mode === "play" && !resigned()) {
+    if (!draw.resign || !draw.resign.isConnected) draw.resign = resignControl();
+    links.push(draw.resign);
+  }
   fill(ui.links, links);
+  if (ENDED.includes(view.status)) onState("ended");
   document.body.dataset.status = view.status;
   document.body.dataset.version = view.version;
   // For the browser tests (and styles): what this seat is asked for now.
@@ -178,7 +208,7 @@ async function act(move) {
   const recommit = storage.sealed.current(gameId, view.you);
   const me = mine() || (view.legal.length && recommit ? { action: "commit", step: recommit } : null);
   if (!me) {
-    showError("it is not your turn.");
+    showError("It is not your turn.");
     draw();
     return;
   }
@@ -198,7 +228,7 @@ async function act(move) {
     } else if (me.action === "move") {
       answer = await api(`${base}/moves`, { ...options, body: move });
     } else {
-      showError("your sealed choice is being revealed; wait a moment.");
+      showError("Your sealed choice is being revealed; wait a moment.");
       return;
     }
     if (answer && answer.view) await apply(answer.view);
@@ -232,13 +262,25 @@ async function leave() {
   }
 }
 
+/** For the rest of the game a bot plays the seat; the token still reads the seat's view. */
+async function resign() {
+  showError(null);
+  try {
+    const answer = await api(`/v1/games/${gameId}/resign`, { method: "POST", auth, headers: { Prefer: "return=representation" } });
+    if (answer && answer.view) await apply(answer.view);
+    else await apply(await api(`/v1/games/${gameId}`, { auth }));
+  } catch (error) {
+    showError(error instanceof Problem ? error.words : String(error));
+  }
+}
+
 /** Reveals open (every seat has committed): reveal the kept move, once. */
 async function revealIfOpen() {
   const me = mine();
   if (!me || me.action !== "reveal" || revealing === me.step) return;
   const kept = storage.sealed.get(gameId, view.you, me.step);
   if (!kept) {
-    showError("your sealed choice was made in another browser: it cannot be revealed here.");
+    showError("Your sealed choice was made in another browser: it cannot be revealed here.");
     return;
   }
   revealing = me.step;
@@ -269,6 +311,8 @@ function onEvents(records) {
 }
 
 function onState(state) {
+  // A feed still open on a game that is over is not "live": the game is over.
+  if (view && ENDED.includes(view.status)) state = "ended";
   ui.feed.textContent = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", ended: "game over", refused: "no live feed" }[state] || state;
   ui.feed.dataset.state = state;
 }
@@ -277,11 +321,24 @@ setInterval(() => {
   for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `time left ${countdown(Number(node.dataset.deadline))}`;
 }, 1000);
 
+/** Watching, though a seat was asked for (or none said): why, and how to play instead. */
+function watchingNotice() {
+  if (mode !== "watch" || which === "watch") return;
+  const seat = wanted === null ? "any seat of this game" : `seat ${wanted}`;
+  fill(
+    ui.notice,
+    `You are watching: this browser holds no token for ${seat}. `,
+    "A seat is played in the browser that took it (from the lobby, or with an invite link); the table's address alone only lets you watch.",
+  );
+  ui.notice.hidden = false;
+}
+
 async function main() {
   if (!/^[0-9a-f]{24}$/.test(gameId || "")) {
-    showError("no game: the address should end in #<game id>.");
+    showError("No game: the address should end in #<game id>.");
     return;
   }
+  watchingNotice();
   try {
     let first;
     try {

@@ -17,9 +17,12 @@ def create_in_lobby(
     seats: list[str],
     options: dict[str, str] | None = None,
     turn_seconds: int | None = None,
+    names: list[str] | None = None,
+    visibility: str = "unlisted",
 ) -> str:
     """Fill the lobby's form (seat kinds as the form names them: human, open, random,
-    greedy, expert) and create the game; returns its id."""
+    greedy, expert; who may watch: unlisted, public or private) and create the game;
+    returns its id."""
     page.goto("/web/")
     page.get_by_label("Game", exact=True).select_option(game)
     while page.locator(".seat-row").count() < len(seats):
@@ -28,6 +31,9 @@ def create_in_lobby(
         page.get_by_role("button", name="Remove the last seat").click()
     for index, kind in enumerate(seats):
         page.get_by_label(f"Seat {index}", exact=True).select_option(kind)
+    for index, name in enumerate(names or []):
+        page.get_by_label(f"Seat {index} name", exact=True).fill(name)
+    page.locator(f'input[name="visibility"][value="{visibility}"]').check()
     for key, value in (options or {}).items():
         page.locator(f'[data-option="{key}"]').fill(value)
     if turn_seconds is not None:

@@ -5,7 +5,9 @@ plays the bots (`tests/browser/stack.py`), one stack per test process. Chromium 
 system's (`/usr/bin/chromium`, installed by `make browser` / `.ci/run`); Playwright never
 downloads a browser. Without it these tests fail, they do not skip.
 
-Screenshots go to `.artifacts/screenshots/` (git-ignored), named by test and width.
+Screenshots (PNG, named by test and width) go to a folder the test session creates under
+pytest's temporary folder (`<basetemp>/screenshots0/`; `--basetemp` chooses where), or to
+`STAKEOUT_SCREENSHOTS` when set: never into the repository.
 """
 
 from __future__ import annotations
@@ -27,9 +29,20 @@ from playwright.sync_api import (
 from tests.browser.stack import Stack, running_stack
 
 CHROMIUM = Path(os.environ.get("STAKEOUT_CHROMIUM", "/usr/bin/chromium"))
-SCREENSHOTS = Path(__file__).resolve().parents[2] / ".artifacts" / "screenshots"
 PHONE: ViewportSize = {"width": 360, "height": 780}
 LAPTOP: ViewportSize = {"width": 1280, "height": 860}
+
+
+_screenshots: list[Path] = []  # the session's folder, once made
+
+
+@pytest.fixture(scope="session", autouse=True)
+def screenshots_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    chosen = os.environ.get("STAKEOUT_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    _screenshots[:] = [folder]
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -101,15 +114,32 @@ def guest_page(guest: BrowserContext) -> Iterator[Page]:
 
 
 def screenshot(page: Page, name: str) -> list[Path]:
-    """The page at 360 px and at 1280 px wide, full height, into SCREENSHOTS."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    """The page at 360 px and at 1280 px wide, full height, into the session's folder."""
     before = page.viewport_size or LAPTOP
     paths = []
     for size in (PHONE, LAPTOP):
         page.set_viewport_size(size)
         page.wait_for_timeout(150)  # a relayout
-        path = SCREENSHOTS / f"{name}-{size['width']}.png"
+        path = _screenshots[0] / f"{name}-{size['width']}.png"
         page.screenshot(path=str(path), full_page=True)
         paths.append(path)
     page.set_viewport_size(before)
     return paths
+
+
+def fits(page: Page) -> dict[int, int]:
+    """The document's width at 360 px and at 1280 px wide (no horizontal scrollbar when each
+    is at most the viewport's); the viewport is put back."""
+    before = page.viewport_size or LAPTOP
+    widths = {}
+    for size in (PHONE, LAPTOP):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(150)
+        widths[size["width"]] = int(page.evaluate("document.documentElement.scrollWidth"))
+    page.set_viewport_size(before)
+    return widths
+
+
+def assert_fits(page: Page) -> None:
+    widths = fits(page)
+    assert all(width <= viewport for viewport, width in widths.items()), widths

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import httpx
@@ -90,6 +91,14 @@ def _committed(client: httpx.Client, game_id: str, token: str, step: str) -> boo
 # (if any) and answers what was drawn and what `act` received.
 RENDER = """async ({game, view, rules, mode}) => {
   const module = await import(`/web/games/${game}.js`);
+  if (module.stylesheet && !document.querySelector(`link[href="/web/${module.stylesheet}"]`)) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = `/web/${module.stylesheet}`;
+    const loaded = new Promise((resolve) => link.addEventListener("load", resolve));
+    document.head.append(link);
+    await loaded;
+  }
   document.body.replaceChildren();
   const root = document.createElement("main");
   document.body.append(root);
@@ -100,10 +109,43 @@ RENDER = """async ({game, view, rules, mode}) => {
     tag: node.tagName,
     label: node.getAttribute("aria-label") || "",
   }));
+  const drawn = {
+    text: root.innerText,
+    labels: [...root.querySelectorAll("[aria-label]")].map((node) => node.ariaLabel),
+    agents: [...root.querySelectorAll(".fbi-agent")].map((node) => node.textContent),
+    powerNamePx: [...root.querySelectorAll(".feds-cardname")].map(
+      (node) => parseFloat(getComputedStyle(node).fontSize)),
+    facesPerHandGroup: [...root.querySelectorAll(".bc-handgroup")].map(
+      (node) => node.querySelectorAll(".bc-card").length),
+  };
   const first = root.querySelector("button[data-move]");
   if (first) { first.click(); await new Promise((resolve) => setTimeout(resolve, 0)); }
-  return {buttons, acts, width: document.documentElement.scrollWidth};
+  return {buttons, acts, reads: drawn, width: document.documentElement.scrollWidth};
 }"""
+
+# An FBI agent shows its colour's name (not an initial: black was "K").
+AGENT_FACES = {"red", "yellow", "blue", "green", "black", "2×", "?"}
+
+
+def assert_reads_well(drawn: dict[str, Any]) -> None:
+    """What a drawn table says, in words a person reads (issue #31, item 16)."""
+    for label in drawn["labels"]:
+        assert not re.search(r"\b(\w+) \1\b", label, re.IGNORECASE), label  # "Redeploy Redeploy"
+        assert not re.search(r"\ball 1 ", label), label  # "Arrest all 1 orange criminal"
+    assert not re.search(r"\bpts\b", drawn["text"]), drawn["text"]  # "1 pts"
+    assert not re.search(r"\b\d+ on the table", drawn["text"]), drawn["text"]  # a card count?
+    assert set(drawn["agents"]) <= AGENT_FACES, drawn["agents"]
+    assert all(px >= 9 for px in drawn["powerNamePx"]), drawn["powerNamePx"]
+    # Like cards in a hand are one face with its name, the others' edges behind it.
+    assert all(faces == 1 for faces in drawn["facesPerHandGroup"]), drawn["facesPerHandGroup"]
+
+
+def assert_sentence(text: str) -> None:
+    """An event in words: one sentence that may begin with "You", never "You" inside it."""
+    assert not text[0].islower(), text
+    assert not re.search(r".\bYou\b", text), text  # "Turn 1 began; You hold…"
+    assert "for it." not in text, text  # "a bot moved for it"
+
 
 DESCRIBE = """async ({game, records, view}) => {
   const module = await import(`/web/games/${game}.js`);
@@ -148,12 +190,14 @@ def test_every_legal_move_is_one_button_and_every_event_has_words(
             assert all(b["tag"] == "BUTTON" and b["label"].strip() for b in drawn["buttons"])
             assert [canonical(move) for move in drawn["acts"]] == moves[:1]
             assert drawn["width"] <= PHONE["width"], (phase, drawn["width"])
+            assert_reads_well(drawn["reads"])
         watched = page.evaluate(
             RENDER, {"game": game, "view": spectator, "rules": rules, "mode": "watch"}
         )
         assert watched["buttons"] == []
         assert watched["acts"] == []
         assert watched["width"] <= PHONE["width"]
+        assert_reads_well(watched["reads"])
         page.evaluate(
             RENDER,
             {"game": game, "view": awaited[len(awaited) // 2], "rules": rules, "mode": "play"},
@@ -168,6 +212,7 @@ def test_every_legal_move_is_one_button_and_every_event_has_words(
             for item in described:
                 assert item["text"], item
                 assert item["text"].strip(), item
+                assert_sentence(item["text"])
                 if item["type"].startswith(f"{prefix(game)}."):
                     assert item["text"] != item["generic"], item
         assert not errors, errors

@@ -1,9 +1,25 @@
 // Bonnie and Clyde (Mystery Rummy): ten locations, the Crime Spree car, hands, melds and layoffs.
 // Interface (see the shell): renderTable(root, ctx), describeEvent(record, view), stylesheet.
 
-import { Moves, describeMatchEvent, genericEvent, h, possessive, seatName, seatTitle, section, svg } from "./common.js";
+import { Moves, capitalised, describeMatchEvent, genericEvent, h, points, possessive, seatInSentence, seatName, seatTitle, section, svg } from "./common.js";
 
 export const stylesheet = "games/bonnie_clyde.css";
+
+/** The game in a few plain sentences (the lobby and the rules page show them). */
+export const howToPlay = [
+  "A rummy game on a board of ten towns. On your turn you draw a card (the top of the Case File, or the top of the FBI Files), play what you can, and end by discarding one card.",
+  "Three or more Evidence cards of one town make a meld; Evidence of a town someone has melded can be laid off on it. Each meld or layoff lets you look under that town and moves the Crime Spree car.",
+  "Bonnie and Clyde hide under the board: whoever finds one under the town where the car stands captures it. Ted Hinton cards let you draw two cards, search the FBI Files or look under any town.",
+  "A hand ends when someone plays out their cards or the Case File runs out. Evidence scores 2 points (4 if played where the car stood), a captured fugitive 10, and whoever went out adds the car's position. Hands go on until someone alone has the most points at or above the target.",
+];
+
+/** The creation options in words (the contract keeps the machine names). */
+export const options = {
+  target: {
+    label: "Points to win",
+    help: "Hands are played until, after a hand, one player alone has the highest total at or above this (10 to 500).",
+  },
+};
 
 const DEFAULT_NAMES = [
   "Kaufman TX", "Sherman TX", "Joplin MO", "Wellington TX", "Platte City MO",
@@ -203,11 +219,12 @@ function handSection(state, view, moves) {
     for (const m of moves.filter((x) => x.type === "bc.discard" && sameCard(x.card, card))) {
       buttons.push(moves.button(m, `Discard ${cardWords(card)}`, "Discard", "small bc-discard"));
     }
+    // Like cards as one face, with the edges of the others behind it: nothing hides its name.
+    const depth = count > 2 ? "stack-3" : count > 1 ? "stack-2" : "";
     return h(
       "li",
-      { class: "bc-handgroup" },
-      h("div", { class: "bc-stack" }, Array.from({ length: count }, (_, i) => cardFace(card, i ? "under" : ""))),
-      count > 1 ? h("span", { class: "bc-count" }, `×${count}`) : null,
+      { class: "bc-handgroup", "aria-label": count > 1 ? `${count} × ${cardWords(card)}` : null },
+      h("div", { class: "bc-stack" }, cardFace(card, depth), count > 1 ? h("span", { class: "bc-count", "aria-hidden": "true" }, `×${count}`) : null),
       buttons.length ? h("div", { class: "bc-buttons" }, buttons) : null,
     );
   });
@@ -222,7 +239,7 @@ function setView(set) {
 
 function tablePanel(state, view, table) {
   const mine = view && view.you === table.seat;
-  const points = table.sets.reduce((sum, s) => sum + s.count * (s.sideways ? 4 : 2), 0) + table.fugitives.length * 10;
+  const played = table.sets.reduce((sum, s) => sum + s.count * (s.sideways ? 4 : 2), 0) + table.fugitives.length * 10;
   return h(
     "article",
     { class: `gt-seat bc-seat ${mine ? "mine" : ""} ${state.turn_seat === table.seat && state.phase !== "over" ? "turn" : ""}`.trim(), "aria-label": `${seatTitle(table.seat, view)}: total ${state.totals[table.seat]}` },
@@ -232,9 +249,9 @@ function tablePanel(state, view, table) {
       h("strong", {}, seatTitle(table.seat, view)),
       state.dealer === table.seat ? h("span", { class: "bc-dealer" }, "dealer") : null,
       state.winner === table.seat ? h("span", { class: "bc-winner" }, "winner") : null,
-      h("span", { class: "gt-score" }, `${state.totals[table.seat]} pts`),
+      h("span", { class: "gt-score" }, points(state.totals[table.seat])),
     ),
-    h("p", { class: "gt-note" }, `${table.hand_size} card${table.hand_size === 1 ? "" : "s"} in hand · ${points} on the table this hand`),
+    h("p", { class: "gt-note" }, `${table.hand_size} card${table.hand_size === 1 ? "" : "s"} in hand · ${points(played)} on the table this hand`),
     table.fugitives.length ? h("div", { class: "gt-row" }, table.fugitives.map((c) => cardFace(c, "small"))) : null,
     table.sets.length ? h("ul", { class: "bc-sets" }, table.sets.map(setView)) : h("p", { class: "gt-empty" }, "nothing played"),
   );
@@ -290,7 +307,12 @@ export function renderTable(root, ctx) {
 
 export function describeEvent(record, view) {
   const e = (record && record.event) || {};
-  const who = (seat) => seatName(seat, view);
+  const text = eventWords(e, view);
+  return text === null ? describeMatchEvent(e, view) || genericEvent(e) : capitalised(text);
+}
+
+function eventWords(e, view) {
+  const who = (seat) => seatInSentence(seat, view);
   const you = (seat) => view && view.you === seat;
   const loc = (l) => `${l} ${nameOf(l)}`;
   switch (e.type) {
@@ -331,7 +353,7 @@ export function describeEvent(record, view) {
     case "bc.game_ended":
       return `The game ended: ${who(e.winner)} ${you(e.winner) ? "win" : "wins"} with ${(e.totals || [])[e.winner]} points (totals ${(e.totals || []).join(", ")}).`;
     default:
-      return describeMatchEvent(e, view) || genericEvent(e);
+      return null;
   }
 }
 

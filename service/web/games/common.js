@@ -9,14 +9,18 @@
 //   way) they are drawn disabled; a sealed choice this browser committed is aria-pressed;
 // - no inline styles or scripts (the pages' Content-Security-Policy is self only): classes and
 //   the game's stylesheet, SVG drawn with presentation attributes;
-// - describeEvent gives every event of the game in words; the shared ones come from here.
+// - describeEvent gives every event of the game in words (one sentence; "you" for the viewing
+//   seat inside it, capitalised only at its start); the shared ones come from here;
+// - a module may also export howToPlay (a few plain paragraphs) and options (each creation
+//   option's label, its values in words and a help text, or a function of the value and the
+//   rules data): the lobby, the invite and the rules page show them (render.js gameInfo).
 
-import { h } from "../dom.js";
+import { h, points } from "../dom.js";
 import { canonical } from "../sealed.js";
 
 // The pages' DOM helper, shared with the renderers:
-// h("div", {class: "x"}, child, "text", [more]) -> Element.
-export { h };
+// h("div", {class: "x"}, child, "text", [more]) -> Element; points(1) -> "1 point".
+export { h, points };
 // The canonical JSON of a move, as the server hashes it (the sealed scheme's own).
 export { canonical };
 
@@ -38,6 +42,17 @@ export function seatName(seat, view) {
   return (info && info.name) || `Seat ${seat}`;
 }
 
+/** A seat inside a sentence: "you" for the viewing seat, else as seatName. */
+export function seatInSentence(seat, view) {
+  const name = seatName(seat, view);
+  return name === "You" ? "you" : name;
+}
+
+/** The sentence with its first letter upper-case (it may begin with "you"). */
+export function capitalised(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 /** "Seat 2 (bot, greedy)" or "You" for a seat's panel heading. */
 export function seatTitle(seat, view) {
   const name = seatName(seat, view);
@@ -50,10 +65,6 @@ export function seatTitle(seat, view) {
 export function listWords(items) {
   if (items.length <= 1) return items.join("");
   return items.slice(0, -1).join(", ") + " and " + items[items.length - 1];
-}
-
-export function seatsWords(seats, view) {
-  return listWords(seats.map((s) => seatName(s, view)));
 }
 
 export function signed(value) {
@@ -164,7 +175,13 @@ export function section(title, className, ...children) {
  * revealed sealed move in the game's words (the replay and the seat's own log carry it).
  */
 export function describeMatchEvent(event, view, describeMove) {
-  const who = (seat) => seatName(seat, view);
+  const text = matchEventWords(event, view, describeMove);
+  return text === null ? null : capitalised(text);
+}
+
+function matchEventWords(event, view, describeMove) {
+  const who = (seat) => seatInSentence(seat, view);
+  const yours = (seat) => view && view.you === seat;
   switch (event.type) {
     case "game.created":
       return `The game was created for ${(event.seats || []).length} seats; the seed's commitment was published.`;
@@ -182,12 +199,12 @@ export function describeMatchEvent(event, view, describeMove) {
     case "seal.forfeited":
       return `${who(event.seat)} forfeited a sealed choice${event.reason ? ` (${event.reason})` : ""}; a bot's choice stands in.`;
     case "turn.timed_out":
-      return `${who(event.seat)} ran out of time; a bot moved for it.`;
+      return `${who(event.seat)} ran out of time, so a bot acted instead.`;
     case "seat.resigned":
-      return `${who(event.seat)} resigned; a ${event.level || "random"} bot plays the seat from now on.`;
+      return `${who(event.seat)} resigned; a ${event.level || "random"} bot plays ${yours(event.seat) ? "your" : "the"} seat from now on.`;
     case "game.result_recorded": {
       const winners = event.winners || [];
-      return `Result recorded: ${winners.length ? seatsWords(winners, view) + (winners.length > 1 ? " share the win" : " won") : "no winner"}` +
+      return `Result recorded: ${winners.length ? listWords(winners.map(who)) + (winners.length > 1 ? " share the win" : " won") : "no winner"}` +
         (event.scores ? ` (scores ${event.scores.join(", ")}).` : ".");
     }
     case "game.aborted":

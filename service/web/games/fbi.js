@@ -1,9 +1,26 @@
 // FBI (Kramer & Rösner): the table drawn from a seat's (or a spectator's) view.
 // Interface (see the shell): renderTable(root, ctx), describeEvent(record, view), stylesheet.
 
-import { Moves, describeMatchEvent, genericEvent, h, listWords, seatName, seatTitle, section, signed, svg } from "./common.js";
+import { Moves, capitalised, describeMatchEvent, genericEvent, h, listWords, points, seatInSentence, seatName, seatTitle, section, signed, svg } from "./common.js";
 
 export const stylesheet = "games/fbi.css";
+
+/** The game in a few plain sentences (the lobby and the rules page show them). */
+export const howToPlay = [
+  "Villains and bystanders come onto the table in five colours. You arrest them with your agents and keep them in your slammer: a villain adds its value to your score, a bystander takes its value off.",
+  "Each turn, two new characters per player are placed face up. Then, starting with the holder of the handcuffs, each player may release one card from their slammer as a bid: the highest bid arrests first.",
+  "Everyone then picks two agents in secret (the 2× agent doubles the other one). In arrest order, and then back the other way, each player plays one of them: an agent takes the highest character of its colour on the table.",
+  "When the deck runs out, each colour's bonus card goes to the player with the highest total in that colour. The highest score wins.",
+];
+
+/** The creation options in words (the contract keeps the machine names). */
+export const options = {
+  variant: {
+    label: "Which character an agent arrests",
+    values: { base: "The highest of its colour", stacked: "The top of its colour's pile" },
+    help: "The base game: an agent takes the highest character of its colour on the table. Stacked piles: each colour forms a pile, and an agent takes the card placed on it last, whatever its value.",
+  },
+};
 
 const COLOURS = ["red", "yellow", "blue", "green", "black"];
 const BONUS = { red: 5, yellow: 4, blue: 3, green: 2, black: 1 };
@@ -49,15 +66,15 @@ function cardFace(card, extra = "") {
   );
 }
 
-/** An agent token: a round badge in its colour, "2x" for the double agent; `hidden` for a back. */
+/** An agent token: a badge in its colour with the colour's name, "2×" for the double agent;
+ * `hidden` for a back. */
 function agentChip(agent, label) {
   if (agent === null) {
     return h("span", { class: "fbi-agent hidden", role: "img", "aria-label": label || "a secret agent", title: label || "a secret agent" }, "?");
   }
   const words = label || agentWords(agent);
-  // The colour's initial too, so the agents read without colour vision (K for black).
-  const initial = agent === "2x" ? "2×" : agent === "black" ? "K" : agent[0].toUpperCase();
-  return h("span", { class: `fbi-agent a-${agent}`, role: "img", "aria-label": words, title: words }, initial);
+  // The colour's name too, so the agents read without colour vision.
+  return h("span", { class: `fbi-agent a-${agent}`, role: "img", "aria-label": words, title: words }, agent === "2x" ? "2×" : agent);
 }
 
 /** Which table card an agent of this colour would arrest now (HOUSE-RULES §1.6). */
@@ -156,7 +173,7 @@ function seatPanel(state, view, seat) {
       {},
       h("strong", {}, seatTitle(seat, view)),
       state.handcuffs_holder === seat ? h("span", { class: "fbi-cuffs", title: "holds the handcuffs", role: "img", "aria-label": "holds the handcuffs" }, handcuffs()) : null,
-      h("span", { class: "gt-score" }, `${state.scores[seat]} pts`),
+      h("span", { class: "gt-score" }, points(state.scores[seat])),
     ),
     agents.length || played.length
       ? h(
@@ -294,7 +311,12 @@ function moveWords(move) {
 
 export function describeEvent(record, view) {
   const event = (record && record.event) || {};
-  const who = (seat) => seatName(seat, view);
+  const text = eventWords(event, view);
+  return text === null ? describeMatchEvent(event, view, moveWords) || genericEvent(event) : capitalised(text);
+}
+
+function eventWords(event, view) {
+  const who = (seat) => seatInSentence(seat, view);
   switch (event.type) {
     case "fbi.game_started":
       return `An FBI game began with ${event.seats} seats${event.variant === "stacked" ? " (stacked piles)" : ""}.`;
@@ -304,7 +326,7 @@ export function describeEvent(record, view) {
     case "fbi.deck_shuffled":
       return `The character deck (${event.size} cards) was shuffled.`;
     case "fbi.turn_started":
-      return `Turn ${event.turn} began; ${who(event.handcuffs_holder)} ${who(event.handcuffs_holder) === "You" ? "hold" : "holds"} the handcuffs.`;
+      return `Turn ${event.turn} began; ${who(event.handcuffs_holder)} ${who(event.handcuffs_holder) === "you" ? "hold" : "holds"} the handcuffs.`;
     case "fbi.cards_placed":
       return `${(event.cards || []).length} characters were placed on the table: ${(event.cards || []).map(cardWords).join(", ")}.`;
     case "fbi.card_released":
@@ -324,6 +346,6 @@ export function describeEvent(record, view) {
       return `The deck ran out. Bonus cards: ${bonuses.length ? bonuses.join(", ") : "none awarded"}. Scores ${(event.scores || []).join(", ")}; ${listWords((event.winners || []).map(who))} won.`;
     }
     default:
-      return describeMatchEvent(event, view, moveWords) || genericEvent(event);
+      return null;
   }
 }

@@ -1,9 +1,43 @@
 // The Feds (Steve Finn): four locations with criminals, moles and fields of agents.
 // Interface (see the shell): renderTable(root, ctx), describeEvent(record, view), stylesheet.
 
-import { Moves, article, describeMatchEvent, genericEvent, h, listWords, possessive, seatName, seatTitle, section, svg } from "./common.js";
+import { Moves, article, capitalised, describeMatchEvent, genericEvent, h, listWords, points, possessive, seatInSentence, seatName, seatTitle, section, svg } from "./common.js";
 
 export const stylesheet = "games/feds.css";
+
+const CITY_NAMES = { chicago: "Chicago", detroit: "Detroit", "new-orleans": "New Orleans" };
+
+function cityName(city) {
+  return CITY_NAMES[city] || city;
+}
+
+/** The game in a few plain sentences (the lobby and the rules page show them). */
+export const howToPlay = [
+  "Four locations hold criminals in five colours. Over seven rounds you send agents to them; at the end the strongest players at each location take its criminals, which score by colour.",
+  "Each round everyone chooses, in secret, one agent card from their hand and a location for it. Then, starting with the holder of the badge, each agent goes in face down as that location's mole, and the mole it replaces turns face up and joins the location's agents.",
+  "Agents have a strength from 1 to 6. Three special agents also have a power, used once when they turn face up: Infiltrate (flip or look at another mole), Redeploy (move one of your agents) and Patrol (move, arrest or bring in one criminal). The city card decides the details. A location with seven or more agents is closed to new choices.",
+  "After the last round each location is busted: the strongest player there takes every criminal of one colour, then the next strongest, and so on. With two players, a neutral Officer plays along and takes criminals too.",
+];
+
+/** The house city card's description, from the rules data. */
+function cityHelp(city, rules) {
+  const cards = (rules && rules.rules && rules.rules.city_cards) || [];
+  const card = cards.find((c) => c.city === city);
+  return card ? card.description.replace(/^House city card\.\s*/, "") : "";
+}
+
+/** The creation options in words (the contract keeps the machine names). */
+export const options = {
+  city: {
+    label: "City card",
+    values: CITY_NAMES,
+    help: cityHelp,
+  },
+  sirens: {
+    label: "A siren token on every location",
+    help: "One siren token per location: when a location gets as many agents as its siren shows, the strongest there arrest a few criminals at once. New Orleans has sirens already, so it cannot take this too.",
+  },
+};
 
 const COLOURS = ["pink", "blue", "lime", "orange", "gray"];
 const LOCATION_NAMES = { club: "Club", docks: "Docks", motel: "Motel", warehouse: "Warehouse" };
@@ -22,6 +56,11 @@ function agentName(agent) {
 
 function ownerName(owner, view) {
   return owner === null || owner === undefined ? "the Officer" : seatName(owner, view);
+}
+
+/** An owner inside a sentence: "you" for the viewing seat. */
+function ownerInSentence(owner, view) {
+  return owner === null || owner === undefined ? "the Officer" : seatInSentence(owner, view);
 }
 
 function ownerClass(owner) {
@@ -50,17 +89,17 @@ function powerIcon(power) {
 /** An agent card: the owner's colour, its strength, its power's icon; `back` for a face-down mole. */
 function agentCard(agent, owner, view, extra = "") {
   if (!agent) {
-    const words = `a face-down mole of ${ownerName(owner, view)}`;
+    const words = `${possessive(owner, view)} face-down mole`;
     return h("span", { class: `feds-card back ${ownerClass(owner)} ${extra}`.trim(), role: "img", "aria-label": words, title: words }, h("span", { class: "feds-strength" }, "?"));
   }
   const power = agent.startsWith("plain-") ? null : agent;
-  const words = `${agentName(agent)} of ${ownerName(owner, view)}`;
+  const words = `${possessive(owner, view)} ${agentName(agent)}`;
   return h(
     "span",
     { class: `feds-card ${ownerClass(owner)} ${extra}`.trim(), role: "img", "aria-label": words, title: words },
     h("span", { class: "feds-strength" }, String(STRENGTH[agent] ?? "?")),
     power ? powerIcon(power) : null,
-    power ? h("span", { class: "feds-cardname" }, power) : null,
+    power ? h("span", { class: "feds-cardname" }, power[0].toUpperCase() + power.slice(1)) : null,
   );
 }
 
@@ -92,7 +131,7 @@ function token(kind, value, faceUp = true) {
 function statusLine(state, view) {
   const parts = [`Round ${Math.min(state.round, state.rounds)} of ${state.rounds}`, PHASES[state.phase] || state.phase];
   parts.push(`Badge: ${seatName(state.badge, view)}`);
-  parts.push(`City: ${state.city}${state.sirens && state.city !== "new-orleans" ? " + sirens" : ""}`);
+  parts.push(`City: ${cityName(state.city)}${state.sirens && state.city !== "new-orleans" ? " + sirens" : ""}`);
   return h("p", { class: "gt-status" }, parts.join(" · "));
 }
 
@@ -165,7 +204,7 @@ function playerPanel(state, view, player) {
       h("span", { class: `feds-swatch ${ownerClass(player.seat)}` }),
       h("strong", {}, seatTitle(player.seat, view)),
       state.badge === player.seat ? h("span", { class: "feds-badge", title: "holds the badge", role: "img", "aria-label": "holds the badge" }, "★ badge") : null,
-      player.score !== null && player.score !== undefined ? h("span", { class: "gt-score" }, `${player.score} pts`) : null,
+      player.score !== null && player.score !== undefined ? h("span", { class: "gt-score" }, points(player.score)) : null,
     ),
     h("div", { class: "feds-hand" }, h("span", { class: "gt-label" }, `Hand (${player.hand_size}): `), hand),
     player.chosen_location
@@ -250,7 +289,7 @@ function actions(state, view, moves) {
             { class: "gt-row feds-subrow" },
             agentCard(agent, view.you, view, "small"),
             h("span", {}, from ? `from ${place(from.location)} to` : "to"),
-            redeploys.filter((m) => m.agent === agent).map((m) => moves.button(m, `Redeploy ${agentName(agent)} to ${place(m.to_location)}`, place(m.to_location), "small")),
+            redeploys.filter((m) => m.agent === agent).map((m) => moves.button(m, `Move your ${agentName(agent)}${from ? ` from ${place(from.location)}` : ""} to ${place(m.to_location)}`, place(m.to_location), "small")),
           );
         }),
       ),
@@ -329,7 +368,8 @@ function actions(state, view, moves) {
         { class: "gt-row" },
         busts.map((m) => {
           const n = spot ? spot.criminals[m.colour] : 0;
-          return moves.button(m, `Arrest all ${n} ${m.colour} criminal${n === 1 ? "" : "s"}`, [criminal(m.colour, n), m.colour], "feds-bust");
+          const label = n === 1 ? `Arrest the one ${m.colour} criminal` : `Arrest all ${n} ${m.colour} criminals`;
+          return moves.button(m, label, [criminal(m.colour, n), m.colour], "feds-bust");
         }),
       ),
     );
@@ -396,17 +436,17 @@ function describeCommand(rules, move) {
 }
 
 export function describeEvent(record, view) {
-  const text = eventWords(record, view);
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
+  return capitalised(eventWords(record, view));
 }
 
 function eventWords(record, view) {
   const e = (record && record.event) || {};
-  const who = (seat) => seatName(seat, view);
-  const owner = (o) => ownerName(o, view);
+  const who = (seat) => seatInSentence(seat, view);
+  const owner = (o) => ownerInSentence(o, view);
+  const you = (seat) => seat !== null && seat !== undefined && view && view.you === seat;
   switch (e.type) {
     case "feds.game_set_up":
-      return `The Feds began (${e.seats} seats, city ${e.city}${e.sirens ? ", sirens on" : ""}): criminals were drawn onto the four locations; ${who(e.badge)} ${e.badge === (view && view.you) ? "hold" : "holds"} the badge.`;
+      return `The Feds began (${e.seats} seats, city card ${cityName(e.city)}${e.sirens ? ", sirens on" : ""}): criminals were drawn onto the four locations; ${who(e.badge)} ${e.badge === (view && view.you) ? "hold" : "holds"} the badge.`;
     case "feds.agent_chosen":
       return e.agent ? `${who(e.seat)} chose ${agentName(e.agent)} for ${place(e.location)}.` : `${who(e.seat)} chose an agent for ${place(e.location)}.`;
     case "feds.mole_flipped": {
@@ -438,7 +478,7 @@ function eventWords(record, view) {
     }
     case "feds.siren_sounded":
       return `The siren (${e.siren}) sounded at ${place(e.location)}: a mini-bust; ` +
-        (e.shares || []).map((sh) => `${owner(sh.owner)} takes ${sh.criminals}`).join(", ") + ".";
+        (e.shares || []).map((sh) => `${owner(sh.owner)} ${you(sh.owner) ? "take" : "takes"} ${sh.criminals}`).join(", ") + ".";
     case "feds.location_closed":
       return `${place(e.location)} closed (7 or more field agents).`;
     case "feds.location_reopened":
