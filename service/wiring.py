@@ -18,7 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.api.v1.answers import Answers
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.follow_ups import FollowUp, FollowUps, Notifiers
+from service.follow_ups.follow_ups import FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
 from service.live.feed import BLOCK_MS, LiveFeed
@@ -103,7 +103,6 @@ class Wiring(Stores):
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
-    follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
 
     def collaborators(self) -> dict[str, Any]:
         """Each object by its name, as handlers name them."""
@@ -124,11 +123,9 @@ async def _clients(settings: Settings, timeout: float) -> tuple[AnyRedis, AnyRed
 
 @asynccontextmanager
 async def open_wiring(
-    settings: Settings, background: bool = True, timeout: float = REQUEST_TIMEOUT_SECONDS
+    settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS
 ) -> AsyncIterator[Wiring]:
-    """``background``: follow-ups of an act run after its answer (the API); else before
-    the act returns (the workers: a job's follow-ups are done when the job ends).
-    ``timeout``: the Redis clients' command timeout (short on the request path)."""
+    """``timeout``: the Redis clients' command timeout (short on the request path)."""
     client, blocking = await _clients(settings, timeout)
     store = EventStore(client)
     live = LiveFeed(blocking, store)
@@ -136,9 +133,7 @@ async def open_wiring(
     jobs = JobQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
     follow_up = FollowUp(jobs, store, stores.deadlines, stores.activity, notifiers)
-    follow_ups = FollowUps(follow_up.follow_up) if background else None
-    on_change = follow_ups.submit if follow_ups is not None else follow_up.on_change
-    games = GameService(store, settings.game_cache_size, on_change, kept_record)
+    games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
     try:
@@ -157,13 +152,10 @@ async def open_wiring(
             game_list=GameList(store, stores.summaries, games),
             jobs=jobs,
             follow_up=follow_up,
-            sweep=Sweep(games, store, jobs, stores.deadlines, stores.activity),
+            sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
-            follow_ups=follow_ups,
         )
     finally:
-        if follow_ups is not None:
-            await follow_ups.close()
         await live.close()
         await blocking.aclose()
         store.close()

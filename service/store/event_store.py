@@ -35,6 +35,7 @@ from service.store.keys import (
     seat_tokens_key,
     summary_key,
 )
+from service.store.outbox import Outbox
 from service.store.scripts import Scripts
 
 _CREATE = """
@@ -54,8 +55,11 @@ for _ = 1, nmeta do
 end
 redis.call('SET', KEYS[2], ARGV[i])
 local now = ARGV[i + 1]
+-- The creation's outbox entry (service/store/outbox.py), with the events, in this step.
+local game = string.match(KEYS[3], '{(.-)}')
+redis.call('XADD', ARGV[i + 2], '*', 'g', game, 'f', 1, 'l', #ARGV - i - 2, 't', now, 's', '')
 local version = 0
-for j = i + 2, #ARGV do
+for j = i + 3, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[3], '0-' .. version, 'e', ARGV[j], 't', now)
 end
@@ -135,18 +139,24 @@ if version ~= expected then
 end
 local first = version + 1
 local now = ARGV[4]
-if #ARGV >= 10 then
+-- The change's outbox entry (service/store/outbox.py), in the same step as its events: the
+-- game, the versions appended, when, and who acted. First, so that a refused write (a key
+-- of another cluster node) leaves nothing written.
+local game = string.match(KEYS[1], '{(.-)}')
+local last = version + #ARGV - 11
+redis.call('XADD', ARGV[10], '*', 'g', game, 'f', first, 'l', last, 't', now, 's', ARGV[11])
+if #ARGV >= 12 then
   -- The first entry of the batch keeps the act that produced it (for verification) and, for
   -- an act without an idempotency key, the call's nonce and the batch's last version.
-  local head = {'e', ARGV[10], 't', now}
+  local head = {'e', ARGV[12], 't', now}
   if ARGV[5] ~= '' then head[#head + 1] = 'c'; head[#head + 1] = ARGV[5] end
   if nonce ~= '' then
-    head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. (version + #ARGV - 9)
+    head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. last
   end
   version = version + 1
   redis.call('XADD', KEYS[1], '0-' .. version, unpack(head))
 end
-for j = 11, #ARGV do
+for j = 13, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
 end
@@ -226,6 +236,7 @@ class Batch:
     fingerprint: str = ""
     grants: Mapping[int, str] | None = None
     summary: bytes = b""
+    seat: int | None = None  # who acted, for the outbox entry (None: nobody's seat)
 
 
 @dataclass(frozen=True)
@@ -276,6 +287,8 @@ class EventStore:
         self._create = scripts.script(_CREATE)
         self._append = scripts.script(_APPEND)
         self._catch_up = scripts.script(_CATCH_UP)
+        # Where each change's outbox entry goes (written by the scripts above).
+        self.outbox = Outbox(redis)
 
     def close(self) -> None:
         """Drop the scripts' shared connection (the client is closed by its owner)."""
@@ -288,7 +301,7 @@ class EventStore:
         args: list[Any] = [len(meta)]
         for name, value in meta.items():
             args += [name, value]
-        args += [seed.hex(), _now_ms(), *events]
+        args += [seed.hex(), _now_ms(), self.outbox.shard_of(game_id), *events]
         status, _ = await self._create(keys=[meta_key, seed_key, events_key], args=args)
         return _text(status) == "ok"
 
@@ -316,6 +329,8 @@ class EventStore:
                 granted,
                 batch.summary,
                 nonce,
+                self.outbox.shard_of(game_id),
+                "" if batch.seat is None else batch.seat,
                 *batch.events,
             ],
         )

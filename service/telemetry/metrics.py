@@ -81,6 +81,10 @@ FOLLOW_UP_FAILURES = Counter(
     "stakeout_follow_up_failures",
     "Follow-up work after an act (jobs, deadlines, webhooks) that failed and will be retried",
 )
+OUTBOX_FOLLOWED = Counter(
+    "stakeout_outbox_followed_total",
+    "Outbox entries followed up by this process's dispatcher",
+)
 
 
 def act_kind(act: object) -> str:
@@ -277,6 +281,7 @@ __all__ = [
     "HTTP_REQUESTS",
     "IDEMPOTENT_REPLAYS",
     "MOVES_APPLIED",
+    "OUTBOX_FOLLOWED",
     "STORE_REGRESSIONS",
     "QueueCollector",
     "act_kind",
