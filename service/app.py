@@ -109,7 +109,9 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_wiring(settings) as wiring:
             app.state.wiring = wiring
-            app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
+            app.state.queue_collector = QueueCollector(
+                queue_url(settings), QUEUES, settings.redis_url, settings.redis_cluster
+            )
             metrics_server: MetricsServer | None = None
             # One process per pod: it serves its own metrics port. Several (`stakeout run`,
             # multiprocess mode): the supervising process does.

@@ -30,7 +30,6 @@ QUEUES = (BOT_QUEUE, SCORING_QUEUE, WEBHOOK_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
 
 
-
 @dataclass(frozen=True)
 class JobRequest:
     queue: str

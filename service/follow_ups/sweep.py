@@ -46,25 +46,30 @@ class Sweep:
                     ended = await abandon.abandon(self.games, self.activity, game_id, idle_ms)
                     report.abandoned += ended
                 elif verdict == "record":
-                    await self._record(game_id, now_ms, report)
+                    report.abandoned += await self._unknown(game_id, now_ms, abandon_after_ms)
+                    report.loaded += 1
             after = ids[-1]
 
-    async def _record(self, game_id: str, now_ms: int, report: SweepReport) -> None:
-        """A game the activity index does not know yet (from before it): known from now."""
+    async def _unknown(self, game_id: str, now_ms: int, abandon_after_ms: int) -> bool:
+        """A game the activity index does not know (from before it): its last change is its
+        stream's, from which it is judged now and known from then on."""
         try:
             loaded = await self.games.load(game_id)
         except GameNotFound:
             await self.store.retire_game(game_id)
-            return
-        report.loaded += 1
+            return False
         if abandon.ended(loaded):
             await self.store.retire_game(game_id)
-        else:
-            await self.activity.record_change(loaded, Change(None, now_ms))
+            return False
+        idle_ms = now_ms - loaded.changed_ms
+        if abandon.verdict(loaded.changed_ms, now_ms, abandon_after_ms) == "abandon":
+            return await abandon.abandon(self.games, self.activity, game_id, idle_ms)
+        await self.activity.record_change(loaded, Change(None, loaded.changed_ms))
+        return False
 
 
 @dataclass
 class SweepReport:
     seen: int = 0  # active games
-    loaded: int = 0  # of them, loaded (unknown to the activity index)
+    loaded: int = 0  # of them, loaded: unknown to the activity index
     abandoned: int = 0

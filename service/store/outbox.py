@@ -168,22 +168,25 @@ class Outbox:
         await self.redis.xtrim(key, minid=_text(oldest), approximate=False)
 
     async def lag(self) -> list[ShardLag]:
-        """Each shard's backlog (one round trip a shard)."""
-        out = []
+        """Each shard's backlog, in one pipelined round trip."""
+        pipe = self.redis.pipeline(transaction=False)
         for shard in OUTBOX_SHARDS:
-            try:
-                groups: Any = await self.redis.xinfo_groups(outbox_key(shard))
-            except ResponseError:  # no shard yet: nothing was ever written to it
-                out.append(ShardLag(shard, 0, 0))
-                continue
-            group = next((g for g in groups if _text(g["name"]) == OUTBOX_GROUP), None)
-            if group is None:
-                length = int(await self.redis.xlen(outbox_key(shard)))
-                out.append(ShardLag(shard, length, 0))
-                continue
-            lag = group.get("lag")
-            out.append(ShardLag(shard, int(lag or 0), int(group["pending"])))
-        return out
+            pipe.xlen(outbox_key(shard))
+            pipe.xinfo_groups(outbox_key(shard))
+        replies = await pipe.execute(raise_on_error=False)
+        return [
+            _lag(shard, replies[2 * i], replies[2 * i + 1]) for i, shard in enumerate(OUTBOX_SHARDS)
+        ]
+
+
+def _lag(shard: str, length: Any, groups: Any) -> ShardLag:
+    """A shard's lag from its length and its groups (an error: no shard yet)."""
+    if isinstance(groups, Exception) or isinstance(length, Exception):
+        return ShardLag(shard, 0, 0)
+    group = next((g for g in groups if _text(g["name"]) == OUTBOX_GROUP), None)
+    if group is None:  # nobody reads it yet: all of it waits
+        return ShardLag(shard, int(length), 0)
+    return ShardLag(shard, int(group.get("lag") or 0), int(group["pending"]))
 
 
 def _text(value: Any) -> str:

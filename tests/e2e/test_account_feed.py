@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth
 
 
@@ -33,7 +34,15 @@ def _lines(
     return out
 
 
-def test_the_account_feed_follows_every_game_of_the_key(server_url: str) -> None:
+def test_the_account_feed_follows_every_game_of_the_key(server_url: str, redis_url: str) -> None:
+    games = start_worker(redis_url)  # its dispatcher writes the feed's entries
+    try:
+        _follow_every_game(server_url)
+    finally:
+        stop_worker(games)
+
+
+def _follow_every_game(server_url: str) -> None:
     with httpx.Client(base_url=server_url, timeout=30) as client:
         # Asking for a feed ticket starts recording this key's feed.
         first_ticket = client.post("/v1/feed/tickets", headers=auth(API_KEY))

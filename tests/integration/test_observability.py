@@ -178,11 +178,11 @@ def test_an_append_conflict_is_counted_and_retried(client: Any, settings: Settin
 
 
 def test_queue_depth_then_worker_job_latency_and_acts(
-    client: Any, request: pytest.FixtureRequest
+    client: Any, dispatcher: None, request: pytest.FixtureRequest
 ) -> None:
     # No worker yet: the bot job waits in its queue.
     game_id = create(client, "fbi", BOTS2)["id"]
-    # The bot job is enqueued just after the answer (follow-ups run off the request path).
+    # The bot job is enqueued by the dispatcher, just after the creation.
     samples, types = wait_for(
         lambda: (
             (found := scrape(client))
