@@ -14,9 +14,11 @@ acknowledges the batch. So:
 - **At least once, harmlessly.** An entry followed up but not yet acknowledged when its
   dispatcher died is followed up again; every effect is idempotent (job ids, notification
   ids, turn records).
-- **A follow-up that fails is retried in place** (the queue's Redis is down, say), with
-  backoff, and the shard waits: what comes after it stays in order. An entry of a game that
-  no longer exists is acknowledged and dropped.
+- **A follow-up that fails for want of a Redis is retried in place** (the queue's Redis is
+  down, say), with backoff, and the shard waits: what comes after it stays in order.
+- **One that fails otherwise** (a game that cannot be loaded, a bug) is tried `PARK_AFTER`
+  times, then parked: copied to the shard's ``parked`` stream with its error, logged and
+  counted, and the shard goes on. An entry of a game that no longer exists is dropped.
 """
 
 from __future__ import annotations
@@ -27,19 +29,25 @@ import logging
 import time
 from collections import OrderedDict
 
+from redis.exceptions import RedisError
+
 from service.follow_ups.follow_ups import FollowUp
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.records import Loaded
 from service.store.keys import OUTBOX_SHARDS
 from service.store.outbox import LEASE_MS, Outbox, OutboxEntry
-from service.telemetry.metrics import FOLLOW_UP_FAILURES, OUTBOX_FOLLOWED
+from service.telemetry.metrics import FOLLOW_UP_FAILURES, OUTBOX_FOLLOWED, OUTBOX_PARKED
 
 log = logging.getLogger("stakeout.dispatcher")
+
+# Failures that say a Redis did not answer: retried for as long as it takes.
+TRANSIENT = (RedisError, OSError)
 
 BATCH = 100
 BLOCK_MS = 1_000
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
+PARK_AFTER = 3
 TRIM_SECONDS = 5.0
 # The games' states as their last change followed up here left them (a follow-up folds
 # only the next change onto it).
@@ -126,8 +134,12 @@ class Dispatcher:
             except GameNotFound:
                 log.warning("outbox entry of a game that is gone: %s", entry.game_id)
                 return
-            except Exception:
+            except Exception as exc:
                 FOLLOW_UP_FAILURES.inc()
+                if not isinstance(exc, TRANSIENT) and attempt + 1 >= PARK_AFTER:
+                    log.error("outbox entry of game %s parked", entry.game_id, exc_info=True)
+                    await self._park(entry, exc)
+                    return
                 delay = RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)]
                 log.warning(
                     "follow-up of game %s v%d failed (attempt %d); retrying in %.2f s",
@@ -139,6 +151,16 @@ class Dispatcher:
                 )
                 attempt += 1
                 await asyncio.sleep(delay)
+
+    async def _park(self, entry: OutboxEntry, exc: Exception) -> None:
+        """Set the entry aside (the store answers: else it is retried like any failure)."""
+        while True:
+            try:
+                await self.outbox.park(entry, f"{type(exc).__name__}: {exc}")
+                OUTBOX_PARKED.inc()
+                return
+            except TRANSIENT:
+                await asyncio.sleep(RETRY_SECONDS[-1])
 
     async def _follow_up(self, entry: OutboxEntry) -> None:
         before = self._states.get(entry.game_id)

@@ -50,6 +50,8 @@ key                               type    holds                                 
                                           append: game, versions, time, seat); its
                                           consumer group ``follow-ups``
 ``outbox:{<shard>}:owner``        string  the dispatcher that holds the shard        lease
+``outbox:{<shard>}:parked``       stream  entries whose follow-up kept failing, with none
+                                          their error (an operator's)
 ================================  ======  =========================================  =======
 
 The outbox's shards have fixed hash tags (`OUTBOX_SHARDS`), chosen at evenly spaced hash
@@ -239,6 +241,10 @@ def outbox_key(shard: str) -> str:
 
 def outbox_owner_key(shard: str) -> str:
     return "outbox:{" + shard + "}:owner"
+
+
+def outbox_parked_key(shard: str) -> str:
+    return "outbox:{" + shard + "}:parked"
 
 
 # ---- per process ------------------------------------------------------------------------

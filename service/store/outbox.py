@@ -25,6 +25,10 @@ once (the follow-ups are idempotent).
 `LEASE_MS` at a time, renewed while it runs. A dispatcher that dies leaves its lease to
 expire; the next one takes the shard and its unacknowledged entries (``XAUTOCLAIM``).
 
+**Parked entries.** An entry whose follow-up keeps failing for another reason than a Redis
+away (a game that cannot be loaded) is set aside in ``outbox:{<shard>}:parked`` with its
+error, so the entries after it are not held up (service/follow_ups/dispatcher.py).
+
 **Trimming.** Entries acknowledged by the group are removed (``XTRIM MINID``) up to the
 oldest one still pending, so a shard holds only what is not followed up yet.
 """
@@ -41,7 +45,14 @@ from redis.crc import key_slot
 from redis.exceptions import ResponseError
 
 from service.store.clients import AnyRedis
-from service.store.keys import OUTBOX_GROUP, OUTBOX_SHARDS, events_key, outbox_key, outbox_owner_key
+from service.store.keys import (
+    OUTBOX_GROUP,
+    OUTBOX_SHARDS,
+    events_key,
+    outbox_key,
+    outbox_owner_key,
+    outbox_parked_key,
+)
 
 LEASE_MS = 5_000
 
@@ -144,6 +155,22 @@ class Outbox:
             taken += _entries(shard, entries)
             if start == "0-0" or not entries:
                 return taken
+
+    async def park(self, entry: OutboxEntry, error: str) -> None:
+        """Set ``entry`` aside in its shard's ``parked`` stream, with why (an operator's to
+        look at); it is acknowledged with its batch."""
+        await self.redis.xadd(
+            outbox_parked_key(entry.shard),
+            {
+                "g": entry.game_id,
+                "f": entry.first,
+                "l": entry.last,
+                "t": entry.at_ms,
+                "s": "" if entry.seat is None else entry.seat,
+                "entry": entry.entry_id,
+                "error": error[:1000],
+            },
+        )
 
     async def ack(self, shard: str, entry_ids: Sequence[str]) -> None:
         if entry_ids:

@@ -85,6 +85,10 @@ OUTBOX_FOLLOWED = Counter(
     "stakeout_outbox_followed_total",
     "Outbox entries followed up by this process's dispatcher",
 )
+OUTBOX_PARKED = Counter(
+    "stakeout_outbox_parked_total",
+    "Outbox entries this process's dispatcher set aside after their follow-up kept failing",
+)
 
 
 def act_kind(act: object) -> str:
@@ -341,6 +345,7 @@ __all__ = [
     "IDEMPOTENT_REPLAYS",
     "MOVES_APPLIED",
     "OUTBOX_FOLLOWED",
+    "OUTBOX_PARKED",
     "STORE_REGRESSIONS",
     "QueueCollector",
     "act_kind",
