@@ -13,6 +13,7 @@ act twice, no gap).
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import time
@@ -180,6 +181,70 @@ def test_apis_killed_right_after_their_answers_lose_no_notification(
         turns = {i for i in ids if "-awaited-" in i}
         assert turns == {i for i in fed_ids if "-awaited-" in i}
         assert len(turns) >= len(games)
+        for game_id in games:
+            _verify(own_redis, game_id)
+    finally:
+        receiver.close()
+
+
+def test_game_workers_killed_mid_batch_lose_no_follow_up_and_repeat_none(
+    own_redis: str, processes: Processes
+) -> None:
+    """The game worker (its dispatcher mid-batch, its bots mid-turn) SIGKILLed again and
+    again while bot games play: every game is played out and scored, every notification
+    delivered and fed once by id, no act stored twice."""
+    rng = random.Random(2929)
+    receiver = Receiver()
+    env = service_env(own_redis, STAKEOUT_WEBHOOK_ALLOW_PRIVATE="1")
+    api = processes.api(env)
+    processes.worker({**env, "STAKEOUT_WORKER_QUEUES": "webhooks"})
+    bots = [{"type": "bot", "level": "random"}] * 3
+    try:
+        with httpx.Client(base_url=api.base, timeout=30) as http:
+            hook = {"url": receiver.url, "events": KINDS}
+            assert http.post("/v1/webhooks", json=hook, headers=auth(API_KEY)).is_success
+            assert http.post("/v1/feed/tickets", headers=auth(API_KEY)).is_success
+            time.sleep(1.2)  # the API knows the webhook and the feed (cached 1 s)
+            games = [
+                http.post(
+                    "/v1/games", json={"game": "fbi", "seats": bots}, headers=auth(API_KEY)
+                ).json()["id"]
+                for _ in range(6)
+            ]
+            for _ in range(6):  # kill the game worker at seeded moments
+                worker = processes.worker(env)
+                time.sleep(rng.uniform(1.0, 2.5))
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
+            processes.worker(env)
+            hooked: set[str] = set()
+            fed: set[str] = set()
+            for game_id in games:
+                kinds = wait_for(
+                    lambda g=game_id: (
+                        k if "game.result_recorded" in (k := _kinds(http, api.base, g)) else None
+                    ),
+                    timeout=300,
+                )
+                assert kinds.count("game.result_recorded") == 1, game_id
+                hooks, feed = _expected(kinds, game_id)
+                hooked |= hooks
+                fed |= feed
+
+            def delivered() -> Counter[str] | None:
+                ids = Counter(json.loads(b)["id"] for _, b in receiver.requests)
+                return ids if hooked <= set(ids) else None
+
+            ids = wait_for(delivered, timeout=120)
+
+            def written() -> list[dict[str, Any]] | None:
+                notes = _feed_notes(own_redis)
+                return notes if fed <= {n["id"] for n in notes} else None
+
+            notes = wait_for(written, timeout=60)
+        assert all(count == 1 for count in ids.values()), ids.most_common(3)
+        fed_ids = Counter(n["id"] for n in notes)
+        assert all(count == 1 for count in fed_ids.values()), fed_ids.most_common(3)
         for game_id in games:
             _verify(own_redis, game_id)
     finally:
