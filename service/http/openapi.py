@@ -96,7 +96,7 @@ _PROBLEMS: dict[str, list[int]] = {
     "abortGame": [400, 401, 403, 404, 409, 422, 503],
     "listEvents": [400, 401, 403, 404],
     "getReplay": [400, 401, 403, 404, 409],
-    "getReplayView": [400, 401, 403, 404, 409],
+    "getReplayView": [400, 401, 403, 404, 409, 422],
     "streamEvents": [400, 401, 403, 404],
     "getRules": [400, 404],
     "listGames": [400],
@@ -322,14 +322,7 @@ def _describe_schemas(doc: dict[str, Any]) -> None:
         for field, prop in schema.get("properties", {}).items():
             if "description" not in prop and field in table:
                 prop["description"] = table[field]
-        name = key.rsplit("_", 1)[-1]
-        candidates = classes.get(name, [])
-        if len(candidates) > 1:  # two games define one name: the key holds the module path
-            candidates = [
-                c
-                for c in candidates
-                if key == c.__module__.removeprefix("domain.").replace(".", "_") + "_" + name
-            ] or candidates
+        candidates = _classes_of(key, classes)
         if "description" not in schema and candidates:
             text = _own_doc(candidates[0])
             if text:
@@ -346,6 +339,52 @@ def _describe_schemas(doc: dict[str, Any]) -> None:
             # default, so generated clients fill it in: ``HumanSeat()``, not
             # ``HumanSeat(type_="human")``.
             prop.setdefault("default", prop["const"])
+
+
+def _classes_of(key: str, classes: dict[str, list[type[msgspec.Struct]]]) -> list[type[Any]]:
+    """The Struct classes a component schema may be of."""
+    name = key.rsplit("_", 1)[-1]
+    candidates = classes.get(name, [])
+    if len(candidates) > 1:  # two games define one name: the key holds the module path
+        candidates = [
+            c
+            for c in candidates
+            if key == c.__module__.removeprefix("domain.").replace(".", "_") + "_" + name
+        ] or candidates
+    return list(candidates)
+
+
+# The limits of a string that msgspec enforces, as JSON Schema names them.
+_STRING_LIMITS = {"min_length": "minLength", "max_length": "maxLength", "pattern": "pattern"}
+
+
+def _optional_string_limits(doc: dict[str, Any]) -> None:
+    """The limits of an optional string field (``Annotated[str, Meta(max_length=40)] |
+    None``): msgspec enforces them, Litestar's document leaves them out of the ``oneOf``'s
+    string member. Every limit the server enforces is in the contract."""
+    classes = _struct_classes()
+    for key, schema in doc["components"]["schemas"].items():
+        candidates = _classes_of(key, classes)
+        if not candidates:
+            continue
+        info = msgspec.inspect.type_info(candidates[0])
+        for field in getattr(info, "fields", ()):
+            kind = field.type
+            if isinstance(kind, msgspec.inspect.Metadata):  # a description around it
+                kind = kind.type
+            options = getattr(kind, "types", ())
+            strings = [t for t in options if isinstance(t, msgspec.inspect.StrType)]
+            prop = schema.get("properties", {}).get(field.encode_name)
+            if len(strings) != 1 or prop is None:
+                continue
+            limits = {
+                json_name: getattr(strings[0], name)
+                for name, json_name in _STRING_LIMITS.items()
+                if getattr(strings[0], name) is not None
+            }
+            for member in prop.get("oneOf", []):
+                if member.get("type") == "string":
+                    member.update(limits)
 
 
 def _component_names(doc: dict[str, Any]) -> None:
@@ -677,6 +716,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     components = doc.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     _describe_schemas(doc)
+    _optional_string_limits(doc)
     _component_names(doc)
     schemas["Problem"] = _problem_schema()
     components["securitySchemes"] = copy.deepcopy(_SECURITY_SCHEMES)
