@@ -86,8 +86,8 @@ def _run(settings: Settings) -> None:
     embedded, settings = _embedded_unless_configured(settings)
     key_note = "from STAKEOUT_API_KEYS"
     if not settings.api_keys:
-        settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
-        key_note = "generated for this run"
+        key, key_note = _kept_api_key(settings.data_dir)
+        settings = replace(settings, api_keys=(key,))
     # The API processes and the workers read their settings from the environment.
     os.environ["REDIS_URL"] = settings.redis_url or ""
     os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
@@ -111,6 +111,19 @@ def _run(settings: Settings) -> None:
         if embedded is not None:
             embedded.stop()
         shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _kept_api_key(data_dir: Path) -> tuple[str, str]:
+    """The API key `stakeout run` made for this data folder (made now, the first time), and
+    what the banner says of it: a restart keeps it, so the games made with it stay listed."""
+    path = data_dir / "api-key"
+    if path.exists():
+        return path.read_text().strip(), f"kept in {path}"
+    key = f"sk_{secrets.token_urlsafe(24)}"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(key + "\n")
+    return key, f"made now and kept in {path}"
 
 
 def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | None, Settings]:

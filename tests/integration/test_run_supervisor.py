@@ -197,3 +197,37 @@ def _state(pid: int) -> str:
         return (Path(f"/proc/{pid}") / "status").read_text().split("State:", 1)[1].split("\n")[0]
     except OSError:
         return "zombie"
+
+
+def _banner_key(text: str) -> str:
+    found = re.search(r"API key:\s+(\S+)", text)
+    assert found is not None, text[-2000:]
+    return found.group(1)
+
+
+def test_run_keeps_its_api_key_in_the_data_folder_across_restarts(
+    processes: Processes, tmp_path: Path
+) -> None:
+    """With no STAKEOUT_API_KEYS, `stakeout run` makes a key the first time and keeps it in
+    its data folder: after a restart it prints the same key, and the games made with it are
+    still listed."""
+    port = free_port()
+    data = tmp_path / "data"
+    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data))
+    del env["REDIS_URL"]  # the embedded Valkey, in the data folder too
+    del env["STAKEOUT_API_KEYS"]
+    run, base, _ = _start_run(processes, env, port)
+    key = _banner_key(processes.log_of(run).read_text(errors="replace"))
+    created = httpx.post(
+        f"{base}/v1/games",
+        json={"game": "fbi", "seats": [{"type": "human"}] * 3},
+        headers=auth(key),
+        timeout=30,
+    )
+    assert created.status_code == 201, created.text
+    assert (data / "api-key").stat().st_mode & 0o777 == 0o600
+    processes.stop(run, signal.SIGINT)
+    again, base, _ = _start_run(processes, env, port)
+    assert _banner_key(processes.log_of(again).read_text(errors="replace")) == key
+    listed = httpx.get(f"{base}/v1/games", headers=auth(key), timeout=30).json()
+    assert [g["id"] for g in listed["games"]] == [created.json()["id"]]
