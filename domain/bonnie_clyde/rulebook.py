@@ -169,36 +169,34 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def rulebook() -> BonnieClydeRules:
-    deck = [
-        DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
-        for loc in cards.LOCATIONS
-    ]
-    deck += [
+RULEBOOK = BonnieClydeRules(
+    name=cards.GAME_NAME,
+    title=cards.GAME_TITLE,
+    summary=SUMMARY,
+    min_seats=cards.MIN_SEATS,
+    max_seats=cards.MAX_SEATS,
+    locations=[LocationRule(loc, cards.location_name(loc)) for loc in cards.LOCATIONS],
+    car_start=cards.CAR_START,
+    deck=[
+        *(
+            DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
+            for loc in cards.LOCATIONS
+        ),
         DeckEntry(card=cards.TED_HINTON, count=cards.TED_HINTON_COUNT),
         DeckEntry(card=cards.BONNIE, count=1),
         DeckEntry(card=cards.CLYDE, count=1),
-    ]
-    return BonnieClydeRules(
-        name=cards.GAME_NAME,
-        title=cards.GAME_TITLE,
-        summary=SUMMARY,
-        min_seats=cards.MIN_SEATS,
-        max_seats=cards.MAX_SEATS,
-        locations=[LocationRule(loc, cards.location_name(loc)) for loc in cards.LOCATIONS],
-        car_start=cards.CAR_START,
-        deck=deck,
-        deck_size=cards.DECK_SIZE,
-        hand_sizes=[HandSizeRule(seats, size) for seats, size in cards.HAND_SIZES.items()],
-        deck_cards_under_locations=cards.DECK_CARDS_UNDER_LOCATIONS,
-        meld_minimum=cards.MELD_MINIMUM,
-        layoff_minimum=cards.LAYOFF_MINIMUM,
-        ted_hinton_draw=cards.TED_HINTON_DRAW,
-        points_per_evidence=cards.POINTS_PER_EVIDENCE,
-        points_per_sideways_evidence=cards.POINTS_PER_SIDEWAYS_EVIDENCE,
-        points_per_fugitive=cards.POINTS_PER_FUGITIVE,
-        target_min=cards.TARGET_MIN,
-        target_max=cards.TARGET_MAX,
-        options=BonnieClydeOptions(),
-        commands=command_rules(COMMAND_TYPES),
-    )
+    ],
+    deck_size=cards.DECK_SIZE,
+    hand_sizes=[HandSizeRule(seats, size) for seats, size in cards.HAND_SIZES.items()],
+    deck_cards_under_locations=cards.DECK_CARDS_UNDER_LOCATIONS,
+    meld_minimum=cards.MELD_MINIMUM,
+    layoff_minimum=cards.LAYOFF_MINIMUM,
+    ted_hinton_draw=cards.TED_HINTON_DRAW,
+    points_per_evidence=cards.POINTS_PER_EVIDENCE,
+    points_per_sideways_evidence=cards.POINTS_PER_SIDEWAYS_EVIDENCE,
+    points_per_fugitive=cards.POINTS_PER_FUGITIVE,
+    target_min=cards.TARGET_MIN,
+    target_max=cards.TARGET_MAX,
+    options=BonnieClydeOptions(),
+    commands=command_rules(COMMAND_TYPES),
+)

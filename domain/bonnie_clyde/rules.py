@@ -40,7 +40,6 @@ from domain.bonnie_clyde.commands import (
     TedHintonLook,
     TedHintonSearchFiles,
 )
-from domain.bonnie_clyde.deal import deal_hand
 from domain.bonnie_clyde.events import (
     CardDiscarded,
     CardDrawn,
@@ -59,6 +58,7 @@ from domain.bonnie_clyde.events import (
 )
 from domain.bonnie_clyde.evolve import evolve
 from domain.bonnie_clyde.scoring import score_hand, sole_leader_at_target
+from domain.bonnie_clyde.setup import deal_hand
 from domain.bonnie_clyde.state import State, phase, step_id
 from domain.engine import Awaiting
 from domain.errors import IllegalMove
@@ -156,7 +156,16 @@ def _on_board(car: int, direction: str) -> bool:
 
 
 def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
+    """The events of ``command``, the automatic ones that follow included."""
     return COMMANDS.decide(state, seat, command, rng)
+
+
+def apply(state: State, seat: int, command: Command, rng: Rng) -> tuple[list[Event], State]:
+    """``decide``'s events, and the state they lead to (bots simulate with it)."""
+    events = decide(state, seat, command, rng)
+    for event in events:
+        state = evolve(state, event)
+    return events, state
 
 
 def _draw_from_case_file(

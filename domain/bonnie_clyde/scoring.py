@@ -60,7 +60,8 @@ def sole_leader_at_target(totals: list[int], target: int) -> int | None:
     return totals.index(best)
 
 
-def outcome(state: State | None) -> Outcome | None:
+def result(state: State | None) -> Outcome | None:
+    """The `Outcome` once the game is over, else None."""
     if state is None or not state.over:
         return None
     return ranking(state.totals)

@@ -152,7 +152,7 @@ class FbiRules(msgspec.Struct, frozen=True, tag="fbi", tag_field="game"):
     variants: Annotated[list[Variant], doc("The variants the variant option takes.")]
 
 
-RULES = FbiRules(
+RULEBOOK = FbiRules(
     name=GAME_NAME,
     title=GAME_TITLE,
     summary=DESCRIPTION,

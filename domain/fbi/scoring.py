@@ -57,17 +57,6 @@ def final_scores(slammers: Sequence[Sequence[int]]) -> list[int]:
     return scores(slammers, bonus_awards(slammers))
 
 
-def winners(totals: Sequence[int]) -> list[int]:
-    best = max(totals)
-    return [seat for seat, total in enumerate(totals) if total == best]
-
-
-def outcome(totals: Sequence[int]) -> Outcome:
-    """Highest score wins; equal scores share the win and the place."""
-    places = [1 + sum(other > total for other in totals) for total in totals]
-    return Outcome(scores=list(totals), winners=winners(totals), places=places)
-
-
 def result(state: FbiState | None) -> Outcome | None:
     """Highest score wins; equal scores share the win and the place."""
     if state is None or state.phase != "over":

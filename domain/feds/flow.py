@@ -49,7 +49,7 @@ from domain.feds.events import (
     UtilityTokenWon,
 )
 from domain.feds.evolve import evolve
-from domain.feds.scoring import outcome
+from domain.feds.scoring import standing
 from domain.feds.state import FedsState, Mole
 from domain.kit import settle
 
@@ -205,8 +205,8 @@ def _bust(state: FedsState) -> list[Any]:
         ]
     index = state.bust_location + 1
     if index == len(LOCATIONS):
-        result = outcome(state)
-        return [GameEnded(scores=result.scores, places=result.places)]
+        final = standing(state)
+        return [GameEnded(scores=final.scores, places=final.places)]
     spot = state.locations[index]
     if spot.mole is not None:
         return flip_events(state, index, "bust")

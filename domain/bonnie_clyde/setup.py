@@ -1,4 +1,5 @@
-"""The shuffle and deal of one hand (HOUSE-RULES §3 "Each hand"), recorded as an event."""
+"""The opening events, and the shuffle and deal every hand starts with (HOUSE-RULES §3
+"Each hand"), recorded as an event."""
 
 from __future__ import annotations
 
