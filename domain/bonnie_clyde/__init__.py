@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from domain.bonnie_clyde import bots, rules, scoring, setup, views
 from domain.bonnie_clyde.cards import GAME_NAME, GAME_TITLE, MAX_SEATS, MIN_SEATS
-from domain.bonnie_clyde.commands import COMMAND_TYPES, Command
-from domain.bonnie_clyde.events import EVENT_TYPES, Event
+from domain.bonnie_clyde.commands import COMMAND_TYPES, BonnieClydeCommand
+from domain.bonnie_clyde.events import EVENT_TYPES, BonnieClydeEvent
 from domain.bonnie_clyde.evolve import evolve
 from domain.bonnie_clyde.options import BonnieClydeOptions
 from domain.bonnie_clyde.rulebook import HOUSE_RULES, RULEBOOK
-from domain.bonnie_clyde.state import State
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.bonnie_clyde.views import BonnieClydeView
 from domain.engine import Game
 from domain.kit import Assembled
 
-GAME: Game[State, Command, Event, BonnieClydeView] = Assembled(
+GAME: Game[BonnieClydeState, BonnieClydeCommand, BonnieClydeEvent, BonnieClydeView] = Assembled(
     name=GAME_NAME,
     title=GAME_TITLE,
     min_seats=MIN_SEATS,

@@ -16,12 +16,12 @@ from collections.abc import Sequence
 
 from domain.bonnie_clyde import greedy, rules
 from domain.bonnie_clyde.cards import card_order
-from domain.bonnie_clyde.commands import Command, Discard, LayOff, Meld, TedHintonLook
+from domain.bonnie_clyde.commands import BonnieClydeCommand, Discard, LayOff, Meld, TedHintonLook
 from domain.bonnie_clyde.determinize import determinize
 from domain.bonnie_clyde.events import HandEnding
 from domain.bonnie_clyde.greedy import card_value, perspective_of_state
 from domain.bonnie_clyde.scoring import score_hand
-from domain.bonnie_clyde.state import State
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.bonnie_clyde.views import BonnieClydeView
 from domain.kit import Bots, Search
 from domain.rng import Rng
@@ -35,7 +35,9 @@ DEVIATION_MARGIN = 1.0
 MAX_SIMULATED_DECISIONS = 1500
 
 
-def candidates(view: BonnieClydeView, legal: Sequence[Command]) -> list[Command]:
+def candidates(
+    view: BonnieClydeView, legal: Sequence[BonnieClydeCommand]
+) -> list[BonnieClydeCommand]:
     """The greedy choice first, then the most plausible alternatives: every meld and
     layoff at its largest size and one card at a time, each Ted Hinton choice (looks
     only where this seat has not looked), and the discards the greedy player values
@@ -43,7 +45,7 @@ def candidates(view: BonnieClydeView, legal: Sequence[Command]) -> list[Command]
     p = greedy.perspective_of_view(view)
     first = greedy.best_move(p, legal)
     largest: dict[tuple[bool, int], Meld | LayOff] = {}
-    others: list[Command] = []
+    others: list[BonnieClydeCommand] = []
     discards: list[Discard] = []
     for move in legal:
         if move == first:
@@ -67,7 +69,7 @@ def candidates(view: BonnieClydeView, legal: Sequence[Command]) -> list[Command]
     return [first, *unique[: MAX_CANDIDATES - 1]]
 
 
-def playout(world: State, seat: int, move: Command, rng: Rng) -> float:
+def playout(world: BonnieClydeState, seat: int, move: BonnieClydeCommand, rng: Rng) -> float:
     """Play ``move`` then greedy play to the end of the hand; ``seat``'s resulting margin."""
     me = seat
     state = world
@@ -82,7 +84,7 @@ def playout(world: State, seat: int, move: Command, rng: Rng) -> float:
     return 0.0
 
 
-EXPERT = Search[BonnieClydeView, Command, State](
+EXPERT = Search[BonnieClydeView, BonnieClydeCommand, BonnieClydeState](
     candidates=candidates,
     determinize=determinize,
     playout=playout,
@@ -92,4 +94,4 @@ EXPERT = Search[BonnieClydeView, Command, State](
     keep_first_by=DEVIATION_MARGIN,
 )
 
-BOTS = Bots[BonnieClydeView, Command](greedy=greedy.choose, expert=EXPERT)
+BOTS = Bots[BonnieClydeView, BonnieClydeCommand](greedy=greedy.choose, expert=EXPERT)

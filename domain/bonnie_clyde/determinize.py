@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections import Counter
 
 from domain.bonnie_clyde.cards import EVIDENCE, FUGITIVES, TED_HINTON, Card, card_order, full_deck
-from domain.bonnie_clyde.state import State
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.bonnie_clyde.views import BonnieClydeView
 from domain.rng import Rng
 
 
-def determinize(view: BonnieClydeView, rng: Rng) -> State:
+def determinize(view: BonnieClydeView, rng: Rng) -> BonnieClydeState:
     """A full state that agrees with everything ``view`` shows, hidden cards sampled.
 
     The unseen cards are shuffled once into a pool, the blind locations once; then the
@@ -46,7 +46,7 @@ def determinize(view: BonnieClydeView, rng: Rng) -> State:
     assert len(case_file) == view.case_file_size, "the view does not add up to the deck"
     memory: list[list[Card | None]] = [[None] * len(view.locations) for _ in view.tables]
     memory[me] = [loc.seen_card for loc in view.locations]
-    return State(
+    return BonnieClydeState(
         seats=view.seats,
         target=view.target,
         totals=list(view.totals),

@@ -220,7 +220,7 @@ class GameEnded(msgspec.Struct, frozen=True, tag="bc.game_ended", tag_field="typ
     totals: Annotated[list[int], doc("Each seat's final total, by seat.")]
 
 
-Event = (
+BonnieClydeEvent = (
     GameStarted
     | HandDealt
     | CardDrawn

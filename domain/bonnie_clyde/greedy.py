@@ -21,7 +21,7 @@ from domain.bonnie_clyde.cards import (
     card_order,
 )
 from domain.bonnie_clyde.commands import (
-    Command,
+    BonnieClydeCommand,
     Discard,
     DrawFromCaseFile,
     DrawFromFiles,
@@ -34,7 +34,7 @@ from domain.bonnie_clyde.commands import (
     TedHintonDrawTwo,
     TedHintonSearchFiles,
 )
-from domain.bonnie_clyde.state import Phase, State, phase
+from domain.bonnie_clyde.state import BonnieClydeState, Phase, phase
 from domain.bonnie_clyde.views import BonnieClydeView
 
 
@@ -73,7 +73,7 @@ def perspective_of_view(view: BonnieClydeView) -> Perspective:
     )
 
 
-def perspective_of_state(state: State, seat: int) -> Perspective:
+def perspective_of_state(state: BonnieClydeState, seat: int) -> Perspective:
     in_front: Counter[int] = Counter()
     melded: set[int] = set()
     for table in state.tables:
@@ -148,18 +148,20 @@ def _car_target(p: Perspective) -> int:
     return LAST_LOCATION  # the bonus for going out is the car's position
 
 
-def choose(view: BonnieClydeView, legal: Sequence[Command]) -> Command:
+def choose(view: BonnieClydeView, legal: Sequence[BonnieClydeCommand]) -> BonnieClydeCommand:
     """The greedy bot's move, from what the seat's view shows."""
     return best_move(perspective_of_view(view), legal)
 
 
-def best_move(p: Perspective, legal: Sequence[Command]) -> Command:
+def best_move(p: Perspective, legal: Sequence[BonnieClydeCommand]) -> BonnieClydeCommand:
     """The greedy move of ``legal`` for a seat that knows ``p``."""
     first = legal[0]
     if len(legal) == 1:
         return first
     if p.phase == "draw":
-        chosen: Command = DrawFromFiles() if _playable_now(p, p.files_top) else DrawFromCaseFile()
+        chosen: BonnieClydeCommand = (
+            DrawFromFiles() if _playable_now(p, p.files_top) else DrawFromCaseFile()
+        )
         return chosen if chosen in legal else first
     if p.phase == "search_files":
         takes = [m for m in legal if isinstance(m, TakeFromFiles)]
@@ -175,12 +177,12 @@ def best_move(p: Perspective, legal: Sequence[Command]) -> Command:
     return _greedy_play(p, legal)
 
 
-def _greedy_play(p: Perspective, legal: Sequence[Command]) -> Command:
+def _greedy_play(p: Perspective, legal: Sequence[BonnieClydeCommand]) -> BonnieClydeCommand:
     if len(p.hand) == 1:
         # The last card: going out earns the car bonus and ends the hand now, even when
         # it is a Ted Hinton that could still draw or search (HOUSE-RULES §3).
         return next(m for m in legal if isinstance(m, Discard))
-    best: Command | None = None
+    best: BonnieClydeCommand | None = None
     best_points = 0.0
     for move in legal:
         if isinstance(move, Meld | LayOff):

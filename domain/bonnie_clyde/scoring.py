@@ -10,12 +10,12 @@ from domain.bonnie_clyde.cards import (
     POINTS_PER_SIDEWAYS_EVIDENCE,
 )
 from domain.bonnie_clyde.events import HandEnding, HandScored
-from domain.bonnie_clyde.state import State
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.engine import Outcome
 from domain.kit import ranking
 
 
-def table_points(state: State, seat: int) -> int:
+def table_points(state: BonnieClydeState, seat: int) -> int:
     """What is in front of ``seat``: 2 per evidence card, 4 if sideways, 10 per fugitive."""
     points = 0
     for played in state.tables[seat]:
@@ -24,7 +24,7 @@ def table_points(state: State, seat: int) -> int:
     return points + POINTS_PER_FUGITIVE * len(state.fugitives[seat])
 
 
-def score_hand(state: State, ending: HandEnding, ended_by_seat: int) -> HandScored:
+def score_hand(state: BonnieClydeState, ending: HandEnding, ended_by_seat: int) -> HandScored:
     """Cards left in hands count nothing. Only a player who went out earns the car's
     position as a bonus. The player who ended the hand, by going out or by drawing the
     Case File's last card, shuts every other player out (they score 0 for the hand) when
@@ -60,7 +60,7 @@ def sole_leader_at_target(totals: list[int], target: int) -> int | None:
     return totals.index(best)
 
 
-def result(state: State | None) -> Outcome | None:
+def result(state: BonnieClydeState | None) -> Outcome | None:
     """The `Outcome` once the game is over, else None."""
     if state is None or not state.over:
         return None

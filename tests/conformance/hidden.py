@@ -25,7 +25,7 @@ from msgspec.structs import replace
 
 from domain.bonnie_clyde import events as bc_events
 from domain.bonnie_clyde.cards import full_deck
-from domain.bonnie_clyde.state import State as BcState
+from domain.bonnie_clyde.state import BonnieClydeState as BcState
 from domain.fbi import events as fbi_events
 from domain.fbi.cards import AGENTS, card
 from domain.fbi.evolve import agents_in_play
