@@ -37,7 +37,7 @@ import msgspec
 
 from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
-from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
+from domain.errors import GameOver, IllegalMove, NotYourTurn, RedactedEvent, WrongPhase
 from domain.rng import Rng
 
 S = TypeVar("S")
@@ -46,10 +46,6 @@ C = TypeVar("C")
 V = TypeVar("V")
 V_contra = TypeVar("V_contra", contravariant=True)
 T = TypeVar("T")
-
-
-class RedactedEvent(ValueError):
-    """A redacted event (a view of one) cannot be folded into the true state."""
 
 
 def unredacted(value: T | None, what: str) -> T:

@@ -21,13 +21,12 @@ from typing import Any
 import msgspec
 
 from domain import registry
-from domain.errors import DomainError
+from domain.errors import DomainError, VerificationError
 from domain.match import Act, GameCreated, Match, MatchEngine, event_union
 from domain.rng import seed_commitment
 
-
-class VerificationError(Exception):
-    """The replay does not prove a fair game; the message says where and why."""
+# VerificationError lives with the domain's other errors; it is what `verify` raises.
+__all__ = ["ReplayDocument", "ReplayRecord", "VerificationError", "Verified", "verify"]
 
 
 class ReplayRecord(msgspec.Struct, frozen=True):
