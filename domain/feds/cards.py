@@ -36,7 +36,6 @@ Colour = Literal["pink", "blue", "lime", "orange", "gray"]
 COLOURS: tuple[Colour, ...] = ("pink", "blue", "lime", "orange", "gray")
 #: Gray criminals are wild at scoring: each one counts as one of these colours.
 SCORED_COLOURS: tuple[Colour, ...] = ("pink", "blue", "lime", "orange")
-WILD_COLOUR: Colour = "gray"
 
 
 class Criminals(msgspec.Struct, frozen=True, kw_only=True):
