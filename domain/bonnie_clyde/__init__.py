@@ -1,4 +1,7 @@
-"""Bonnie and Clyde (Mystery Rummy, Mike Fitzgerald), 2–4 players: HOUSE-RULES §3."""
+"""Bonnie and Clyde (Mystery Rummy, Mike Fitzgerald), 2–4 players.
+
+Its rules and house rules: docs/house-rules.md#bonnie_clyde.
+"""
 
 from __future__ import annotations
 

@@ -180,7 +180,8 @@ def best_move(p: Perspective, legal: Sequence[BonnieClydeCommand]) -> BonnieClyd
 def _greedy_play(p: Perspective, legal: Sequence[BonnieClydeCommand]) -> BonnieClydeCommand:
     if len(p.hand) == 1:
         # The last card: going out earns the car bonus and ends the hand now, even when
-        # it is a Ted Hinton that could still draw or search (HOUSE-RULES §3).
+        # it is a Ted Hinton that could still draw or search
+        # (docs/house-rules.md#bonnie_clyde-hand-never-empty).
         return next(m for m in legal if isinstance(m, Discard))
     best: BonnieClydeCommand | None = None
     best_points = 0.0

@@ -1,5 +1,6 @@
 """The rules data published by ``GET /v1/rules/bonnie_clyde`` (all of it from `cards`),
-and the house rules the game plays by (HOUSE-RULES §3, in plain words for clients)."""
+and the house rules the game plays by, in plain words for clients (docs/house-rules.md
+lists them: docs/house-rules.md#bonnie_clyde)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ def _locations_text() -> str:
     )
 
 
-#: What the rulebook leaves open, decided once (HOUSE-RULES §3); served with the rules.
+#: What the rulebook leaves open, decided once (docs/house-rules.md#bonnie_clyde); served
+#: with the rules.
 HOUSE_RULES: tuple[HouseRule, ...] = (
     HouseRule("board", "Board", _locations_text()),
     HouseRule(

@@ -1,4 +1,4 @@
-"""Who acts, what they may do, and what their commands cause (HOUSE-RULES §3).
+"""Who acts, what they may do, and what their commands cause (docs/house-rules.md#bonnie_clyde).
 
 A turn is: draw (Case File or FBI Files) → plays (at most one Ted Hinton, any melds and
 layoffs, each with its follow-ups) → one discard, which ends the turn. The follow-ups of
@@ -104,8 +104,9 @@ def legal(state: BonnieClydeState, seat: int) -> list[BonnieClydeCommand]:
 def _plays(state: BonnieClydeState, seat: int) -> list[BonnieClydeCommand]:
     hand = state.hands[seat]
     counts = Counter(hand)
-    # A play may never leave the hand empty before the discard (HOUSE-RULES §3), judged
-    # on what the play leaves: a meld or layoff keeps at least one card.
+    # A play may never leave the hand empty before the discard, judged on what the play
+    # leaves: a meld or layoff keeps at least one card
+    # (docs/house-rules.md#bonnie_clyde-hand-never-empty).
     spare = len(hand) - 1
     moves: list[BonnieClydeCommand] = []
     if _may_play_ted_hinton(state, hand):
@@ -135,7 +136,7 @@ def _may_play_ted_hinton(state: BonnieClydeState, hand: list[Card]) -> bool:
 
 def _look_keeps_a_card(hand: list[Card]) -> bool:
     """A look may leave the card under the location, so the Ted Hinton played for it
-    must not be the last card in hand (HOUSE-RULES §3)."""
+    must not be the last card in hand (docs/house-rules.md#bonnie_clyde-hand-never-empty)."""
     return len(hand) >= 2
 
 
@@ -367,7 +368,7 @@ def _discard(
 def _after_discard(state: BonnieClydeState, seat: int, rng: Rng) -> list[BonnieClydeEvent]:
     """End of the hand, and of the game or the next deal. Discarding the last card goes
     out even when the Case File ran out on the same turn, so the car bonus applies
-    (HOUSE-RULES §3, "Hand score")."""
+    (docs/house-rules.md#bonnie_clyde-car-bonus)."""
     went_out = len(state.hands[seat]) == 1
     if not went_out and state.case_file:
         return []

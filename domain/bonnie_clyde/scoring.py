@@ -1,4 +1,5 @@
-"""Hand and game scoring (HOUSE-RULES §3 "Hand score" and "Game")."""
+"""Hand and game scoring (docs/house-rules.md#bonnie_clyde-car-bonus,
+docs/house-rules.md#bonnie_clyde-shut-out, docs/house-rules.md#bonnie_clyde-tie-at-the-target)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def score_hand(state: BonnieClydeState, ending: HandEnding, ended_by_seat: int) 
     """Cards left in hands count nothing. Only a player who went out earns the car's
     position as a bonus. The player who ended the hand, by going out or by drawing the
     Case File's last card, shuts every other player out (they score 0 for the hand) when
-    both Bonnie and Clyde are in front of them (HOUSE-RULES §3, "Hand score": rulebook,
-    "if you ended the hand and you have both Bonnie and Clyde")."""
+    both Bonnie and Clyde are in front of them (rulebook: "if you ended the hand and you
+    have both Bonnie and Clyde"; docs/house-rules.md#bonnie_clyde-shut-out)."""
     scores = [table_points(state, seat) for seat in range(state.seats)]
     bonus = 0
     if ending == "went_out":
@@ -52,8 +53,9 @@ def score_hand(state: BonnieClydeState, ending: HandEnding, ended_by_seat: int) 
 
 
 def sole_leader_at_target(totals: list[int], target: int) -> int | None:
-    """The winner once a hand is over, if any. Decided (HOUSE-RULES §3): when several
-    share the highest total at or above the target, another hand is played."""
+    """The winner once a hand is over, if any. Decided: when several share the highest
+    total at or above the target, another hand is played
+    (docs/house-rules.md#bonnie_clyde-tie-at-the-target)."""
     best = max(totals)
     if best < target or totals.count(best) > 1:
         return None

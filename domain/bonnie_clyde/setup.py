@@ -1,5 +1,5 @@
-"""The opening events, and the shuffle and deal every hand starts with (HOUSE-RULES §3
-"Each hand"), recorded as an event."""
+"""The opening events, and the shuffle and deal every hand starts with, recorded as an
+event (docs/house-rules.md#bonnie_clyde-first-dealer)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""FBI (Wolfgang Kramer & Horst-Rainer Rösner), 2–5 players: HOUSE-RULES §1."""
+"""FBI (Wolfgang Kramer & Horst-Rainer Rösner), 2–5 players.
+
+Its rules and house rules: docs/house-rules.md#fbi.
+"""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """What a seat knows, as a state: the view turned back into an `FbiState`.
 
 The hidden information in FBI is the deck order and the agents the other seats hold (kept
-in hand until played, HOUSE-RULES §1.6). `state_from_view` rebuilds a state from a view
-with a given deck and agents; `determinize` samples both from what the view allows, for
-the expert's playouts.
+in hand until played, docs/house-rules.md#fbi-secret-agents). `state_from_view` rebuilds a
+state from a view with a given deck and agents; `determinize` samples both from what the
+view allows, for the expert's playouts.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The rules of FBI: pending, legal and decide (HOUSE-RULES §1); the fold is `evolve`.
+"""The rules of FBI: pending, legal and decide (docs/house-rules.md#fbi); the fold is `evolve`.
 
 ``decide`` returns the events of a command followed by every automatic event it triggers
 (the end of the turn, the next handcuffs holder and placement, releases skipped for empty
@@ -64,7 +64,7 @@ def _next_automatic(state: FbiState) -> FbiEvent | None:
     if state.phase == "between_turns":
         if state.turn > 0 and not state.deck:
             # The game ends after the turn in which the last deck card was placed; cards
-            # still on the table are ignored (HOUSE-RULES §1, "End").
+            # still on the table are ignored (docs/house-rules.md#fbi-end).
             awards = scoring.bonus_awards(state.slammers)
             totals = scoring.scores(state.slammers, awards)
             return GameEnded(bonuses=awards, scores=totals, winners=ranking(totals).winners)
@@ -82,7 +82,8 @@ def _next_automatic(state: FbiState) -> FbiEvent | None:
             )
         seat = current_releaser(state)
         if not state.slammers[seat]:
-            # HOUSE-RULES §1.3: a player with an empty slammer releases none; no move needed.
+            # A player with an empty slammer releases none, without a move
+            # (docs/house-rules.md#fbi-release).
             return NothingReleased(seat=seat, automatic=True)
     return None
 

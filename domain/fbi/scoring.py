@@ -1,4 +1,5 @@
-"""Bonus cards and final scores (HOUSE-RULES §1, "Bonus cards, decided" and "Score")."""
+"""Bonus cards and final scores (docs/house-rules.md#fbi-bonus-cards and
+docs/house-rules.md#fbi-score-ties)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,18 @@
-"""The Feds (Steve Finn) with the house rules of HOUSE-RULES §2, behind the `Game` protocol.
+"""The Feds (Steve Finn) with its house rules (docs/house-rules.md#feds), behind the `Game`
+protocol.
 
-The city cards are the project's *house city cards* (HOUSE-RULES §2), not the printed ones.
+The city cards are the project's *house city cards* (docs/house-rules.md#feds-house-data),
+not the printed ones.
 Modules: `cards` (all rules data), `options`, `commands`, `events`, `state`, `setup`,
 `evolve` (the fold), `flow` (automatic steps), `rules` (pending/legal/decide), `arrests`
 (strength order), `scoring`, `views` (view/redact), `rulebook` (the published rules document),
 `greedy` (with `projection`), `determinize` and `bots` (the bot levels).
 
-House rules: HOUSE-RULES §2 writes out what the rulebook leaves open, the mini-bust
-decisions (the Officer takes part like a player, strength counts field cards only,
-locations are checked top to bottom, a utility token the Officer wins leaves the game) and
-the Redeploy siren swap on new-orleans included. `rulebook.HOUSE_RULES` states each one,
-and the finer decisions §2 leaves to the code, in plain words; the rules endpoint serves
-them, so keep it in step with the code and with HOUSE-RULES.
+House rules: what the rulebook leaves open, the mini-bust decisions (the Officer takes part
+like a player, strength counts field cards only, locations are checked top to bottom, a
+utility token the Officer wins leaves the game) and the Redeploy siren swap on new-orleans
+included, each stated in plain words in `rulebook.HOUSE_RULES`; the rules endpoint serves
+them and docs/house-rules.md lists them, so keep them in step with the code.
 """
 
 from __future__ import annotations

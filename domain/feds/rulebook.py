@@ -1,6 +1,6 @@
 """The rules data published by ``GET /v1/rules/feds`` (all numbers come from `cards`), and
-the house rules the game plays by (HOUSE-RULES §2 and the decisions it leaves to the code,
-in plain words for clients)."""
+the house rules the game plays by, in plain words for clients (docs/house-rules.md lists
+them: docs/house-rules.md#feds)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,8 @@ class ScoreTable(msgspec.Struct, frozen=True):
     orange: Annotated[list[int], doc("Points for 1, 2, 3, … orange criminals.")]
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#feds.
 class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
     """The Feds' rules data: the numbers its rules use (HOUSE-RULES §2 decides them)."""
 
@@ -108,8 +110,8 @@ SUMMARY = (
 )
 
 
-#: The house rules (HOUSE-RULES §2, then the decisions it leaves open, taken in the code);
-#: served with the rules. The numbers themselves are in the rules data beside them.
+#: The house rules (docs/house-rules.md#feds), served with the rules. The numbers
+#: themselves are in the rules data beside them.
 HOUSE_RULES: tuple[HouseRule, ...] = (
     HouseRule(
         "house-data",

@@ -1,4 +1,4 @@
-"""Bonnie and Clyde rules, one fixed deal per rule (HOUSE-RULES §3)."""
+"""Bonnie and Clyde rules, one fixed deal per rule (docs/house-rules.md#bonnie_clyde)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""What each seat may see of Bonnie and Clyde: views and redacted events (HOUSE-RULES §3)."""
+"""What each seat may see of Bonnie and Clyde: views and redacted events
+(docs/house-rules.md#bonnie_clyde)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FBI rules, scenario by scenario (HOUSE-RULES §1), with fixed deals."""
+"""FBI rules, scenario by scenario (docs/house-rules.md#fbi), with fixed deals."""
 
 from __future__ import annotations
 
