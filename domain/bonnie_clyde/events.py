@@ -24,6 +24,8 @@ class GameStarted(msgspec.Struct, frozen=True, tag="bc.game_started", tag_field=
     target: Annotated[int, doc("The total that ends the game (see the options).")]
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#bonnie_clyde-first-dealer.
 class HandDealt(msgspec.Struct, frozen=True, tag="bc.hand_dealt", tag_field="type"):
     """A fresh shuffle and deal (HOUSE-RULES §3 "Each hand").
 
@@ -220,7 +222,7 @@ class GameEnded(msgspec.Struct, frozen=True, tag="bc.game_ended", tag_field="typ
     totals: Annotated[list[int], doc("Each seat's final total, by seat.")]
 
 
-Event = (
+BonnieClydeEvent = (
     GameStarted
     | HandDealt
     | CardDrawn

@@ -62,6 +62,8 @@ class CardReleased(msgspec.Struct, frozen=True, tag="fbi.card_released", tag_fie
     card: Annotated[Card, doc("The released card; its value is the seat's bid.")]
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#fbi-release.
 class NothingReleased(msgspec.Struct, frozen=True, tag="fbi.nothing_released", tag_field="type"):
     """A seat released no card; ``automatic`` when its slammer was empty (HOUSE-RULES §1.3)."""
 
@@ -88,6 +90,8 @@ class ArrestOrderDetermined(
     ]
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#fbi-secret-agents.
 class AgentsSelected(msgspec.Struct, frozen=True, tag="fbi.agents_selected", tag_field="type"):
     """A seat selected its two field agents (after every sealed choice was revealed).
 

@@ -1,8 +1,9 @@
-"""Rules data of The Feds: every number of HOUSE-RULES §2 lives here, and nowhere else.
+"""Rules data of The Feds: every number of its rules and house rules
+(docs/house-rules.md#feds) lives here, and nowhere else.
 
 The printed agent values, city cards, score table and token values of The Feds are unknown;
-HOUSE-RULES §2 decides them. The city cards below are the project's *house city cards*, not
-the printed ones.
+the house rules decide them (docs/house-rules.md#feds-house-data). The city cards below are
+the project's *house city cards*, not the printed ones.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ Colour = Literal["pink", "blue", "lime", "orange", "gray"]
 COLOURS: tuple[Colour, ...] = ("pink", "blue", "lime", "orange", "gray")
 #: Gray criminals are wild at scoring: each one counts as one of these colours.
 SCORED_COLOURS: tuple[Colour, ...] = ("pink", "blue", "lime", "orange")
-WILD_COLOUR: Colour = "gray"
 
 
 class Criminals(msgspec.Struct, frozen=True, kw_only=True):
@@ -152,6 +152,8 @@ SIREN_SHARES: tuple[int, ...] = (2, 1)
 City = Literal["chicago", "detroit", "new-orleans"]
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#feds-house-data.
 class CityCard(msgspec.Struct, frozen=True, kw_only=True):
     """A house city card (HOUSE-RULES §2): what the three special agents do, and the tokens."""
 

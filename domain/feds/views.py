@@ -40,6 +40,8 @@ from domain.feds.scoring import final_scores
 from domain.feds.state import FedsState, Mole, Officer, Phase, Spot
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#feds.
 class MoleView(msgspec.Struct, frozen=True):
     """A location's mole: the card face down in its hideout (HOUSE-RULES §2). What it is
     shows only to its owner, to seats that peeked at it, and to everyone once face up."""
@@ -119,6 +121,8 @@ class PlayerView(msgspec.Struct, frozen=True):
     score: Annotated[int | None, doc("The final score once the game is over, else null.")]
 
 
+# The contract publishes this docstring word for word. Its citation:
+# docs/house-rules.md#feds-officer-utility-token.
 class OfficerView(msgspec.Struct, frozen=True):
     """The imaginary Officer of a 2-player game (never scored). ``utility_tokens`` are the
     tokens it won: out of the game, they count for nobody (HOUSE-RULES §2)."""

@@ -388,17 +388,22 @@ def _optional_string_limits(doc: dict[str, Any]) -> None:
 
 
 def _component_names(doc: dict[str, Any]) -> None:
-    """Readable names for types two games both define (Litestar falls back to module paths,
-    ``fbi_cards_Card``): the game's name in CamelCase, then the type (``FbiCard``)."""
+    """Readable names for types two parts of the domain both define (Litestar falls back to
+    module paths, ``fbi_cards_Card``): a game's are its name in CamelCase, then the type
+    (``FbiCard``); the match layer's are ``match_`` and the type, whichever module of the
+    package holds it (``match_events_GameStarted`` is ``match_GameStarted``)."""
     schemas = doc["components"]["schemas"]
     renames: dict[str, str] = {}
     for key in list(schemas):
+        name = key.rsplit("_", 1)[-1]
         for game in registry.names():
             if key.startswith(game + "_"):
-                prefix = "".join(part.title() for part in game.split("_"))
-                renames[key] = prefix + key.rsplit("_", 1)[1]
-    for old, new in renames.items():
-        schemas[new] = {**schemas.pop(old), "title": new}  # generators name models by title
+                new = "".join(part.title() for part in game.split("_")) + name
+                renames[key] = new
+                schemas[new] = {**schemas.pop(key), "title": new}  # generators name by title
+        if key.startswith("match_"):
+            renames[key] = "match_" + name
+            schemas[renames[key]] = schemas.pop(key)
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):

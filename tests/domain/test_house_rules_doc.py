@@ -1,0 +1,110 @@
+"""docs/house-rules.md holds every decision the code cites, as the games' own data states it."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from domain import registry
+from tests.domain import house_rules_doc
+from tests.domain.house_rules_doc import PAGE, anchors, render
+
+ROOT = Path(__file__).resolve().parents[2]
+CITATION = re.compile(r"docs/house-rules\.md#([A-Za-z0-9_-]+)")
+SOURCES = ("domain", "service", "workers", "tests", "bench", "docs")
+# The older form of a citation, naming a document a clone does not have.
+OLD = "HOUSE-RULES"
+# Where the old form may not appear: the domain, its tests, and the web client's games.
+NO_OLD_FORM = ("domain", "tests/domain", "tests/conformance", "service/web")
+
+
+def _files(folders: tuple[str, ...]) -> Iterator[Path]:
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in {".py", ".js", ".md", ".html"} and "streams" not in path.parts:
+                yield path
+    if folders == SOURCES:
+        yield ROOT / "README.md"
+
+
+def test_the_page_is_what_the_games_house_rules_say() -> None:
+    assert PAGE.read_text() == render(), (
+        "docs/house-rules.md is out of date: run .venv/bin/python -m tests.domain.house_rules_doc"
+    )
+
+
+def test_every_decision_has_its_own_anchor_on_the_page() -> None:
+    page = PAGE.read_text()
+    found = re.findall(r'<a id="([^"]+)"></a>', page)
+    assert len(found) == len(set(found))
+    assert set(found) == anchors()
+    decisions = sum(len(game.house_rules()) for game in registry.games())
+    assert len(found) == decisions + len(registry.games())
+
+
+def test_every_citation_names_an_anchor_of_the_page() -> None:
+    cited: dict[str, list[str]] = {}
+    for path in _files(SOURCES):
+        for name in CITATION.findall(path.read_text()):
+            cited.setdefault(name, []).append(str(path.relative_to(ROOT)))
+    assert len(cited) > 20, "the code cites the page"
+    unknown = {name: where for name, where in cited.items() if name not in anchors()}
+    assert unknown == {}
+
+
+def _published_descriptions() -> set[str]:
+    contract = json.loads((ROOT / "openapi" / "v1.json").read_text())
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("description"), str):
+                found.add(node["description"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(contract)
+    return found
+
+
+def _published_docstring_lines(path: Path, published: set[str]) -> set[int]:
+    """Lines of the class docstrings in ``path`` that the contract publishes word for word:
+    their text stays as it is while openapi/v1.json does."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ClassDef) or not node.body:
+            continue
+        first = node.body[0]
+        doc = ast.get_docstring(node, clean=False)
+        if doc is None or not isinstance(first, ast.Expr):
+            continue
+        text = inspect.cleandoc(doc)
+        if any(text in description for description in published):
+            lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return lines
+
+
+def test_the_code_cites_the_page_not_a_document_outside_the_repository() -> None:
+    published = _published_descriptions()
+    # The page's generator and this test name the old form on purpose.
+    exempt = {Path(__file__), Path(house_rules_doc.__file__)}
+    old: list[str] = []
+    for path in _files(NO_OLD_FORM):
+        if path in exempt:
+            continue
+        text = path.read_text()
+        if OLD not in text:
+            continue
+        allowed = _published_docstring_lines(path, published) if path.suffix == ".py" else set()
+        for number, line in enumerate(text.splitlines(), 1):
+            if OLD in line and number not in allowed:
+                old.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert old == []
