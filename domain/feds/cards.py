@@ -152,10 +152,10 @@ SIREN_SHARES: tuple[int, ...] = (2, 1)
 City = Literal["chicago", "detroit", "new-orleans"]
 
 
-# The contract publishes this docstring word for word. Its citation:
 # docs/house-rules.md#feds-house-data.
 class CityCard(msgspec.Struct, frozen=True, kw_only=True):
-    """A house city card (HOUSE-RULES §2): what the three special agents do, and the tokens."""
+    """A house city card (house rules, in GET /v1/rules/feds): what the three special
+    agents do, and the tokens."""
 
     city: Annotated[City, doc("The card's name, as the `city` option takes it.")]
     criminals_per_location: Annotated[int, doc("Criminals drawn onto each location at setup.")]

@@ -46,10 +46,9 @@ class ScoreTable(msgspec.Struct, frozen=True):
     orange: Annotated[list[int], doc("Points for 1, 2, 3, … orange criminals.")]
 
 
-# The contract publishes this docstring word for word. Its citation:
 # docs/house-rules.md#feds.
 class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
-    """The Feds' rules data: the numbers its rules use (HOUSE-RULES §2 decides them)."""
+    """The Feds' rules data: the numbers its rules use (its house rules decide them)."""
 
     name: Annotated[str, doc("The game's name in the API: feds.")]
     title: Annotated[str, doc("The printed title.")]

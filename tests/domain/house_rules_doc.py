@@ -30,11 +30,8 @@ This page lists every decision, game by game. The code cites a decision by its a
 `docs/house-rules.md#<game>-<id>` (`docs/house-rules.md#fbi-release`), and a game's rules as
 a whole by its name (`docs/house-rules.md#fbi`). The page is written from the games' own
 data, so it never disagrees with what the server plays by: after changing a game's house
-rules, run `.venv/bin/python -m tests.domain.house_rules_doc` (a test fails until then).
-
-A few type descriptions in the API contract cite the same decisions the older way: HOUSE-RULES
-§1 is FBI, §2 The Feds and §3 Bonnie and Clyde; §1.3 is [fbi-release](#fbi-release) and §1.6
-[fbi-secret-agents](#fbi-secret-agents)."""
+rules, run `.venv/bin/python -m tests.domain.house_rules_doc` (a test fails until then). The
+API's type descriptions name a decision by its id, as `house_rules` lists it."""
 
 
 def anchor(game: str, rule_id: str | None = None) -> str:

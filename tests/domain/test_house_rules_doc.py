@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import ast
-import inspect
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from domain import registry
-from tests.domain import house_rules_doc
 from tests.domain.house_rules_doc import PAGE, anchors, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,45 +52,9 @@ def test_every_citation_names_an_anchor_of_the_page() -> None:
     assert unknown == {}
 
 
-def _published_descriptions() -> set[str]:
-    contract = json.loads((ROOT / "openapi" / "v1.json").read_text())
-    found: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if isinstance(node.get("description"), str):
-                found.add(node["description"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(contract)
-    return found
-
-
-def _published_docstring_lines(path: Path, published: set[str]) -> set[int]:
-    """Lines of the class docstrings in ``path`` that the contract publishes word for word:
-    their text stays as it is while openapi/v1.json does."""
-    lines: set[int] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if not isinstance(node, ast.ClassDef) or not node.body:
-            continue
-        first = node.body[0]
-        doc = ast.get_docstring(node, clean=False)
-        if doc is None or not isinstance(first, ast.Expr):
-            continue
-        text = inspect.cleandoc(doc)
-        if any(text in description for description in published):
-            lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
-    return lines
-
-
 def test_the_code_cites_the_page_not_a_document_outside_the_repository() -> None:
-    published = _published_descriptions()
-    # The page's generator and this test name the old form on purpose.
-    exempt = {Path(__file__), Path(house_rules_doc.__file__)}
+    # This test names the old form on purpose.
+    exempt = {Path(__file__)}
     old: list[str] = []
     for path in _files(NO_OLD_FORM):
         if path in exempt:
@@ -103,8 +62,7 @@ def test_the_code_cites_the_page_not_a_document_outside_the_repository() -> None
         text = path.read_text()
         if OLD not in text:
             continue
-        allowed = _published_docstring_lines(path, published) if path.suffix == ".py" else set()
         for number, line in enumerate(text.splitlines(), 1):
-            if OLD in line and number not in allowed:
+            if OLD in line:
                 old.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert old == []
