@@ -13,12 +13,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
 from litestar.types import ControllerRouterHandler
 
 from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.dependencies import DEPENDENCIES
 from service.api.v1.fast_lane import FastLane
 from service.api.v1.games import GameEndingsController, GamesController
+from service.api.v1.lean_games import lean_games_controller
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.replay_views import ReplayViewsController
@@ -40,14 +42,22 @@ from service.strictness import check_request, problem_for_not_found
 from service.web_pages import web_router
 
 
-def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Litestar:
-    """``fast_lane=False``: every request through Litestar (tests compare the two paths)."""
+def create_app(
+    settings: Settings | None = None, fast_lane: bool = True, lean: bool = False
+) -> Litestar:
+    """``fast_lane=False``: every request through Litestar (tests compare the two paths).
+    ``lean=True``: the view and act routes as `service.api.v1.lean_games` writes them, no
+    fast lane and Litestar's own CORS (a prototype measured against the lane: issue 27)."""
     settings = settings or Settings.from_env()
+    # The lean handlers read the lifespan's ``ctx`` from the app's own State (given empty,
+    # Litestar would put a State of its own in its place).
+    state = State({"ctx": None}) if lean else None
     # With the limit off (a setting) the middleware is left out: no layer to pass.
     limited = settings.rate_limit_per_minute > 0
     rate_limit = RateLimitMiddleware(settings.trusted_proxies) if limited else None
     app = Litestar(
-        route_handlers=_route_handlers(settings),
+        route_handlers=_route_handlers(settings, state),
+        state=state,
         lifespan=[_lifespan(settings)],
         # Controllers receive the process's objects as handler parameters (ctx, games, ...).
         dependencies=DEPENDENCIES,
@@ -68,18 +78,20 @@ def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Lite
     )
     # The view and act routes without Litestar's per-request work (same functions, same
     # answers); then request ids, access log and HTTP metrics around everything, unmatched
-    # routes included.
-    cors_when_asked(app)
-    if fast_lane:
+    # routes included. The lean prototype keeps to Litestar's public API: its CORS is
+    # Litestar's middleware, as `cors_config` makes it.
+    if not lean:
+        cors_when_asked(app)
+    if fast_lane and not lean:
         app.asgi_handler = FastLane(app, app.asgi_handler, settings.max_body_bytes, rate_limit)
     return instrument(app)
 
 
-def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
+def _route_handlers(settings: Settings, lean: State | None) -> list[ControllerRouterHandler]:
     # /metrics stays out of the OpenAPI document (include_in_schema=False), and off the
     # API port when it has its own (STAKEOUT_METRICS_PORT, service/metrics_port.py).
     return [
-        GamesController,
+        GamesController if lean is None else lean_games_controller(lean),
         GameEndingsController,
         ReplayViewsController,
         InvitesController,
