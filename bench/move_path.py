@@ -65,9 +65,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -485,8 +484,7 @@ def litestar():
 BUILD_NAMES = ("lane", "lean", "lean_cors", "litestar")
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """One way of serving stakeout: the app's build, the ASGI server, the API processes."""
 
     build: str
@@ -597,17 +595,23 @@ def _key(config: Config, loop: str, conn: str, games: int, game: str) -> str:
     return f"{config.label} {game}-{loop}-{conn}-{games}"
 
 
-@dataclass
 class Bench:
-    """Every server up for the whole run; measurements interleaved round by round."""
+    """Every server up for the whole run; measurements interleaved round by round. (Plain
+    classes: tests/test_benches_import.py loads this file outside ``sys.modules``, where a
+    dataclass cannot be made.)"""
 
-    configs: list[Config]
-    games: list[int]
-    loops: list[tuple[str, str, str]]
-    seconds: str
-    with_bgio: bool
-    url: dict[str, str] = field(default_factory=dict)
-    sessions: dict[str, int] = field(default_factory=dict)
+    def __init__(
+        self,
+        configs: list[Config],
+        games: list[int],
+        loops: list[tuple[str, str, str]],
+        seconds: str,
+        with_bgio: bool,
+    ) -> None:
+        self.configs, self.games, self.loops = configs, games, loops
+        self.seconds, self.with_bgio = seconds, with_bgio
+        self.url: dict[str, str] = {}
+        self.sessions: dict[str, int] = {}
 
     def run(self, rounds: int) -> list[dict[str, Any]]:
         results: list[dict[str, Any]] = []
