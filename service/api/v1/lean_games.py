@@ -17,7 +17,7 @@ two per-request costs taken out:
   OpenAPI document reads as before.
 
 `service.app.create_app(..., lean=True)` serves these instead of the originals (with the
-fast lane off); `bench/move_path.py --builds` measures them side by side with the lane.
+fast lane off); `bench/move_path.py --configs lane,lean` measures the two side by side.
 """
 
 # No ``from __future__ import annotations``: the handlers take their originals' module name
