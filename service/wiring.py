@@ -146,7 +146,7 @@ async def open_wiring(
             access=access,
             live=live,
             feeds=GameFeeds(games, live, stores.deadlines),
-            answers=Answers(games, access, stores.deadlines),
+            answers=Answers(games, access, stores.deadlines, live),
             maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
             game_list=GameList(store, stores.summaries, games),

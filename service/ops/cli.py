@@ -19,6 +19,11 @@ if TYPE_CHECKING:  # imported where used: the embedded server's package only for
     from service.ops.embedded import EmbeddedRedis
 
 
+# How long an API process may take to finish its requests in flight and its lifespan
+# after SIGTERM (Kubernetes' grace period is 30 s: k8s/).
+GRACEFUL_SECONDS = 20
+
+
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     """What every API process is served with, one process or several."""
     return {
@@ -29,7 +34,7 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         # uvicorn from installing its own), and our access log replaces uvicorn's.
         "log_config": None,
         "access_log": False,
-        "timeout_graceful_shutdown": 20,
+        "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
         # (service/http/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
         # any local peer.
@@ -43,6 +48,9 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
 
 
 def _serve(settings: Settings) -> None:
+    if settings.api_server == "granian":
+        _granian(settings, 1).serve()
+        return
     import uvicorn
 
     from service.app import create_app, for_serving
@@ -54,9 +62,12 @@ def _serve(settings: Settings) -> None:
 
 
 def _serve_processes(settings: Settings, processes: int) -> None:
-    """The API in ``processes`` uvicorn processes on one socket (uvicorn restarts a dead one).
+    """The API in ``processes`` processes on one socket (the server restarts a dead one).
 
     Each process builds its app from the environment (``service.app:app_factory``)."""
+    if settings.api_server == "granian":
+        _granian(settings, processes).serve()
+        return
     import uvicorn
 
     uvicorn.run(
@@ -64,6 +75,44 @@ def _serve_processes(settings: Settings, processes: int) -> None:
         factory=True,
         workers=processes,
         **_uvicorn_options(settings),
+    )
+
+
+def _granian(settings: Settings, processes: int) -> Any:
+    """granian serving the app in ``processes`` worker processes, each building it from the
+    environment (``service.app:app_factory``; granian's main process only watches them): as
+    `_uvicorn_options` has uvicorn, with HTTP/1.1 only.
+
+    On SIGTERM or SIGINT the main process stops its workers: each stops accepting, finishes
+    its requests in flight and runs the app's lifespan shutdown; one still running after
+    `GRACEFUL_SECONDS` is killed. A worker that dies is started again. granian writes
+    ``server: granian`` on every answer (it has no setting to leave it out)."""
+    import multiprocessing
+
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+    from granian.log import LogLevels
+
+    # Workers start as fresh interpreters, as uvicorn's do: `stakeout run` has threads of
+    # its own (the supervisor, the metrics port) that a fork would copy mid-lock.
+    multiprocessing.set_start_method("spawn", force=True)
+    return Granian(
+        "service.app:app_factory",
+        factory=True,
+        address=settings.host,
+        port=settings.port,
+        workers=processes,
+        interface=Interfaces.ASGI,
+        http=HTTPModes.http1,
+        websockets=False,
+        loop=Loops.uvloop,
+        log_level=LogLevels(settings.log_level.lower()),
+        # granian's own lines go to the root logger (JSON lines: service/observability.py);
+        # our access log replaces granian's. No X-Forwarded-For is read (granian reads none).
+        log_dictconfig={"loggers": {"_granian": {"propagate": True}}},
+        log_access=False,
+        respawn_failed_workers=True,
+        workers_kill_timeout=GRACEFUL_SECONDS,
     )
 
 
@@ -148,7 +197,12 @@ def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -
         if settings.metrics_port
         else f"{base}/metrics"
     )
-    processes_note = "" if settings.api_processes else "one per core; "
+    cores = os.cpu_count() or 1
+    processes_note = (
+        f"{cores} cores, one left to the store, the workers and the clients; "
+        if not settings.api_processes and cores > 1
+        else ""
+    )
     where = str(settings.data_dir / "valkey")
     redis_note = (
         f"  (embedded, also on {embedded.tcp_url}; AOF in {where}, restarted if it dies)"
@@ -160,8 +214,8 @@ def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -
         f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"
         f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
         f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
-        f"  API processes: {settings.processes}  ({processes_note}STAKEOUT_API_PROCESSES"
-        " changes it)\n"
+        f"  API processes: {settings.processes} under {settings.api_server}  ({processes_note}"
+        "STAKEOUT_API_PROCESSES, STAKEOUT_API_SERVER change them)\n"
         f"  Workers:      {'; '.join(','.join(q) for q in settings.run_workers)}"
         f"  (STAKEOUT_RUN_WORKERS; restarted if they exit)\n"
         f"  Metrics:      {metrics_at}  (all API processes, summed)\n"
