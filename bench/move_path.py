@@ -8,8 +8,8 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
 
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
   served in each of the ``--configs`` (default: ``served``, as `stakeout serve` serves
-  it): a build of the app (``served``: the app of this checkout; another checkout's, with
-  ``PYTHONPATH`` pointing at it, to compare versions), an
+  it): a build of the app (``served``: the app of this checkout; ``checkout``: the app of
+  the checkout ``--checkout PATH`` names, to compare versions side by side), an
   ASGI server (``uvicorn``: uvloop + httptools, an answer written at once,
   `service/http/protocol.py`, as `stakeout serve` has it; ``granian``: uvloop, HTTP/1.1)
   and a count of API processes (``--processes`` unless the item names one), each with the
@@ -62,6 +62,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,7 +72,14 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "bench" / "http_load.mjs"
-HTTP_PROTOCOL = "service.http.protocol:OneWriteProtocol"
+# `stakeout serve`'s HTTP protocol, by a shim on the apps' path (it moved between versions).
+HTTP_PROTOCOL = "served_protocol:OneWriteProtocol"
+PROTOCOL_SHIM = """
+try:
+    from service.http.protocol import OneWriteProtocol
+except ImportError:  # a checkout from before the layers (issue 27)
+    from service.http_protocol import OneWriteProtocol
+"""
 API_KEY = "sk_bench"
 BGIO_VERSION = "0.50.2"
 
@@ -456,8 +464,15 @@ def served():
     if not logging.getLogger().handlers:
         configure_logging(settings.log_level)
     return for_serving(create_app(settings))
+
+
+def checkout():
+    # Another checkout's app as it serves itself (``--checkout``: its folder is on the path).
+    from service.app import app_factory
+
+    return app_factory()
 """
-BUILD_NAMES = ("served",)
+BUILD_NAMES = ("served", "checkout")
 
 
 class Config(NamedTuple):
@@ -516,6 +531,18 @@ def main() -> None:
     parser.add_argument(
         "--report", type=Path, help="print the report of a run's saved output again, run nothing"
     )
+    parser.add_argument(
+        "--worker",
+        action="store_true",
+        help="run a game worker too (its dispatcher follows up the acts) and print the "
+        "outbox's backlog while the loops ran",
+    )
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        help="another checkout of stakeout (its folder), served by the build `checkout`: "
+        "compare versions side by side (its dependencies must be installed here)",
+    )
     args = parser.parse_args()
     try:
         configs = parse_configs(args.configs, args.processes)
@@ -531,6 +558,8 @@ def main() -> None:
         ),
         seconds=str(args.seconds / args.rounds),
         with_bgio=not args.skip_bgio,
+        checkout=args.checkout.resolve() if args.checkout else None,
+        worker=args.worker,
     )
     if args.report is not None:  # a run printed before: its last line
         saved = json.loads(args.report.read_text().strip().splitlines()[-1])
@@ -541,6 +570,12 @@ def main() -> None:
         return
     rounds = bench.run(args.rounds)
     report(rounds, bench)
+    if bench.lags:
+        lags = sorted(bench.lags)
+        print(
+            f"outbox backlog while the loops ran ({len(lags)} samples, every 0.25 s): median "
+            f"{lags[len(lags) // 2]}, p99 {lags[int(len(lags) * 0.99)]}, max {lags[-1]} changes"
+        )
     # The figures of every round, with what `--report` needs to print them again.
     labels = [f"{c.build}:{c.server}:{c.processes}" for c in bench.configs]
     meta = {"configs": labels, "games": bench.games, "loops": bench.loops}
@@ -583,9 +618,13 @@ class Bench:
         loops: list[tuple[str, str, str]],
         seconds: str,
         with_bgio: bool,
+        checkout: Path | None = None,
+        worker: bool = False,
     ) -> None:
         self.configs, self.games, self.loops = configs, games, loops
         self.seconds, self.with_bgio = seconds, with_bgio
+        self.checkout, self.worker = checkout, worker
+        self.lags: list[int] = []  # the outbox's backlog, sampled while the loops ran
         self.url: dict[str, str] = {}
         self.sessions: dict[str, int] = {}
 
@@ -595,7 +634,11 @@ class Bench:
             tmp = Path(tmp_name)
             print(f"installing undici{' and boardgame.io' if self.with_bgio else ''} (npm) ...")
             npm_install(tmp, self.with_bgio)
-            modules = {"bare_app.py": BARE_APP, "builds.py": BUILDS}
+            modules = {
+                "bare_app.py": BARE_APP,
+                "builds.py": BUILDS,
+                "served_protocol.py": PROTOCOL_SHIM,
+            }
             valkey, env, apps = served_apps(tmp, modules)
             try:
                 with contextlib.ExitStack() as servers:
@@ -613,12 +656,19 @@ class Bench:
         self, servers: contextlib.ExitStack, tmp: Path, env: dict[str, str], apps: Path
     ) -> None:
         for config in self.configs:
+            where = self.checkout if config.build == "checkout" else ROOT
+            if where is None:
+                raise ValueError("the checkout build needs --checkout PATH")
+            build_env = {**env, "PYTHONPATH": os.pathsep.join((str(apps), str(where)))}
             self.sessions[config.label], self.url[config.label] = serve(
-                servers, f"builds:{config.build}", config.processes, True, env, tmp,
-                ready="/readyz", server=config.server,
+                servers, f"builds:{config.build}", config.processes, True, build_env, tmp,
+                cwd=where, ready="/readyz", server=config.server,
             )  # fmt: skip
         first = self.configs[0].processes
         _, self.url["bare"] = serve(servers, "bare_app:app", first, False, env, tmp, cwd=apps)
+        if self.worker:  # a game worker: its dispatcher follows up every act of the loops
+            argv = [sys.executable, "-m", "service.ops.cli", "worker"]
+            servers.enter_context(process(argv, env, tmp / "worker.log", ROOT))
         ports = {name: free_port() for name in ("ceiling", "bgio")}
         self.url.update({name: f"http://127.0.0.1:{port}" for name, port in ports.items()})
         (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
@@ -640,6 +690,29 @@ class Bench:
         driver = tmp / DRIVER.name
         for config in self.configs:  # warm up: every process loads the code paths and games
             node(tmp, driver, "play", self.url[config.label], API_KEY, "8", "2", "get-post")
+
+    @contextlib.contextmanager
+    def _sampling_lag(self, config: Config) -> Iterator[None]:
+        """With a worker: the outbox's backlog (``/readyz``'s ``outbox_lag`` plus
+        ``outbox_pending``) every quarter second while a loop of ``config`` runs."""
+        if not self.worker or config.build != "served":
+            yield
+            return
+        done = threading.Event()
+
+        def sample() -> None:
+            with httpx.Client(timeout=5) as http:
+                while not done.wait(0.25):
+                    health = http.get(self.url[config.label] + "/readyz").json()
+                    self.lags.append(health["outbox_lag"] + health["outbox_pending"])
+
+        thread = threading.Thread(target=sample, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
 
     def _round(self, tmp: Path, order: list[Config], store_pid: int | None) -> dict[str, Any]:
         got: dict[str, Any] = {}
@@ -666,12 +739,13 @@ class Bench:
                         conn,
                         game,
                     )
-                    got[_key(config, loop, conn, g, game)] = measure(
-                        self.sessions[config.label],
-                        seconds,
-                        lambda args=args: node(tmp, driver, *args),
-                        store_pid,
-                    )
+                    with self._sampling_lag(config):
+                        got[_key(config, loop, conn, g, game)] = measure(
+                            self.sessions[config.label],
+                            seconds,
+                            lambda args=args: node(tmp, driver, *args),
+                            store_pid,
+                        )
             if self.with_bgio:
                 got[f"bgio-{g}"] = measure(
                     self.sessions["bgio"],
