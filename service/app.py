@@ -14,7 +14,6 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from litestar import Litestar
-from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.types import ControllerRouterHandler
@@ -29,6 +28,7 @@ from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.follow_ups.jobs import QUEUES
+from service.http.cors import Cors
 from service.http.metrics_port import MetricsServer, serve_metrics
 from service.http.observability import instrument, metrics
 from service.http.openapi import openapi_config
@@ -63,13 +63,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
         after_request=problem_for_not_found,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
-        cors_config=_cors(),
         debug=False,
         # Logging is configured once per process (service/ops/cli.py: JSON lines); Litestar's
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )
-    # Request ids, access log and HTTP metrics around everything, unmatched routes included.
+    # Cross-origin requests answered around the router (a preflight needs no route); then
+    # request ids, access log and HTTP metrics around everything, unmatched routes included.
+    app.asgi_handler = Cors(app.asgi_handler)
     return instrument(app)
 
 
@@ -145,21 +146,6 @@ def _provider(name: str) -> Callable[[State], Any]:
         return getattr(state.wiring, name)
 
     return provide
-
-
-def _cors() -> CORSConfig:
-    return CORSConfig(
-        allow_origins=["*"],
-        allow_headers=[
-            "Authorization",
-            "Content-Type",
-            "Idempotency-Key",
-            "If-Match",
-            "Prefer",
-            "X-Request-ID",
-        ],
-        expose_headers=["ETag", "Preference-Applied", "Retry-After", "X-Request-ID"],
-    )
 
 
 def app_factory() -> Litestar:

@@ -37,3 +37,24 @@ def test_requests_with_an_origin_get_cors_headers_and_others_none(
         h.strip().lower() for h in preflight.headers["access-control-allow-headers"].split(",")
     }
     assert {"authorization", "content-type", "idempotency-key"} <= allowed
+
+
+def test_a_preflight_asking_for_a_header_the_api_does_not_take_is_a_problem(
+    client: TestClient[Litestar],
+) -> None:
+    refused = client.options(
+        "/v1/games",
+        headers={
+            "Origin": "https://app.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "Authorization, X-Evil",
+        },
+    )
+    assert refused.status_code == 400
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert refused.json()["type"] == "urn:stakeout:problem:invalid-request"
+    assert "x-evil" in refused.json()["detail"]
+    # Without Origin, OPTIONS is the router's: the methods the path allows.
+    plain = client.options("/v1/games")
+    assert plain.status_code == 204
+    assert "POST" in plain.headers["allow"]
