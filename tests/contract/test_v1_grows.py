@@ -13,6 +13,7 @@ import pytest
 
 from tests.contract.v1_growth import breaking_changes
 
+_STRING = {"type": "string"}
 OPENAPI = Path(__file__).resolve().parents[2] / "openapi"
 
 
@@ -30,7 +31,7 @@ def _doc() -> dict[str, Any]:
             "/things/{id}": {
                 "get": {
                     "parameters": [
-                        {"in": "path", "name": "id", "required": True, "schema": {"type": "string"}},
+                        {"in": "path", "name": "id", "required": True, "schema": _STRING},
                         {"in": "query", "name": "full", "schema": {"type": "boolean"}},
                     ],
                     "responses": {
@@ -59,9 +60,7 @@ def _doc() -> dict[str, Any]:
                 "post": {
                     "requestBody": {
                         "content": {
-                            "application/json": {
-                                "schema": {"$ref": "#/components/schemas/Thing"}
-                            }
+                            "application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}
                         }
                     }
                 }

@@ -159,8 +159,10 @@ class _Comparison:
     def operation(self, old: dict[str, Any], new: dict[str, Any], where: str) -> None:
         self._parameters(old.get("parameters", []), new.get("parameters", []), where)
         old_body, new_body = old.get("requestBody"), new.get("requestBody")
-        if new_body is not None and new_body.get("required") and not (
-            old_body is not None and old_body.get("required")
+        if (
+            new_body is not None
+            and new_body.get("required")
+            and not (old_body is not None and old_body.get("required"))
         ):
             self.found.append(f"{where}: the request body becomes required")
         if old_body is not None:
