@@ -25,6 +25,7 @@ from service.api.v1.fast_lane import FastLane
 from service.api.v1.games import GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.players import LeaderboardsController, PlayersController
 from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
@@ -95,6 +96,8 @@ def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
         SeatingController,
         WebhooksController,
         StatsController,
+        PlayersController,
+        LeaderboardsController,
         RulesController,
         HealthController,
         web_router(),  # the web client at /web/ (service/web/)

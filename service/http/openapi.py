@@ -54,6 +54,10 @@ TAGS = [
         "tickets and the public lobby.",
     ),
     Tag(name="feeds", description="One live feed of all an API key's games."),
+    Tag(
+        name="players",
+        description="An API key's players: ratings per game kind, their games, leaderboards.",
+    ),
 ]
 
 
@@ -111,6 +115,9 @@ _PROBLEMS: dict[str, list[int]] = {
     "getLobby": [400],
     "streamAccountFeed": [400, 401, 406],
     "createFeedTicket": [400, 401],
+    "getPlayer": [400, 401],
+    "listPlayerGames": [400, 401],
+    "getLeaderboard": [400, 401, 404],
 }
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
@@ -140,6 +147,9 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "getLobby": [{}],
     "streamAccountFeed": [{"apiKey": []}, {}],
     "createFeedTicket": [{"apiKey": []}],
+    "getPlayer": [{"apiKey": []}],
+    "listPlayerGames": [{"apiKey": []}],
+    "getLeaderboard": [{"apiKey": []}],
 }
 
 _LINK_TARGETS = {

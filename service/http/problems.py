@@ -46,6 +46,7 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "not-found": (404, "No such resource"),
     "unknown-game": (404, "No such game"),
     "unknown-invite": (404, "No such invite"),
+    "unknown-player": (404, "The player has no rating in that game"),
     "token-in-url": (400, "Seat tokens and API keys never go into a URL: use a stream ticket"),
     "invalid-ticket": (401, "The stream ticket is unknown, used or expired"),
     "method-not-allowed": (405, "Method not allowed"),
