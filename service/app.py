@@ -24,6 +24,7 @@ from service.api.v1.acts import ActsController, GameEndingsController
 from service.api.v1.fast_lane import FastLane
 from service.api.v1.games import GamesController
 from service.api.v1.lobby import LobbyController
+from service.api.v1.matchmaking import MatchmakingController
 from service.api.v1.meta import HealthController, RulesController
 from service.api.v1.players import LeaderboardsController, PlayersController
 from service.api.v1.replay_views import ReplayViewsController
@@ -98,6 +99,7 @@ def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
         StatsController,
         PlayersController,
         LeaderboardsController,
+        MatchmakingController,
         RulesController,
         HealthController,
         web_router(),  # the web client at /web/ (service/web/)

@@ -28,6 +28,8 @@ from service.lobby.game_maker import GameMaker
 from service.lobby.invites import InviteStore
 from service.lobby.public_lobby import PublicLobby
 from service.lobby.rematch import Rematches
+from service.matchmaking.ticket_desk import TicketDesk
+from service.matchmaking.tickets import MatchTickets
 from service.notify.account_feed import AccountFeed
 from service.notify.webhooks import WebhookStore
 from service.play.access import Access, ApiKeys, SeatTokens
@@ -67,6 +69,7 @@ class Stores:
     bot_seals: BotSeals  # the bots' kept sealed choices
     ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
     player_games: PlayerGames  # each player's games
+    match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
 
     @classmethod
     def over(cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int) -> Stores:
@@ -87,6 +90,7 @@ class Stores:
             bot_seals=BotSeals(redis),
             ratings=RatingStore(redis),
             player_games=PlayerGames(redis),
+            match_tickets=MatchTickets(redis),
         )
 
 
@@ -109,6 +113,7 @@ class Wiring(Stores):
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
+    ticket_desk: TicketDesk  # opening, reading and cancelling matchmaking tickets
 
     def collaborators(self) -> dict[str, Any]:
         """Each object by its name, as handlers name them."""
@@ -162,6 +167,7 @@ async def open_wiring(
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
+            ticket_desk=TicketDesk(stores.match_tickets, stores.ratings, api_keys),
         )
     finally:
         await live.close()
