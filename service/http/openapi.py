@@ -223,10 +223,11 @@ def _problem_schema() -> dict[str, Any]:
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
     names = {"HumanSeat", "BotSeat", "OpenSeat", "Commit", "Reveal", "RegisterWebhook"}
-    names |= {"ClaimRequest", "FillRequest"}
-    names |= {
-        f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
-    }
+    names |= {"ClaimRequest", "FillRequest", "TicketPlayer"}
+    for kind in ("Game", "Ticket"):
+        names |= {
+            f"Create{''.join(p.title() for p in g.name.split('_'))}{kind}" for g in registry.games()
+        }
     for game in registry.games():
         # Every move is decoded refusing unknown fields (service/views/schemas.py).
         names |= {command.__name__ for command in game.command_types}

@@ -66,6 +66,12 @@ def normalized_options(game: str, options: Any, seats: list[int]) -> dict[str, A
     engine = registry.engine_for(game)
     if engine is None:
         raise GameNotFound(game)
+    rules = engine.game
+    outside = [n for n in seats if not rules.min_seats <= n <= rules.max_seats]
+    if outside:
+        raise InvalidOptions(
+            f"{game} takes {rules.min_seats} to {rules.max_seats} seats, not {outside[0]}"
+        )
     builtins = msgspec.to_builtins(options)
     for count in seats:
         created = engine.create(

@@ -290,7 +290,8 @@ def test_bad_tickets_are_refused(api: Any) -> None:
 
     player = {"external_id": "ann"}
     assert post({"game": "fbi", "player": player}, key=None).status_code == 401
-    assert post({"game": "fbi", "player": player, "seats": [9]}).status_code == 400
+    assert post({"game": "fbi", "player": player, "seats": [9]}).status_code == 422
+    assert post({"game": "fbi", "player": player, "bots_after_seconds": 0}).status_code == 400
     assert post({"game": "fbi", "player": player, "seats": []}).status_code == 400
     assert post({"game": "fbi", "player": {"external_id": ""}}).status_code == 400
     assert post({"game": "fbi", "player": player, "bots_after_seconds": -1}).status_code == 400
