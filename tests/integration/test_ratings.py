@@ -28,15 +28,21 @@ PLAYERS = [f"user-{i}" for i in range(8)]
 
 
 def _finished(
-    game_id: str, seats: list[SeatSpec], places: list[int], owner: str = "k1", **match: Any
+    game_id: str,
+    seats: list[SeatSpec],
+    places: list[int],
+    owner: str = "k1",
+    game: str = "fbi",
+    **match: Any,
 ) -> Loaded:
-    """A finished fbi game with ``places`` recorded (as the scoring job leaves it)."""
+    """A finished game (fbi's engine; ``game``: its kind) with ``places`` recorded (as the
+    scoring job leaves it)."""
     assert ENGINE is not None
     outcome = Outcome(
         scores=[0] * len(seats), winners=[i for i, p in enumerate(places) if p == 1], places=places
     )
     folded = Match(game_id, list(seats), {}, None, version=10, recorded=outcome, **match)
-    meta = GameMeta("fbi", owner, list(seats), [None] * len(seats), 0)
+    meta = GameMeta(game, owner, list(seats), [None] * len(seats), 0)
     return Loaded(game_id, ENGINE, folded, meta, changed_ms=1000)
 
 
