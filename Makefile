@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck unit openapi bench clean browser
+.PHONY: run test lint typecheck unit openapi release-openapi bench clean browser
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || { \
@@ -43,6 +43,11 @@ typecheck: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/stakeout export-openapi --output openapi/v1.json
+
+# The deliberate release step (docs/contract-releases.md): what clients may now rely on.
+# tests/contract/test_v1_grows.py keeps every later v1.json a growth of this copy.
+release-openapi: openapi
+	cp openapi/v1.json openapi/v1-released.json
 
 bench: $(STAMP)
 	$(BIN)/python bench/playthrough_rate.py

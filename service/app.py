@@ -22,7 +22,9 @@ from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.acts import ActsController, GameEndingsController
 from service.api.v1.games import GamesController
 from service.api.v1.lobby import LobbyController
+from service.api.v1.matchmaking import MatchmakingController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.players import LeaderboardsController, PlayersController
 from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
@@ -88,6 +90,9 @@ def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
         SeatingController,
         WebhooksController,
         StatsController,
+        PlayersController,
+        LeaderboardsController,
+        MatchmakingController,
         RulesController,
         HealthController,
         web_router(),  # the web client at /web/ (service/web/)

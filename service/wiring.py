@@ -28,6 +28,8 @@ from service.lobby.game_maker import GameMaker
 from service.lobby.invites import InviteStore
 from service.lobby.public_lobby import PublicLobby
 from service.lobby.rematch import Rematches
+from service.matchmaking.ticket_desk import TicketDesk
+from service.matchmaking.tickets import MatchTickets
 from service.notify.account_feed import AccountFeed
 from service.notify.webhooks import WebhookStore
 from service.play.access import Access, ApiKeys, SeatTokens
@@ -36,6 +38,8 @@ from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
 from service.play.quota import GameQuota
 from service.play.stats import StatsStore
+from service.players.player_games import PlayerGames
+from service.players.rating_store import RatingStore
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
 from service.store.event_store import EventStore
@@ -63,6 +67,9 @@ class Stores:
     seat_tokens: SeatTokens  # tokens granted after creation; who a caller is
     activity: ActivityIndex  # when each game last changed (the sweep's)
     bot_seals: BotSeals  # the bots' kept sealed choices
+    ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
+    player_games: PlayerGames  # each player's games
+    match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
 
     @classmethod
     def over(cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int) -> Stores:
@@ -81,6 +88,9 @@ class Stores:
             seat_tokens=SeatTokens(redis),
             activity=ActivityIndex(redis),
             bot_seals=BotSeals(redis),
+            ratings=RatingStore(redis),
+            player_games=PlayerGames(redis),
+            match_tickets=MatchTickets(redis),
         )
 
 
@@ -103,6 +113,7 @@ class Wiring(Stores):
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
+    ticket_desk: TicketDesk  # opening, reading and cancelling matchmaking tickets
 
     def collaborators(self) -> dict[str, Any]:
         """Each object by its name, as handlers name them."""
@@ -132,7 +143,9 @@ async def open_wiring(
     stores = Stores.over(client, blocking, settings.max_active_games)
     jobs = JobQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
-    follow_up = FollowUp(jobs, store, stores.deadlines, stores.activity, notifiers)
+    follow_up = FollowUp(
+        jobs, store, stores.deadlines, stores.activity, notifiers, stores.player_games
+    )
     games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
@@ -149,11 +162,12 @@ async def open_wiring(
             answers=Answers(games, access, stores.deadlines, live),
             maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
-            game_list=GameList(store, stores.summaries, games),
+            game_list=GameList(store, stores.summaries, games, stores.player_games),
             jobs=jobs,
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
+            ticket_desk=TicketDesk(stores.match_tickets, stores.ratings, api_keys),
         )
     finally:
         await live.close()

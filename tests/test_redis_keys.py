@@ -16,7 +16,7 @@ HOME = ROOT / "service" / "store" / "keys.py"
 # The start of every key the service writes (a key's prefix up to its first colon), and
 # the idempotency namespaces of game:{id}:idem.
 KEY_START = re.compile(
-    r"^(game|games|owner|webhook|stakeout|lobby|invite|ticket|bot|timeout):(?!\s)"
+    r"^(game|games|owner|webhook|stakeout|lobby|invite|ticket|bot|timeout|matchmaking):(?!\s)"
 )
 
 
@@ -122,6 +122,16 @@ def test_the_stored_layout_is_unchanged() -> None:
     assert k.bot_idempotency(1, "move", 7) == "bot:1:move:7"
     assert k.timeout_idempotency(1, 99) == "timeout:1:99"
     assert k.ABANDON_IDEMPOTENCY == "abandon"
+    assert k.ratings_key(owner, "fbi") == "owner:{key1}:ratings:fbi"
+    assert k.board_key(owner, "fbi") == "owner:{key1}:board:fbi"
+    assert k.rated_key(owner) == "owner:{key1}:rated"
+    assert k.player_games_key(owner, "u1") == "owner:{key1}:player:u1:games"
+    assert k.mm_ticket_key(owner, "t1") == "owner:{key1}:mm:ticket:t1"
+    assert k.mm_pool_key(owner) == "owner:{key1}:mm:pool"
+    assert k.mm_making_key(owner) == "owner:{key1}:mm:making"
+    assert k.mm_match_key(owner, gid) == "owner:{key1}:mm:match:" + gid
+    assert k.mm_ticket_owner_key("t1") == "matchmaking:ticket:t1"
+    assert (k.MM_OWNERS, k.MM_LEASE) == ("matchmaking:owners", "matchmaking:lease")
 
 
 def test_the_outbox_shards_sit_one_in_each_sixteenth_of_the_slot_space() -> None:

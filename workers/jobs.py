@@ -50,7 +50,11 @@ async def _bot_turn(game_id: str, seat: int, version: int) -> str:
 
 async def _score(game_id: str) -> str:
     async with _wiring() as wiring:
-        return await record_result(wiring.games, wiring.stats, game_id)
+        said = await record_result(wiring.games, wiring.stats, game_id)
+        # Then the ratings, once per game (service/players/rating_store.py): a retry of a
+        # job that died between the two steps rates the game then.
+        rated = await wiring.ratings.rate_game(await wiring.games.load(game_id))
+        return f"{said}; {rated}"
 
 
 # Timed here, in the work horse: the duration goes to the queue Redis (the API exports it)

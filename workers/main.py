@@ -8,7 +8,8 @@ scheduler too (for retries with intervals). RQ needs a plain, non-cluster Redis:
 
 A game worker (one that takes the bots queue) also runs the outbox's dispatcher on a thread
 of its own (service/follow_ups/dispatcher.py): it follows up every change of a game, which
-is what puts the jobs on the queues in the first place.
+is what puts the jobs on the queues in the first place; and the matchmaker on another
+(service/matchmaking/matcher.py; one works at a time, by lease).
 
 A worker never exits because its Redis is away: at start, and whenever RQ's loop gives up
 on a lost connection, it waits for the Redis to answer (logging, with backoff up to
@@ -35,6 +36,7 @@ from rq.exceptions import DuplicateJobError
 
 from service.follow_ups.dispatcher import Dispatcher
 from service.follow_ups.jobs import BOT_QUEUE, QUEUES
+from service.matchmaking.matcher import Matcher, MatchNotifier
 from service.settings import Settings
 from service.store.clients import WORKER_TIMEOUT_SECONDS, queue_url
 from service.wiring import open_wiring
@@ -98,6 +100,9 @@ def run_worker(
                     target=_dispatch, args=(settings, lifeline.process, done), daemon=True
                 )
                 dispatcher.start()
+                threading.Thread(
+                    target=_match, args=(settings, lifeline.process, done), daemon=True
+                ).start()
         generation += 1
         # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
         # share a warm context (workers/jobs.py). A killed worker's job is put back by a
@@ -150,6 +155,31 @@ def _dispatch(settings: Settings, name: str, done: threading.Event) -> None:
                     await asyncio.wait_for(stop.wait(), FIRST_WAIT_SECONDS * 4)
 
     asyncio.run(dispatch())
+
+
+def _match(settings: Settings, name: str, done: threading.Event) -> None:
+    """The matchmaker of this worker process, on its own event loop, until ``done``."""
+
+    async def match() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        watcher = threading.Thread(
+            target=lambda: (done.wait(), loop.call_soon_threadsafe(stop.set)), daemon=True
+        )
+        watcher.start()
+        while not stop.is_set():
+            try:
+                async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
+                    notifier = MatchNotifier(
+                        wiring.webhooks, wiring.account_feed, wiring.jobs, settings.webhook_backoff
+                    )
+                    await Matcher(wiring.match_tickets, wiring.maker, notifier, name).run(stop)
+            except Exception:
+                log.warning("the matchmaker stopped; starting again", exc_info=True)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), FIRST_WAIT_SECONDS * 4)
+
+    asyncio.run(match())
 
 
 def _sweep_timer(settings: Settings) -> None:

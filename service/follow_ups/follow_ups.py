@@ -28,6 +28,7 @@ from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.deadlines import DeadlineStore
 from service.play.records import Change, Loaded
+from service.players.player_games import PlayerGames
 from service.store.event_store import EventStore
 
 log = logging.getLogger("stakeout.scheduling")
@@ -57,8 +58,10 @@ class FollowUp:
         turns: DeadlineStore,
         activity: ActivityIndex,
         notifiers: Notifiers,
+        players: PlayerGames | None = None,
     ) -> None:
         self.jobs = jobs
+        self.players = players  # each player's games (their history), indexed here
         self.store = store
         self.deadlines = turns
         self.activity = activity
@@ -149,6 +152,8 @@ class FollowUp:
                     await self.feed.record(loaded.meta.owner, for_feed(notes))
         if loaded.match.recorded is not None or loaded.match.aborted:
             await self.store.retire_game(loaded.game_id)
+        if self.players is not None:  # a round trip only when events seat a player
+            await self.players.index(loaded, events)
         # The sweep's activity index: when the game last moved
         # (service/follow_ups/abandonment.py).
         await self._record_activity(loaded, at_ms)

@@ -54,6 +54,15 @@ TAGS = [
         "tickets and the public lobby.",
     ),
     Tag(name="feeds", description="One live feed of all an API key's games."),
+    Tag(
+        name="matchmaking",
+        description="Tickets that find a player a game (with people of its strength, or "
+        "bots after a wait), matched on the workers: no connection needs to stay open.",
+    ),
+    Tag(
+        name="players",
+        description="An API key's players: ratings per game kind, their games, leaderboards.",
+    ),
 ]
 
 
@@ -111,6 +120,12 @@ _PROBLEMS: dict[str, list[int]] = {
     "getLobby": [400],
     "streamAccountFeed": [400, 401, 406],
     "createFeedTicket": [400, 401],
+    "getPlayer": [400, 401],
+    "listPlayerGames": [400, 401],
+    "getLeaderboard": [400, 401, 404],
+    "createTicket": [400, 401, 413, 415, 422],
+    "getTicket": [400, 401, 404],
+    "cancelTicket": [400, 401, 404, 409],
 }
 
 _SECURITY: dict[str, list[dict[str, list[str]]]] = {
@@ -140,6 +155,12 @@ _SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "getLobby": [{}],
     "streamAccountFeed": [{"apiKey": []}, {}],
     "createFeedTicket": [{"apiKey": []}],
+    "getPlayer": [{"apiKey": []}],
+    "listPlayerGames": [{"apiKey": []}],
+    "getLeaderboard": [{"apiKey": []}],
+    "createTicket": [{"apiKey": []}],
+    "getTicket": [{"ticketSecret": []}, {"apiKey": []}],
+    "cancelTicket": [{"ticketSecret": []}, {"apiKey": []}],
 }
 
 _LINK_TARGETS = {
@@ -202,10 +223,11 @@ def _problem_schema() -> dict[str, Any]:
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
     names = {"HumanSeat", "BotSeat", "OpenSeat", "Commit", "Reveal", "RegisterWebhook"}
-    names |= {"ClaimRequest", "FillRequest"}
-    names |= {
-        f"Create{''.join(p.title() for p in g.name.split('_'))}Game" for g in registry.games()
-    }
+    names |= {"ClaimRequest", "FillRequest", "TicketPlayer"}
+    for kind in ("Game", "Ticket"):
+        names |= {
+            f"Create{''.join(p.title() for p in g.name.split('_'))}{kind}" for g in registry.games()
+        }
     for game in registry.games():
         # Every move is decoded refusing unknown fields (service/views/schemas.py).
         names |= {command.__name__ for command in game.command_types}
@@ -459,6 +481,10 @@ _NOTIFICATION_FIELDS: dict[str, Any] = {
         "type": ["string", "null"],
         "description": "rematch.created: the new game's id; null for other kinds.",
     },
+    "ticket_id": {
+        "type": ["string", "null"],
+        "description": "match.found: the matchmaking ticket that was seated; null for other kinds.",
+    },
 }
 _SEAT_LIST = {"type": "array", "items": {"type": "integer"}}
 # Each kind's schema name, kind, description and own fields.
@@ -513,6 +539,13 @@ _NOTIFICATION_KINDS: dict[str, tuple[str, str, dict[str, Any]]] = {
         "The game's creator aborted it (webhooks registered for game.finished also get "
         "that notification with status aborted).",
         {},
+    ),
+    "MatchFoundNotification": (
+        "match.found",
+        "A matchmaking ticket (ticket_id) was matched: its player sits at `seat` of the new "
+        "game `game_id`. The seat token is not here: the ticket's holder reads it from "
+        "GET /v1/matchmaking/tickets/{ticket_id} with the ticket's secret.",
+        {"seat": {"type": "integer", "description": "The ticket's seat (0-based)."}},
     ),
     "RematchCreatedNotification": (
         "rematch.created",
@@ -622,6 +655,8 @@ _ENUM_TEXT = {
     "creator).",
     "GameName": "A game this server runs.",
     "EventKind": "A webhook (and account feed) notification kind.",
+    "TicketStatus": "A matchmaking ticket's status: waiting, matching (seated, its game being "
+    "made), matched, cancelled or expired.",
     "FbiColour": "An FBI character colour.",
     "FbiCardColour": "An FBI card colour (purple: the slammer cards).",
     "FbiAgent": "An FBI field agent: a colour, or 2x (doubles the other selected agent).",
@@ -770,6 +805,8 @@ def _finish_operation(path: str, op: dict[str, Any]) -> None:
                 "message per line, each an object with `kind` and `version`",
             }
         }
+    if op_id in _TICKET_LINKS:
+        _link_ticket(op_id, responses)
     if op_id == "claimInvite":
         claimed = responses.get("201", {})
         claimed["links"] = {
@@ -780,6 +817,31 @@ def _finish_operation(path: str, op: dict[str, Any]) -> None:
             }
             for name, target in _CLAIM_LINK_TARGETS.items()
         }
+
+
+# A new ticket leads to itself (read, cancel); a read ticket leads to its game.
+_TICKET_LINKS = {
+    "createTicket": ("201", "/id", {"GetTicket": "getTicket", "CancelTicket": "cancelTicket"}),
+    "getTicket": (
+        "200",
+        "/match/game_id",
+        {"GetGame": "getGame", "ListEvents": "listEvents", "PostMove": "postMove"},
+    ),
+}
+
+
+def _link_ticket(op_id: str, responses: dict[str, Any]) -> None:
+    status, pointer, targets = _TICKET_LINKS[op_id]
+    parameter = "ticket_id" if op_id == "createTicket" else "game_id"
+    responses.get(status, {})["links"] = {
+        name: {
+            "operationId": target,
+            "parameters": {parameter: "$response.body#" + pointer},
+            "description": f"{target} on the "
+            + ("ticket" if op_id == "createTicket" else "ticket's game, once matched"),
+        }
+        for name, target in targets.items()
+    }
 
 
 def _add_problems(path: str, op_id: str, responses: dict[str, Any]) -> None:
@@ -829,6 +891,14 @@ _SECURITY_SCHEMES = {
         "type": "http",
         "scheme": "bearer",
         "description": "A seat token from createGame: acts as that seat of that game.",
+    },
+    # Last: the docs page's Authorize dialog shows the schemes in this order, and a
+    # person (and tests/browser/test_docs.py) fills the first: an API key.
+    "ticketSecret": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A matchmaking ticket's secret from createTicket: reads the ticket "
+        "(with its seat token once matched) and cancels it.",
     },
 }
 

@@ -43,6 +43,7 @@ EventKind = Literal[
     "game.started",
     "game.aborted",
     "rematch.created",
+    "match.found",
 ]
 EVENT_KINDS: tuple[EventKind, ...] = (
     "seat.awaited",
@@ -51,6 +52,7 @@ EVENT_KINDS: tuple[EventKind, ...] = (
     "game.started",
     "game.aborted",
     "rematch.created",
+    "match.found",
 )
 SIGNATURE_HEADER = "Stakeout-Signature"
 MAX_WEBHOOKS_PER_KEY = 20
@@ -97,6 +99,8 @@ class Notification(msgspec.Struct, frozen=True):
     # Who sits where (name and external id, never a token); rematch.created: the new game.
     seats: list[NotifiedSeat] | None = None
     rematch_game_id: str | None = None
+    # match.found: the matchmaking ticket that was given ``seat`` of the new game.
+    ticket_id: str | None = None
 
 
 class Attempt(msgspec.Struct, frozen=True):

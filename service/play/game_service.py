@@ -83,7 +83,9 @@ MAX_RETRIES = 16
 @dataclass(frozen=True)
 class NewGame:
     """A game to create. ``game_id``: chosen by the caller (a rematch), else random; with
-    ``late_tokens`` its human seats get their tokens later (service/play/access.py)."""
+    ``late_tokens`` its human seats get their tokens later (service/play/access.py); with
+    ``token_hashes`` its seats' tokens were made by the caller, which hands over only their
+    hashes (a matchmaking ticket's seat token)."""
 
     owner: str
     game: str
@@ -95,6 +97,7 @@ class NewGame:
     late_tokens: bool = False
     public: bool = False
     rematch_of: str | None = None
+    token_hashes: Sequence[str | None] | None = None
 
 
 class _Codec:
@@ -207,14 +210,17 @@ class GameService:
         seed = new_seed()
         events = engine.create(game_id, new.options, new.seats, seed)
         tokens = [
-            secrets.token_urlsafe(32) if s.type == "human" and not new.late_tokens else None
+            secrets.token_urlsafe(32)
+            if s.type == "human" and not new.late_tokens and new.token_hashes is None
+            else None
             for s in new.seats
         ]
+        hashes = [token_hash(t) if t else None for t in tokens]
         meta = GameMeta(
             game=new.game,
             owner=new.owner,
             seats=list(new.seats),
-            token_hashes=[token_hash(t) if t else None for t in tokens],
+            token_hashes=list(new.token_hashes) if new.token_hashes is not None else hashes,
             created_ms=_now_ms(),
             private=new.private,
             turn_seconds=new.turn_seconds,

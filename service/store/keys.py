@@ -37,6 +37,18 @@ key                               type    holds                                 
 ``owner:{<key>}:stats``           hash    its finished games' counts                 none
 ``owner:{<key>}:stats-counted``   set     game ids already counted                   none
 ``owner:{<key>}:webhooks``        zset    its webhook ids -> created ms              none
+``owner:{<key>}:ratings:<game>``  hash    identity (``p:<external id>``, ``b:<bot     none
+                                          level>``) -> its rating (JSON)
+``owner:{<key>}:board:<game>``    zset    identity -> its shown rating (exact)       none
+``owner:{<key>}:rated``           set     game ids whose ratings were updated        none
+``owner:{<key>}:player:<x>:games``zset    the games with a seat of external id x     none
+                                          -> created ms
+``owner:{<key>}:mm:ticket:<id>``  hash    a matchmaking ticket (its secret's hash)   expiry
+                                                                                     + 1 day
+``owner:{<key>}:mm:pool``         zset    its waiting tickets -> created ms          none
+``owner:{<key>}:mm:making``       zset    game ids of matches made whose game is     none
+                                          not created yet -> ms
+``owner:{<key>}:mm:match:<game>`` string  such a match: its tickets and seats (JSON) 1 day
 ``owner:{<key>}:feed``            stream  its account feed (about 10,000 entries)    none
 ``owner:{<key>}:feed:active``     string  ``1`` while the key uses its feed          7 days
 ``owner:{<key>}:feed:seen:<id>``  string  a notification id already fed (built in    1 day
@@ -45,6 +57,10 @@ key                               type    holds                                 
 ``webhook:{<id>}:attempts``       list    its delivery attempts, newest first (500)  none
 ``invite:<sha256(code)>``         string  ``<game id>|<seat>`` of an open seat       none
 ``ticket:<sha256(ticket)>``       string  what a stream ticket opens (JSON)          60 s
+``matchmaking:ticket:<id>``       string  the API key id of a matchmaking ticket     as the
+                                                                                     ticket
+``matchmaking:owners``            zset    API keys with tickets -> last ticket ms    none
+``matchmaking:lease``             string  the matcher that runs now                  lease
 ``stakeout:live:wake:<p>:<n>``    stream  wakes a live reader of process ``p``       1 hour
 ``outbox:{<shard>}``              stream  the changes to follow up (one entry an     trimmed
                                           append: game, versions, time, seat); its
@@ -187,6 +203,48 @@ def feed_seen_prefix(owner: str) -> str:
     """The feed's script appends a notification id to this (same hash tag as the feed)."""
     return _owner(owner, "feed:seen:")
 
+
+def ratings_key(owner: str, game: str) -> str:
+    return _owner(owner, "ratings:" + game)
+
+
+def board_key(owner: str, game: str) -> str:
+    return _owner(owner, "board:" + game)
+
+
+def rated_key(owner: str) -> str:
+    return _owner(owner, "rated")
+
+
+def player_games_key(owner: str, external_id: str) -> str:
+    return _owner(owner, f"player:{external_id}:games")
+
+
+def mm_ticket_key(owner: str, ticket_id: str) -> str:
+    return _owner(owner, "mm:ticket:" + ticket_id)
+
+
+def mm_pool_key(owner: str) -> str:
+    return _owner(owner, "mm:pool")
+
+
+def mm_making_key(owner: str) -> str:
+    return _owner(owner, "mm:making")
+
+
+def mm_match_key(owner: str, game_id: str) -> str:
+    return _owner(owner, "mm:match:" + game_id)
+
+
+# ---- matchmaking's own keys (single keys, no tag) -------------------------------------
+
+
+def mm_ticket_owner_key(ticket_id: str) -> str:
+    return "matchmaking:ticket:" + ticket_id
+
+
+MM_OWNERS = "matchmaking:owners"
+MM_LEASE = "matchmaking:lease"
 
 # ---- a webhook's keys: hash tag {<webhook id>} ------------------------------------------
 

@@ -35,7 +35,8 @@ EVENT_KINDS = (
     "The notification kinds: seat.awaited (a human seat must act), game.finished (the game "
     "ended: played out, abandoned or aborted), result.recorded (the scoring job recorded "
     "the result), game.started (no seat is open any more), game.aborted (its creator "
-    "aborted it), rematch.created (the next game of the table)."
+    "aborted it), rematch.created (the next game of the table), match.found (a matchmaking "
+    "ticket was seated in a new game)."
 )
 
 SEAT_NAME = "The seat's display name (up to 40 characters), or null."

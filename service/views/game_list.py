@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from service.play.game_service import GameService
+from service.players.player_games import PlayerGames
 from service.store.event_store import EventStore
 from service.views.schemas import GameName, GamePage, GameStatus, GameSummary
 from service.views.summaries import GameSummaries
 
 Cursor = tuple[int, str]  # (creation time, game id) of the last game of the previous page
+# Where a listing's games come from: (cursor, count) -> (game id, creation time), newest first.
+Rows = Callable[[Cursor | None, int], Awaitable[list[tuple[str, int]]]]
 
 
 @dataclass(frozen=True)
@@ -41,20 +45,48 @@ class GameList:
     """An API key's games: the key's index of its games (in the event store), their kept
     summaries, and the game service for a game whose summary is behind."""
 
-    def __init__(self, store: EventStore, summaries: GameSummaries, games: GameService) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        summaries: GameSummaries,
+        games: GameService,
+        players: PlayerGames | None = None,
+    ) -> None:
         self.store = store
         self.summaries = summaries
         self.games = games
+        self.players = players
 
     async def page(
         self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
     ) -> GamePage:
-        found, after = await self._scan(owner, before, limit, wanted)
+        async def rows(cursor: Cursor | None, count: int) -> list[tuple[str, int]]:
+            return await self.store.owned_games(owner, cursor, count)
+
+        return await self._page(rows, before, limit, wanted)
+
+    async def player_page(
+        self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
+    ) -> GamePage:
+        """A player's games (``wanted.external_id``), from the player's own index."""
+        players, external_id = self.players, wanted.external_id
+        assert players is not None
+        assert external_id is not None
+
+        async def rows(cursor: Cursor | None, count: int) -> list[tuple[str, int]]:
+            return await players.games(owner, external_id, cursor, count)
+
+        return await self._page(rows, before, limit, wanted)
+
+    async def _page(
+        self, rows: Rows, before: Cursor | None, limit: int, wanted: GameFilter
+    ) -> GamePage:
+        found, after = await self._scan(rows, before, limit, wanted)
         next_cursor = None if after is None else f"{after[0]}-{after[1]}"
         return GamePage(games=found, next_cursor=next_cursor)
 
     async def _scan(
-        self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
+        self, source: Rows, before: Cursor | None, limit: int, wanted: GameFilter
     ) -> tuple[list[GameSummary], Cursor | None]:
         """The games after ``before`` that ``wanted`` admits, and where the next page starts
         (``None``: nothing more). Filters are applied to the index in order; scanning stops
@@ -63,7 +95,7 @@ class GameList:
         found: list[GameSummary] = []
         scanned = 0
         while len(found) < limit and scanned < 10 * limit:
-            rows = await self.store.owned_games(owner, before, limit)
+            rows = await source(before, limit)
             if not rows:
                 return found, None
             for kept in await self.summaries.kept(rows):

@@ -94,5 +94,10 @@ class LobbyPage(msgspec.Struct, frozen=True):
 
 
 FeedKind = Literal[
-    "seat.awaited", "game.started", "game.finished", "game.aborted", "rematch.created"
+    "seat.awaited",
+    "game.started",
+    "game.finished",
+    "game.aborted",
+    "rematch.created",
+    "match.found",
 ]

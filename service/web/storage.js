@@ -54,3 +54,15 @@ export const sealed = {
   /** The step whose secret this browser holds, not yet revealed (or null). */
   current: (gameId, seat) => read(`sealed.${gameId}.${seat}`),
 };
+
+/** This browser's player id for quick matches, and the ticket it is waiting on. */
+export const player = {
+  get: () => read("player") || "",
+  set: (id) => write("player", id || null),
+};
+
+/** The matchmaking ticket being waited on: {id, secret, game} (or null). */
+export const ticket = {
+  get: () => read("ticket"),
+  set: (value) => write("ticket", value || null),
+};

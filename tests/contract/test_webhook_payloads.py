@@ -9,6 +9,9 @@ from pathlib import Path
 import msgspec
 from jsonschema import Draft202012Validator
 
+from domain.match import SeatSpec
+from service.matchmaking.matcher import match_found
+from service.matchmaking.tickets import MatchRecord
 from service.notify.webhooks import EVENT_KINDS, Notification, NotifiedSeat, notifications
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
@@ -44,6 +47,19 @@ def test_what_the_workers_send_fits_the_contract() -> None:
         ),
         Notification("c-aborted", "game.aborted", "c" * 24, 9, 20),
         Notification("c-rematch", "rematch.created", "c" * 24, 10, 30, rematch_game_id="d" * 24),
+        *match_found(
+            MatchRecord(
+                "owner",
+                "fbi",
+                {},
+                [SeatSpec("bot", "greedy"), SeatSpec("human", None, "Ann", "u1")],
+                [None, "h" * 64],
+                [("e" * 24, 1)],
+                50,
+            ),
+            "f" * 24,
+            60,
+        ),
     ]
     assert {n.kind for n in sent} == set(EVENT_KINDS)
     for note in sent:

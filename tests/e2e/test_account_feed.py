@@ -94,6 +94,7 @@ def _follow_every_game(server_url: str) -> None:
         assert host not in text
         assert guest.json()["token"] not in text
         # Resume: after the second entry's cursor the feed goes on with the third.
+        # (Of this test's games: other tests' games, tickets and their matches share the key.)
         resumed = _lines(
             client, 1, mine, headers={**auth(API_KEY), "Last-Event-ID": notes[1]["cursor"]}
         )

@@ -76,6 +76,8 @@ def test_the_scoring_job_counts_a_finished_game_once(
         "workers.jobs.score_game", args=(game_id,), job_id=f"score-again-{game_id}"
     )
     wait_for(lambda: Job.fetch(job.id, connection=connection).is_finished, timeout=30)
-    assert Job.fetch(job.id, connection=connection).return_value() == "already recorded"
+    assert Job.fetch(job.id, connection=connection).return_value() == (
+        "already recorded; already rated"
+    )
     connection.close()
     assert stats() == expected

@@ -1,0 +1,1 @@
+"""Matchmaking: asynchronous tickets, grouped into games by a matcher on the workers."""

@@ -1,0 +1,232 @@
+"""The matcher: turns waiting tickets into games, on the game workers.
+
+Every game worker runs one on a thread of its own (workers/main.py), but one at a time
+works: each pass starts by taking or renewing a lease (``matchmaking:lease``, `LEASE_MS`),
+and a matcher without it waits. The scripts of `service.matchmaking.tickets` keep tickets
+right even when two matchers overlap (a stalled lease holder waking up): a ticket is seated
+once, all of a group's tickets or none.
+
+One pass, per API key with tickets: finish the matches a dead matcher left half made
+(seated, game not reported made: the game is created, or found, with the recorded seats
+and token hashes), expire overdue tickets, plan the groups (service/matchmaking/grouping.py)
+and make each: a place in the key's quota of active games first (none left: the key's
+tickets wait for the next pass), then the tickets are seated in one script, the game is
+created (service/lobby/game_maker.py) and the tickets are marked matched; then each
+ticket's ``match.found`` goes to the key's account feed and webhooks (its ticket id, game
+and seat; never a token).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import anyio.to_thread
+import msgspec
+import redis.exceptions
+
+from domain.match import SeatSpec
+from service.follow_ups.jobs import WEBHOOK_QUEUE, JobQueue, JobRequest
+from service.lobby.game_maker import GameMaker
+from service.matchmaking.grouping import Group, plan
+from service.matchmaking.tickets import MatchRecord, MatchTickets
+from service.notify import webhooks
+from service.notify.account_feed import AccountFeed
+from service.notify.webhooks import Notification, NotifiedSeat, WebhookStore
+from service.play.errors import ActiveGameLimit, GameExists
+from service.play.game_service import NewGame
+
+log = logging.getLogger("stakeout.matchmaking")
+
+LEASE_MS = 5_000
+PASS_EVERY_SECONDS = 0.25
+IDLE_EVERY_SECONDS = 1.0
+STALE_MATCH_MS = 15_000  # a match seated this long ago and not made: its matcher died
+MAX_POOL = 2_000  # tickets of one API key read per pass
+OWNERS_FOR_MS = 2 * 3600 * 1000  # an API key's last ticket is at most this old (expiry cap)
+
+
+@dataclass
+class Passed:
+    """What one pass did."""
+
+    games: int = 0
+    seated: int = 0
+    expired: int = 0
+    recovered: int = 0
+    lost_races: int = 0  # groups not seated: a ticket was cancelled (or taken) meanwhile
+    held_back: list[str] = field(default_factory=list)  # API keys at their quota
+
+
+@dataclass(frozen=True)
+class MatchNotifier:
+    """Where ``match.found`` goes: the key's account feed and its webhooks."""
+
+    webhooks: WebhookStore
+    feed: AccountFeed
+    jobs: JobQueue
+    webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
+
+    async def found(self, record: MatchRecord, game_id: str, at_ms: int) -> None:
+        notes = match_found(record, game_id, at_ms)
+        if await self.feed.active(record.owner):
+            await self.feed.record(record.owner, notes)
+        hooks = await self.webhooks.of(record.owner)
+        requests = [
+            JobRequest(
+                WEBHOOK_QUEUE,
+                "workers.jobs.deliver_webhook",
+                (hook.id, msgspec.json.encode(note).decode()),
+                f"wh-{hook.id}-{note.id}",
+                retry_intervals=self.webhook_backoff,
+            )
+            for note in notes
+            for hook in hooks
+            if webhooks.wanted(hook, note)
+        ]
+        if requests:
+            await anyio.to_thread.run_sync(self.jobs.enqueue, requests)
+
+
+def match_found(record: MatchRecord, game_id: str, at_ms: int) -> list[Notification]:
+    """One ``match.found`` per ticket of a match made (pure): ids stable, never a token."""
+    seats = [NotifiedSeat(i, s.type, s.name, s.external_id) for i, s in enumerate(record.seats)]
+    return [
+        Notification(
+            id=f"{game_id}-match-{ticket_id}",
+            kind="match.found",
+            game_id=game_id,
+            version=1,
+            at_ms=at_ms,
+            seat=seat,
+            seats=seats,
+            ticket_id=ticket_id,
+        )
+        for ticket_id, seat in record.tickets
+    ]
+
+
+def table_of(
+    group: Group, rng: random.Random
+) -> tuple[list[SeatSpec], list[str | None], list[int]]:
+    """The group's seats in a random order: who sits where, each seat's token hash, and
+    each ticket's seat (in the group's order)."""
+    order = list(range(group.seat_count))
+    rng.shuffle(order)
+    seats: list[SeatSpec] = [SeatSpec("bot", group.bot_level)] * group.seat_count
+    hashes: list[str | None] = [None] * group.seat_count
+    placed = []
+    for ticket, seat in zip(group.tickets, order, strict=False):
+        seats[seat] = SeatSpec("human", None, ticket.spec.name, ticket.spec.external_id)
+        hashes[seat] = ticket.token_hash
+        placed.append(seat)
+    return seats, hashes, placed
+
+
+class Matcher:
+    def __init__(
+        self, tickets: MatchTickets, maker: GameMaker, notifier: MatchNotifier, name: str
+    ) -> None:
+        self.tickets = tickets
+        self.maker = maker
+        self.notifier = notifier
+        self.name = name
+        self._rng = random.Random(secrets.randbits(64))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Pass after pass while holding the lease, until ``stop``."""
+        while not stop.is_set():
+            pause = IDLE_EVERY_SECONDS
+            try:
+                if await self.tickets.hold_lease(self.name, LEASE_MS):
+                    await self.pass_once(int(time.time() * 1000))
+                    pause = PASS_EVERY_SECONDS
+            except (redis.exceptions.RedisError, OSError) as exc:
+                log.warning("matchmaking pass failed (%s: %s)", type(exc).__name__, exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+        with contextlib.suppress(redis.exceptions.RedisError, OSError):
+            await self.tickets.release_lease(self.name)
+
+    async def pass_once(self, now_ms: int) -> Passed:
+        passed = Passed()
+        for owner in await self.tickets.owners(now_ms - OWNERS_FOR_MS):
+            await self._recover(owner, now_ms, passed)
+            waiting = await self.tickets.waiting(owner, MAX_POOL)
+            for ticket in waiting:
+                if ticket.status_at(now_ms) == "expired" and await self.tickets.expire(
+                    ticket, now_ms
+                ):
+                    passed.expired += 1
+            for group in plan(waiting, now_ms):
+                if not await self._make(owner, group, now_ms, passed):
+                    break
+        return passed
+
+    async def _make(self, owner: str, group: Group, now_ms: int, passed: Passed) -> bool:
+        """Make one group's game; False when the key's quota is full (stop for this key)."""
+        game_id = secrets.token_hex(12)
+        first = group.tickets[0].spec
+        seats, hashes, placed = table_of(group, self._rng)
+        record = MatchRecord(
+            owner=owner,
+            game=first.game,
+            options=first.options,
+            seats=seats,
+            token_hashes=hashes,
+            tickets=[(t.id, seat) for t, seat in zip(group.tickets, placed, strict=True)],
+            made_ms=now_ms,
+        )
+        try:
+            async with self.maker.quota.slot(owner) as slot:
+                if await self.tickets.seat(record, game_id, now_ms):
+                    passed.lost_races += 1
+                    return True
+                try:
+                    await self.maker.make_in(slot, _new_game(record, game_id))
+                except GameExists:  # a recovering matcher made it meanwhile
+                    slot.game_id = game_id
+                except Exception:
+                    # Not made (the event store away?): the record stays, and a later pass
+                    # makes the game (`_recover`); the tickets stay seated meanwhile.
+                    log.warning("a matched game could not be made yet", exc_info=True)
+                    return True
+        except ActiveGameLimit:
+            passed.held_back.append(owner)
+            return False
+        await self._made(record, game_id, passed)
+        passed.seated += len(group.tickets)
+        return True
+
+    async def _made(self, record: MatchRecord, game_id: str, passed: Passed) -> None:
+        at_ms = int(time.time() * 1000)
+        await self.tickets.finish(record, game_id, at_ms)
+        await self.notifier.found(record, game_id, at_ms)
+        passed.games += 1
+
+    async def _recover(self, owner: str, now_ms: int, passed: Passed) -> None:
+        """Make the games of matches seated long ago and never reported made."""
+        for game_id, record in await self.tickets.stale_matches(owner, now_ms - STALE_MATCH_MS):
+            if not await self.maker.games.exists(game_id):
+                # The quota was checked when the match was seated; a crash in between may
+                # let the key go one game over it, never a seated ticket without its game.
+                with contextlib.suppress(GameExists):
+                    await self.maker.games.create(_new_game(record, game_id))
+            await self._made(record, game_id, passed)
+            passed.recovered += 1
+
+
+def _new_game(record: MatchRecord, game_id: str) -> NewGame:
+    return NewGame(
+        record.owner,
+        record.game,
+        record.options,
+        record.seats,
+        game_id=game_id,
+        token_hashes=record.token_hashes,
+    )
