@@ -18,6 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.api.v1.answers import Answers
 from service.follow_ups.abandonment import ActivityIndex
+from service.follow_ups.archiving import Archiver
 from service.follow_ups.follow_ups import FollowUp, FollowUps, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
@@ -65,20 +66,23 @@ class Stores:
     bot_seals: BotSeals  # the bots' kept sealed choices
 
     @classmethod
-    def over(cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int) -> Stores:
+    def over(
+        cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int, events: EventStore
+    ) -> Stores:
         """``blocking``: the client for the account feed's blocking reads;
-        ``max_active_games``: the quota's limit per API key (0: none)."""
+        ``max_active_games``: the quota's limit per API key (0: none); ``events``: the
+        event store (archived games' seat tokens are read from their archives)."""
         return cls(
             webhooks=WebhookStore(redis),
             stats=StatsStore(redis),
             account_feed=AccountFeed(redis, blocking),
-            summaries=GameSummaries(redis),
+            summaries=GameSummaries(redis, events),
             quota=GameQuota(redis, max_active_games),
             deadlines=DeadlineStore(redis),
             invites=InviteStore(redis),
             tickets=TicketStore(redis),
             lobby=PublicLobby(redis),
-            seat_tokens=SeatTokens(redis),
+            seat_tokens=SeatTokens(redis, events),
             activity=ActivityIndex(redis),
             bot_seals=BotSeals(redis),
         )
@@ -103,6 +107,7 @@ class Wiring(Stores):
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
+    archiver: Archiver
     follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
 
     def collaborators(self) -> dict[str, Any]:
@@ -130,12 +135,17 @@ async def open_wiring(
     the act returns (the workers: a job's follow-ups are done when the job ends).
     ``timeout``: the Redis clients' command timeout (short on the request path)."""
     client, blocking = await _clients(settings, timeout)
-    store = EventStore(client)
+    store = EventStore(
+        client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
+    )
     live = LiveFeed(blocking, store)
-    stores = Stores.over(client, blocking, settings.max_active_games)
-    jobs = JobQueue(lambda: queue_redis(settings, timeout))
+    stores = Stores.over(client, blocking, settings.max_active_games, store)
+    jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
-    follow_up = FollowUp(jobs, store, stores.deadlines, stores.activity, notifiers)
+    archive_after_ms = settings.archive_after_seconds * 1000
+    follow_up = FollowUp(
+        jobs, store, stores.deadlines, stores.activity, notifiers, archive_after_ms
+    )
     follow_ups = FollowUps(follow_up.follow_up) if background else None
     on_change = follow_ups.submit if follow_ups is not None else follow_up.on_change
     games = GameService(store, settings.game_cache_size, on_change, kept_record)
@@ -159,6 +169,9 @@ async def open_wiring(
             follow_up=follow_up,
             sweep=Sweep(games, store, jobs, stores.deadlines, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
+            archiver=Archiver(
+                games, store, stores.activity, stores.lobby, stores.quota, archive_after_ms
+            ),
             follow_ups=follow_ups,
         )
     finally:

@@ -24,7 +24,14 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.jobs import WEBHOOK_QUEUE, JobQueue, JobRequest, deadline_job, jobs_for
+from service.follow_ups.jobs import (
+    WEBHOOK_QUEUE,
+    JobQueue,
+    JobRequest,
+    archive_job,
+    deadline_job,
+    jobs_for,
+)
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
 from service.notify.webhooks import Webhook, WebhookStore
@@ -61,8 +68,10 @@ class FollowUp:
         turns: DeadlineStore,
         activity: ActivityIndex,
         notifiers: Notifiers,
+        archive_after_ms: int = 3600 * 1000,
     ) -> None:
         self.jobs = jobs
+        self.archive_after_ms = archive_after_ms
         self.store = store
         self.deadlines = turns
         self.activity = activity
@@ -153,6 +162,9 @@ class FollowUp:
                     await self.feed.record(loaded.meta.owner, for_feed(notes))
         if loaded.match.recorded is not None or loaded.match.aborted:
             await self.store.retire_game(loaded.game_id)
+        if abandon.ended(loaded):  # archived once the window after this change has passed
+            due = at_ms + self.archive_after_ms
+            requests.append(archive_job(loaded.game_id, loaded.match.version, due))
         # The sweep's activity index: when the game last moved
         # (service/follow_ups/abandonment.py).
         await self._record_activity(loaded, at_ms)

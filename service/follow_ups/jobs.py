@@ -66,6 +66,18 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
     ]
 
 
+def archive_job(game_id: str, version: int, at_ms: int) -> JobRequest:
+    """Archive an ended game once its window has passed (service/follow_ups/archiving.py);
+    one job per version, so a later change (a rematch) schedules its own."""
+    return JobRequest(
+        SCORING_QUEUE,
+        "workers.jobs.archive_game",
+        (game_id,),
+        f"archive-{game_id}-{version}",
+        at_ms=at_ms,
+    )
+
+
 def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
     return JobRequest(
         BOT_QUEUE,
@@ -79,8 +91,11 @@ def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
 class JobQueue:
     """Enqueues onto a plain (non-cluster) Redis; RQ's client is synchronous."""
 
-    def __init__(self, connect: Callable[[], Redis]) -> None:
+    def __init__(self, connect: Callable[[], Redis], result_ttl: int = 3600) -> None:
+        """``result_ttl``: seconds RQ keeps a finished job and its result (every job's
+        records expire: a failed one's after a day)."""
         self._connect = connect
+        self.result_ttl = result_ttl
         self._redis: Redis | None = None
 
     def _connection(self) -> Redis:
@@ -105,7 +120,7 @@ class JobQueue:
                 # Short: a job whose worker died is found abandoned (and retried) once its
                 # timeout has passed, by the worker's frequent maintenance (workers/main.py).
                 "timeout": JOB_TIMEOUT_SECONDS,
-                "result_ttl": 3600,
+                "result_ttl": self.result_ttl,
                 "failure_ttl": 86400,
                 # A worker killed mid-job: the job runs again; its idempotency key makes
                 # sure the move is made exactly once.

@@ -13,7 +13,7 @@ import anyio.to_thread
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.jobs import JobQueue, deadline_job, jobs_for
+from service.follow_ups.jobs import JobQueue, archive_job, deadline_job, jobs_for
 from service.play.deadlines import DeadlineStore
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
@@ -85,8 +85,9 @@ class Sweep:
             fresh = await self.deadlines.refresh(loaded, now_ms)
             turns = [*known.values(), *fresh]
             requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
-        if abandon.ended(loaded):
+        if abandon.ended(loaded):  # its follow-up was lost: retire it, archive it later
             await self.store.retire_game(game_id)
+            requests.append(archive_job(game_id, loaded.match.version, now_ms))
         if requests:
             report.enqueued += await anyio.to_thread.run_sync(
                 functools.partial(self.jobs.enqueue, requests, revive=True)

@@ -246,7 +246,8 @@ class GameService:
 
     async def _cold(self, game_id: str) -> _Entry:
         """Load a game from its whole stream (one round trip) and cache it."""
-        raw, seed, stored = await self.store.opening(game_id)
+        opening = await self.store.opening(game_id)
+        raw, seed, stored = opening.meta, opening.seed, opening.events
         if raw is None or "meta" not in raw or seed is None or not stored:
             raise GameNotFound(game_id)
         meta = msgspec.json.decode(raw["meta"], type=GameMeta)
@@ -273,6 +274,17 @@ class GameService:
             return await self._cold(game_id)
         self._cache.move_to_end(game_id)
         return entry
+
+    async def make_hot(self, game_id: str) -> Loaded:
+        """The game restored from its archive if it is archived (so that something outside
+        its stream can be written beside it), with its change handed on: its follow-up
+        schedules it to be archived again."""
+        restored = await self.store.restore(game_id) == "ok"
+        self._cache.pop(game_id, None)
+        loaded = (await self._cold(game_id)).loaded
+        if restored and self.on_change is not None:
+            await self.on_change(loaded, Change(None, _now_ms()))
+        return loaded
 
     async def snapshot(self, game_id: str) -> Loaded:
         """The cached snapshot, without a round trip when warm (it may be behind the
@@ -465,6 +477,13 @@ class GameService:
             return _Step(applied, entry, loaded, checked=True)
         if result.status == "missing":
             raise GameNotFound(game_id)
+        if result.status == "archived":
+            # Only an ended game is archived, and what can still change it (a rematch) is
+            # rare: it is made hot again first (a retried key then finds its first answer
+            # among the restored records), and archived again later.
+            await self.store.restore(game_id)
+            entry = await self._cold(game_id)
+            return _Step(None, entry, entry.loaded, checked=False)
         if result.status == "behind":
             self._behind(game_id, match.version, result.version)
             entry = await self._cold(game_id)
