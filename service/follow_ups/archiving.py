@@ -95,8 +95,8 @@ class Archiver:
 
 class _Commit(msgspec.Struct):
     kind: str = ""
-    seat: int = -1
-    step: str = ""
+    seat: int | None = None
+    step: str | None = None
 
 
 _commit = msgspec.json.Decoder(_Commit)
@@ -113,7 +113,7 @@ def bot_seals(loaded: Loaded) -> SealsOf:
             if entry.cause is None:
                 continue
             act = _commit.decode(entry.cause)
-            if act.kind == "commit" and act.seat in bots:
+            if act.kind == "commit" and act.seat in bots and act.step is not None:
                 out.append((act.seat, act.step))
         return out
 

@@ -7,12 +7,14 @@ answers an archived game's opening, catch-ups and pages from it, with the same b
 
 The stored value::
 
-    sa1|<version>|<tip>|<summary length>|<summary><zstd frame>
+    sa1|<version>|<tip>|<archived ms>|<summary length>|<summary><zstd frame>
 
 - ``sa1``: the format (stakeout archive, format 1). A new format gets a new prefix; this
   code reads every prefix it ever wrote.
 - ``version`` and ``tip`` (sha1 of the last entry's time and data, as the scripts compute
-  it): what the scripts compare a caller's cached state with, without decompressing.
+  it): what the scripts compare a caller's cached state with, without decompressing;
+  ``archived ms`` tells two archives of one game apart (restored for a seat's token and
+  archived again: same version and tip, one more token).
 - ``summary``: the game list's kept record of the game (``<format>|<JSON>``, as
   ``game:{<id>}:summary`` held it), uncompressed, so a listing reads it in a script.
 - the zstd frame: a `Record`, msgpack (msgspec), compressed with zstd (``zstandard``).
@@ -39,7 +41,7 @@ MAGIC = b"sa1"
 ZSTD_LEVEL = 15
 # What a script reads of the value to learn the header (GETRANGE 0 HEADER_BYTES-1).
 HEADER_BYTES = 96
-_HEADER = re.compile(rb"^sa1\|(\d+)\|([0-9a-f]*)\|(\d+)\|")
+_HEADER = re.compile(rb"^sa1\|(\d+)\|([0-9a-f]*)\|(\d+)\|(\d+)\|")
 
 
 class Entry(msgspec.Struct, array_like=True, frozen=True):
@@ -67,6 +69,7 @@ class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
 class Header:
     version: int
     tip: str
+    archived_ms: int
     summary_length: int
     length: int  # bytes of the header itself
 
@@ -79,6 +82,10 @@ class Archived:
     tip: str
     summary: bytes | None
     record: Record
+
+    @property
+    def key(self) -> tuple[int, str, int]:
+        return self.version, self.tip, self.record.archived_ms
 
     def idempotency(self, field: str, now_ms: int) -> bytes | None:
         """The idempotency record of ``field``, unless the records have lapsed."""
@@ -97,7 +104,7 @@ def header_of(value: bytes) -> Header | None:
     found = _HEADER.match(value)
     if found is None:
         return None
-    return Header(int(found[1]), found[2].decode(), int(found[3]), found.end())
+    return Header(int(found[1]), found[2].decode(), int(found[3]), int(found[4]), found.end())
 
 
 def encode(record: Record, version: int, tip: str, summary: bytes | None) -> bytes:
@@ -105,7 +112,7 @@ def encode(record: Record, version: int, tip: str, summary: bytes | None) -> byt
     if _compressor is None:
         _compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
     kept = summary or b""
-    head = b"%s|%d|%s|%d|" % (MAGIC, version, tip.encode(), len(kept))
+    head = b"%s|%d|%s|%d|%d|" % (MAGIC, version, tip.encode(), record.archived_ms, len(kept))
     return head + kept + _compressor.compress(_encoder.encode(record))
 
 
@@ -124,21 +131,21 @@ def decode(value: bytes) -> Archived:
 
 class RecentArchives:
     """The archives a process read lately, decoded (an archive never changes: a game
-    restored and archived again has another version or tip)."""
+    restored and archived again has another header)."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._kept: OrderedDict[tuple[str, int, str], Archived] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, tuple[int, str, int]], Archived] = OrderedDict()
 
     def get(self, game_id: str, header: Header) -> Archived | None:
-        key = (game_id, header.version, header.tip)
+        key = (game_id, (header.version, header.tip, header.archived_ms))
         found = self._kept.get(key)
         if found is not None:
             self._kept.move_to_end(key)
         return found
 
     def keep(self, game_id: str, archived: Archived) -> Archived:
-        self._kept[(game_id, archived.version, archived.tip)] = archived
+        self._kept[(game_id, archived.key)] = archived
         while len(self._kept) > self.size:
             self._kept.popitem(last=False)
         return archived

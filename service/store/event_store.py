@@ -307,9 +307,9 @@ _LISTED = """
 local version = redis.call('XLEN', KEYS[2])
 if version > 0 then return {redis.call('GET', KEYS[1]) or false, version, 0} end
 local head = redis.call('GETRANGE', KEYS[3], 0, HEADER_BYTES - 1)
-local prefix = string.match(head, '^sa1|%d+|%x*|%d+|')
+local prefix = string.match(head, '^sa1|%d+|%x*|%d+|%d+|')
 if not prefix then return {redis.call('GET', KEYS[1]) or false, 0, 0} end
-local at, length = string.match(prefix, '^sa1|(%d+)|%x*|(%d+)|')
+local at, length = string.match(prefix, '^sa1|(%d+)|%x*|%d+|(%d+)|')
 local summary = false
 if tonumber(length) > 0 then
   summary = redis.call('GETRANGE', KEYS[3], #prefix, #prefix + tonumber(length) - 1)

@@ -1,0 +1,278 @@
+"""Archived games read the same: every kind of game, played to each ending (its result
+recorded, aborted, abandoned), archived, and every read compared byte for byte with what it
+answered while the game was hot; then a rematch of the archived game (restored first) and
+the archive of both games again; and a retried act's first answer from the archive.
+
+Real processes: the app over the embedded Redis, and a real worker that scores the games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import redis
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from domain import registry
+from domain.sealed import commitment
+from service.app import create_app
+from service.follow_ups import abandonment
+from service.ops.cli import _verify
+from service.settings import Settings
+from service.store.keys import INDEX_BUCKETS, active_games_key, archive_key, game_activity_key
+from service.wiring import open_wiring
+from tests.helpers import API_KEY, auth, wait_for
+from tests.processes import quick_options
+
+ENDINGS = ("finished", "aborted", "abandoned")
+
+
+@pytest.fixture
+def app_client(settings: Settings, worker: Any) -> Iterator[TestClient[Litestar]]:
+    with TestClient(app=create_app(settings)) as test_client:
+        yield test_client
+
+
+def _create(client: Any, game: str, seats: int, public: bool = False) -> dict[str, Any]:
+    body = {
+        "game": game,
+        "seats": [{"type": "human", "name": f"p{i}"} for i in range(seats)],
+        "options": quick_options(game),
+        "public": public,
+    }
+    response = client.post("/v1/games", json=body, headers=auth(API_KEY))
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def _play(client: Any, game_id: str, tokens: list[str], rng: random.Random, acts: int | None):
+    """Every seat plays random legal acts with Idempotency-Keys (to the end, or ``acts``);
+    returns the last act's request (path, body, token, key) and its answer."""
+    kept: dict[int, tuple[Any, str]] = {}
+    last: tuple[str, Any, str, str, httpx.Response] | None = None
+    done = 0
+    while acts is None or done < acts:
+        seen = client.get(f"/v1/games/{game_id}").json()
+        if seen["status"] != "active" or not seen["awaiting"]:
+            break
+        action = seen["awaiting"][0]
+        seat, token = action["seat"], tokens[action["seat"]]
+        base = f"/v1/games/{game_id}"
+        if action["action"] == "reveal":
+            move, salt = kept.pop(seat)
+            path, body = f"{base}/reveals", {"move": move, "salt": salt}
+        else:
+            legal = client.get(base, headers=auth(token)).json()["legal"]
+            move = rng.choice(legal)
+            if action["action"] == "move":
+                path, body = f"{base}/moves", move
+            else:
+                salt = f"{rng.getrandbits(128):032x}"
+                kept[seat] = (move, salt)
+                digest = commitment(game_id, action["step"], seat, move, salt)
+                path, body = f"{base}/commitments", {"commitment": digest}
+        key = f"k{done}-{rng.getrandbits(32)}"
+        headers = {**auth(token), "Idempotency-Key": key}
+        answer = client.post(path, json=body, headers=headers)
+        assert answer.status_code == 200, answer.text
+        last = (path, body, token, key, answer)
+        done += 1
+    assert last is not None
+    return last
+
+
+def _reads(client: Any, game_id: str, tokens: list[str]) -> dict[str, Any]:
+    """Everything a client may read of a game that is over, as bytes (and the headers that
+    matter), by every kind of caller."""
+    out: dict[str, Any] = {}
+    callers = {"spectator": {}, "owner": auth(API_KEY)}
+    callers.update({f"seat{i}": auth(t) for i, t in enumerate(tokens)})
+
+    def get(name: str, path: str, headers: dict[str, str], **params: Any) -> httpx.Response:
+        response = client.get(path, headers=headers, params=params)
+        out[name] = (response.status_code, response.headers.get("etag"), response.content)
+        return response
+
+    base = f"/v1/games/{game_id}"
+    for who, headers in callers.items():
+        view = get(f"view {who}", base, headers).json()
+        after, page = 0, 0
+        while True:
+            events = get(f"events {who} {page}", f"{base}/events", headers, after=after, limit=37)
+            body = events.json()
+            if not body["has_more"]:
+                break
+            after, page = body["next_after"], page + 1
+    version = view["version"]
+    replay = get("replay", f"{base}/replay", auth(API_KEY))
+    for at in sorted({1, 2, version // 3, version // 2, version - 1, version}):
+        for seat in (-1, 0, len(tokens) - 1):
+            get(f"replay/{at} seat {seat}", f"{base}/replay/{at}", {}, seat=seat)
+    get("past the end", f"{base}/replay/{version + 1}", {})
+    out["replay document"] = replay.content
+    return out
+
+
+def _listing(client: Any) -> dict[str, Any]:
+    out = {}
+    for status in (None, "finished", "aborted", "abandoned"):
+        params = {"limit": 3} if status is None else {"status": status, "limit": 3}
+        pages, cursor = [], None
+        while True:
+            query = params if cursor is None else {**params, "cursor": cursor}
+            response = client.get("/v1/games", headers=auth(API_KEY), params=query)
+            assert response.status_code == 200, response.text
+            pages.append(response.content)
+            cursor = response.json()["next_cursor"]
+            if cursor is None:
+                break
+        out[f"list {status}"] = pages
+    out["stats"] = client.get("/v1/stats", headers=auth(API_KEY)).content
+    return out
+
+
+def _verified(tmp_path: Path, document: bytes) -> int:
+    path = tmp_path / f"replay-{hashlib.sha256(document).hexdigest()[:8]}.json"
+    path.write_bytes(document)
+    return _verify(path)
+
+
+async def _archive(settings: Settings, game_ids: list[str]) -> list[str]:
+    """Archive the games now, as the worker's job does once the window has passed."""
+    async with open_wiring(settings, background=False) as wiring:
+        return [(await wiring.archiver.archive(g, 2**62)).said for g in game_ids]
+
+
+async def _abandon(settings: Settings, game_id: str) -> None:
+    async with open_wiring(settings, background=False) as wiring:
+        assert await abandonment.abandon(wiring.games, wiring.activity, game_id, 3 * 3600_000)
+
+
+def _end(client: Any, settings: Settings, game_id: str, tokens: list[str], ending: str, rng: Any):
+    if ending == "finished":
+        last = _play(client, game_id, tokens, rng, None)
+        wait_for(lambda: client.get(f"/v1/games/{game_id}").json()["status"] == "finished")
+        wait_for(lambda: _recorded(client, game_id), timeout=60)
+        return last
+    last = _play(client, game_id, tokens, rng, 3)
+    if ending == "aborted":
+        response = client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY))
+        assert response.status_code == 200, response.text
+    else:
+        asyncio.run(_abandon(settings, game_id))
+    return last
+
+
+def _recorded(client: Any, game_id: str) -> bool:
+    events = client.get(f"/v1/games/{game_id}/events", params={"after": 0, "limit": 500})
+    page = events.json()["events"]
+    return bool(page) and page[-1]["event"]["type"] == "game.result_recorded"
+
+
+def _retry(client: Any, last: tuple[str, Any, str, str, httpx.Response]) -> httpx.Response:
+    path, body, token, key, _ = last
+    return client.post(path, json=body, headers={**auth(token), "Idempotency-Key": key})
+
+
+def test_every_kind_of_game_reads_the_same_archived_as_hot(
+    app_client: TestClient[Litestar], settings: Settings, clean_redis: str, tmp_path: Path
+) -> None:
+    client = app_client
+    rng = random.Random(2812)
+    games: list[tuple[str, list[str], Any]] = []
+    abandoned = set()
+    for game in registry.games():
+        for ending in ENDINGS:
+            created = _create(client, game.name, game.min_seats, public=ending == "finished")
+            tokens = [s["token"] for s in created["seats"]]
+            last = _end(client, settings, created["id"], tokens, ending, rng)
+            games.append((created["id"], tokens, last))
+            if ending == "abandoned":
+                abandoned.add(created["id"])
+    ids = [g for g, _, _ in games]
+    hot = {g: _reads(client, g, t) for g, t, _ in games}
+    hot_retries = {g: _retry(client, last).content for g, _, last in games}
+    hot_listing = _listing(client)
+
+    said = asyncio.run(_archive(settings, ids))
+    assert all(s.startswith("archived at version") for s in said), said
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        for game_id in ids:  # one key left of each game: its archive
+            found = {k.decode() for k in connection.scan_iter(match=f"game:{{{game_id}}}:*")}
+            assert found == {archive_key(game_id)}
+        for bucket in range(INDEX_BUCKETS):  # and no index of active games holds them
+            assert connection.zcard(active_games_key(bucket)) == 0
+            assert connection.zcard(game_activity_key(bucket)) == 0
+            assert connection.zcard(f"lobby:public:{{p{bucket}}}") == 0
+    finally:
+        connection.close()
+    assert asyncio.run(_archive(settings, ids)) == ["already archived"] * len(ids)
+
+    for game_id, tokens, last in games:
+        archived = _reads(client, game_id, tokens)
+        assert archived.keys() == hot[game_id].keys()
+        differ = [name for name in archived if archived[name] != hot[game_id][name]]
+        assert differ == [], f"{game_id}: {differ[:5]}"
+        # A retried act gets the answer a retry got while the game was hot.
+        assert _retry(client, last).content == hot_retries[game_id]
+        # `stakeout verify` says the same of both (it verifies finished and aborted games;
+        # an abandoned one it calls not over, hot or archived).
+        verdict = _verified(tmp_path, archived["replay document"])
+        assert verdict == _verified(tmp_path, hot[game_id]["replay document"])
+        assert verdict == (1 if game_id in abandoned else 0)
+    assert _listing(client) == hot_listing
+
+
+def test_a_rematch_of_an_archived_game_restores_it_and_both_are_archived_again(
+    app_client: TestClient[Litestar], settings: Settings, clean_redis: str
+) -> None:
+    client = app_client
+    rng = random.Random(2813)
+    created = _create(client, "fbi", 3)
+    old, tokens = created["id"], [s["token"] for s in created["seats"]]
+    _end(client, settings, old, tokens, "finished", rng)
+    assert asyncio.run(_archive(settings, [old]))[0].startswith("archived")
+
+    made = client.post(f"/v1/games/{old}/rematch", headers=auth(tokens[0]))
+    assert made.status_code in (200, 201), made.text
+    new, new_token = made.json()["game_id"], made.json()["token"]
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        assert not connection.exists(archive_key(old))  # restored, then changed
+        assert client.get(f"/v1/games/{old}").json()["rematch"] == {"game_id": new}
+        seat = made.json()["seat"]
+        assert client.post(f"/v1/games/{new}/abort", headers=auth(API_KEY)).status_code == 200
+        hot_old = _reads(client, old, tokens)
+        hot_new = _reads(client, new, [new_token])
+        said = asyncio.run(_archive(settings, [old, new]))
+        assert all(s.startswith("archived") for s in said), said
+        assert connection.exists(archive_key(old)) and connection.exists(archive_key(new))
+        assert _reads(client, old, tokens) == hot_old
+        # The rematch's seat token (granted after creation) is read from the archive.
+        assert _reads(client, new, [new_token]) == hot_new
+        mine = client.get(f"/v1/games/{new}", headers=auth(new_token)).json()
+        assert mine["you"] == seat
+
+        # Another seat asks for its rematch seat: found in the archived old game; its
+        # token is granted in the new game, restored for that.
+        again = client.post(f"/v1/games/{old}/rematch", headers=auth(tokens[1]))
+        assert again.status_code in (200, 201), again.text
+        assert again.json()["game_id"] == new
+        view = client.get(f"/v1/games/{new}", headers=auth(again.json()["token"]))
+        assert view.status_code == 200 and view.json()["you"] == again.json()["seat"]
+        assert connection.exists(archive_key(old))  # only looked at
+        assert not connection.exists(archive_key(new))
+        assert asyncio.run(_archive(settings, [new]))[0].startswith("archived")
+        view = client.get(f"/v1/games/{new}", headers=auth(again.json()["token"]))
+        assert view.status_code == 200 and view.json()["you"] == again.json()["seat"]
+    finally:
+        connection.close()
