@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ from service.store.archive import HEADER_BYTES, Archived, Header, RecentArchives
 from service.store.buckets import drain_legacy
 from service.store.clients import AnyRedis
 from service.store.keys import (
+    ARCHIVE_PATTERN,
     INDEX_BUCKETS,
     LEGACY_ACTIVE_GAMES,
     active_games_key,
@@ -41,6 +42,7 @@ from service.store.keys import (
     bucket_of,
     deadlines_key,
     game_keys,
+    game_of_key,
     owner_games_key,
     seat_tokens_key,
     snapshot_key,
@@ -301,6 +303,12 @@ redis.call('DEL', KEYS[7])
 return 'ok'
 """
 
+# An exported archive deleted, unless it changed since it was read (restored, archived again).
+_DROP = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 # A listed game's kept summary and version (service/views/summaries.py): a hot game's, or an
 # archived one's from its archive's header, without decompressing it.
 _LISTED = """
@@ -451,6 +459,7 @@ class EventStore:
         self._restore = scripts.script(_RESTORE)
         self._import = scripts.script(_IMPORT)
         self._listed = scripts.script(_LISTED)
+        self._drop = scripts.script(_DROP)
         self.recent = RecentArchives()
 
     def close(self) -> None:
@@ -769,6 +778,15 @@ class EventStore:
         keys = [events_key, meta_key, archive_key(game_id)]
         status = await self._import(keys=keys, args=[value, self.archive_ttl_ms])
         return _text(status)  # type: ignore[return-value]
+
+    async def archived_games(self) -> AsyncIterator[str]:
+        """The ids of every archived game (a SCAN of every master; for an export)."""
+        async for key in self.redis.scan_iter(match=ARCHIVE_PATTERN, count=1000):
+            yield game_of_key(key)
+
+    async def drop_archive(self, game_id: str, value: bytes) -> bool:
+        """Delete the game's archive if it is still ``value`` (after an export)."""
+        return bool(await self._drop(keys=[archive_key(game_id)], args=[value]))
 
     async def archive_value(self, game_id: str) -> bytes | None:
         """The stored archive of a game, as stored (for an export)."""

@@ -133,6 +133,16 @@ def archive_key(game_id: str) -> str:
     return "game:{" + game_id + "}:archive"
 
 
+# Every archive (a SCAN's MATCH; braces are not special in Redis' patterns).
+ARCHIVE_PATTERN = "game:{*}:archive"
+
+
+def game_of_key(key: bytes | str) -> str:
+    """The game id of any of a game's keys."""
+    text = key.decode() if isinstance(key, bytes) else key
+    return text.split("{", 1)[1].split("}", 1)[0]
+
+
 # ---- the fields of game:{<id>}:idem -----------------------------------------------------
 
 
