@@ -230,6 +230,7 @@ class Assembled(Generic[S, C, E, V]):
         command_types: tuple[type[msgspec.Struct], ...],
         event_types: tuple[type[msgspec.Struct], ...],
         view_type: type[msgspec.Struct],
+        state_type: type[msgspec.Struct],
         rulebook: msgspec.Struct,
         house_rules: Sequence[HouseRule],
         setup: Callable[[Any, int, Rng], list[E]],
@@ -249,6 +250,7 @@ class Assembled(Generic[S, C, E, V]):
         self.command_types = command_types
         self.event_types = event_types
         self.view_type = view_type
+        self.state_type = state_type
         self.rulebook_type: type[msgspec.Struct] = type(rulebook)
         self._rulebook = rulebook
         self._house_rules = list(house_rules)

@@ -36,6 +36,7 @@ from service.play.bot_turns import BotSeals, BotTurns
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
 from service.play.quota import GameQuota
+from service.play.snapshots import Snapshots
 from service.play.stats import StatsStore
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
@@ -143,8 +144,9 @@ async def open_wiring(
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
     archive_after_ms = settings.archive_after_seconds * 1000
+    snapshots = Snapshots(store, settings.snapshot_every)
     follow_up = FollowUp(
-        jobs, store, stores.deadlines, stores.activity, notifiers, archive_after_ms
+        jobs, store, stores.deadlines, stores.activity, notifiers, archive_after_ms, snapshots
     )
     follow_ups = FollowUps(follow_up.follow_up) if background else None
     on_change = follow_ups.submit if follow_ups is not None else follow_up.on_change

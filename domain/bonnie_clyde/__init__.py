@@ -23,6 +23,7 @@ GAME: Game[State, Command, Event, BonnieClydeView] = Assembled(
     command_types=COMMAND_TYPES,
     event_types=EVENT_TYPES,
     view_type=BonnieClydeView,
+    state_type=State,
     rulebook=rulebook(),
     house_rules=HOUSE_RULES,
     setup=setup,

@@ -22,6 +22,7 @@ GAME: Game[FbiState, FbiCommand, FbiEvent, FbiView] = Assembled(
     command_types=COMMAND_TYPES,
     event_types=EVENT_TYPES,
     view_type=FbiView,
+    state_type=FbiState,
     rulebook=RULES,
     house_rules=HOUSE_RULES,
     setup=rules.setup,

@@ -37,6 +37,7 @@ GAME: Game[FedsState, FedsCommand, FedsEvent, FedsView] = Assembled(
     command_types=COMMAND_TYPES,
     event_types=EVENT_TYPES,
     view_type=FedsView,
+    state_type=FedsState,
     rulebook=rulebook(GAME_NAME, GAME_TITLE),
     house_rules=HOUSE_RULES,
     setup=setup.setup,

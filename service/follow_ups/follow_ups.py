@@ -38,6 +38,7 @@ from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.deadlines import DeadlineStore
 from service.play.records import Change, Loaded
+from service.play.snapshots import Snapshots
 from service.store.event_store import EventStore
 from service.telemetry.metrics import FOLLOW_UP_FAILURES
 
@@ -69,9 +70,11 @@ class FollowUp:
         activity: ActivityIndex,
         notifiers: Notifiers,
         archive_after_ms: int = 3600 * 1000,
+        snapshots: Snapshots | None = None,
     ) -> None:
         self.jobs = jobs
         self.archive_after_ms = archive_after_ms
+        self.snapshots = snapshots
         self.store = store
         self.deadlines = turns
         self.activity = activity
@@ -165,6 +168,8 @@ class FollowUp:
         if abandon.ended(loaded):  # archived once the window after this change has passed
             due = at_ms + self.archive_after_ms
             requests.append(archive_job(loaded.game_id, loaded.match.version, due))
+        if self.snapshots is not None:  # every STAKEOUT_SNAPSHOT_EVERY events
+            await self.snapshots.after_change(loaded, len(events))
         # The sweep's activity index: when the game last moved
         # (service/follow_ups/abandonment.py).
         await self._record_activity(loaded, at_ms)

@@ -232,7 +232,8 @@ if ARGV[1] ~= '' then
   end
 end
 local seed = redis.call('GET', KEYS[2]) or false
-return {'ok', meta, seed, entries(KEYS[3], after, nil), after, state}
+-- From the snapshot's own entry on (its time and tip are the game's if nothing followed).
+return {'ok', meta, seed, entries(KEYS[3], math.max(after - 1, 0), nil), after, state}
 """
 )
 
@@ -301,6 +302,16 @@ while i <= #ARGV do
 end
 redis.call('DEL', KEYS[7])
 return 'ok'
+"""
+
+# A snapshot of a game's match at a version (service/play/snapshots.py): kept only while the
+# stream holds that version (not once archived) and only over an older one of its format.
+_KEEP_SNAPSHOT = """
+if redis.call('XLEN', KEYS[1]) < tonumber(ARGV[1]) then return 0 end
+local known = redis.call('HMGET', KEYS[2], 'format', 'version')
+if known[1] == ARGV[3] and tonumber(known[2] or '0') >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[2], 'format', ARGV[3], 'version', ARGV[1], 'tip', ARGV[2], 'state', ARGV[4])
+return 1
 """
 
 # An exported archive deleted, unless it changed since it was read (restored, archived again).
@@ -420,9 +431,10 @@ SealsOf = Callable[[Sequence["StoredEvent"]], Sequence[tuple[int, str]]]
 
 @dataclass(frozen=True)
 class Opening:
-    """A game from cold: its meta (None: no such game), its seed, and its entries after
-    ``snapshot_version`` (0: all of them), with the snapshot's state at that version
-    (``snapshot``, None: none). ``archived``: read from its archive."""
+    """A game from cold: its meta (None: no such game), its seed, and its entries: all of
+    them, or with a snapshot (``snapshot``: the match folded to ``snapshot_version``) the
+    entries from that version on (its own entry first). ``archived``: read from its
+    archive."""
 
     meta: dict[str, str] | None
     seed: bytes | None
@@ -460,6 +472,7 @@ class EventStore:
         self._import = scripts.script(_IMPORT)
         self._listed = scripts.script(_LISTED)
         self._drop = scripts.script(_DROP)
+        self._keep_snapshot = scripts.script(_KEEP_SNAPSHOT)
         self.recent = RecentArchives()
 
     def close(self) -> None:
@@ -576,6 +589,15 @@ class EventStore:
         seed = bytes.fromhex(_text(reply[2])) if reply[2] else None
         state = _bytes(reply[5]) if reply[5] else None
         return Opening(meta, seed, list(_entries(reply[3])), int(reply[4]), state)
+
+    async def keep_snapshot(
+        self, game_id: str, version: int, tip: str, snapshot_format: str, state: bytes
+    ) -> bool:
+        """Keep ``state`` (the match folded to ``version``, whose entry is ``tip``) as the
+        game's snapshot, unless a newer one of that format is kept or the game is not hot."""
+        keys = [game_keys(game_id)[0], snapshot_key(game_id)]
+        args = [version, tip, snapshot_format, state]
+        return bool(await self._keep_snapshot(keys=keys, args=args))
 
     async def state(self, game_id: str) -> tuple[str, int, Header | None]:
         """Where a game is: ``hot`` (version 0: no such game) or ``archived``, its version,

@@ -104,7 +104,7 @@ async def _random_acts(games: GameService, game_id: str, rng: random.Random, act
         if action.action == "move":
             act: Any = MakeMove(seat, move)
         else:
-            salt = f"{rng.getrandbits(64):016x}"
+            salt = f"{rng.getrandbits(128):032x}"
             act = CommitSeal(seat, commitment(game_id, action.step, seat, move, salt), action.step)
         try:
             await games.act(Submission(game_id, act, key=f"s{seat}:{rng.getrandbits(40)}"))
