@@ -93,7 +93,7 @@ class Settings:
     idempotency_seconds: int = 24 * 3600
     # A snapshot of a game's match is kept every this many events (cold loads fold only the
     # events after it); 0: none.
-    snapshot_every: int = 250
+    snapshot_every: int = 100
     # How long RQ keeps a finished job and its result (its id then refuses a duplicate).
     job_result_ttl_seconds: int = 3600
     # Seconds between webhook delivery attempts (one retry per entry).

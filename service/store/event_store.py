@@ -232,8 +232,10 @@ if ARGV[1] ~= '' then
   end
 end
 local seed = redis.call('GET', KEYS[2]) or false
--- From the snapshot's own entry on (its time and tip are the game's if nothing followed).
-return {'ok', meta, seed, entries(KEYS[3], math.max(after - 1, 0), nil), after, state}
+-- From the snapshot's own entry on (its time and tip are the game's if nothing followed),
+-- as XRANGE answers them: reshaping thousands of entries in Lua would cost more.
+local from = after > 0 and ('0-' .. after) or '-'
+return {'ok', meta, seed, redis.call('XRANGE', KEYS[3], from, '+'), after, state}
 """
 )
 
@@ -588,7 +590,7 @@ class EventStore:
         meta = {_text(raw_meta[i]): _text(raw_meta[i + 1]) for i in range(0, len(raw_meta), 2)}
         seed = bytes.fromhex(_text(reply[2])) if reply[2] else None
         state = _bytes(reply[5]) if reply[5] else None
-        return Opening(meta, seed, list(_entries(reply[3])), int(reply[4]), state)
+        return Opening(meta, seed, _raw_rows(reply[3]), int(reply[4]), state)
 
     async def keep_snapshot(
         self, game_id: str, version: int, tip: str, snapshot_format: str, state: bytes
@@ -892,6 +894,23 @@ def _rows(rows: Any) -> list[StoredEvent]:
                 cause if isinstance(cause, bytes) else None,
             )
         )
+    return out
+
+
+def _raw_rows(rows: Any) -> list[StoredEvent]:
+    """XRANGE's rows as a script returns them: ``[entry id, [field, value, ...]]``."""
+    out: list[StoredEvent] = []
+    for entry_id, flat in rows or []:
+        data, at_ms, cause = b"", 0, None
+        for i in range(0, len(flat), 2):
+            name = flat[i]
+            if name == b"e":
+                data = _bytes(flat[i + 1])
+            elif name == b"t":
+                at_ms = int(flat[i + 1])
+            elif name == b"c":
+                cause = _bytes(flat[i + 1])
+        out.append(StoredEvent(int(_text(entry_id).split("-", 1)[1]), data, at_ms, cause))
     return out
 
 
