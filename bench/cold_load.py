@@ -98,7 +98,8 @@ async def run(url: str, every: int, repeat: int, seed: int) -> None:
     made = await games.create(
         NewGame("bench", "bonnie_clyde", {"target": 100}, [SeatSpec("human")] * 3)
     )
-    game_id, kept = made.game_id, {}
+    game_id = made.game_id
+    kept: dict[int, Any] = {}
     print(f"| events | whole stream, ms | from a snapshot (every {every}), ms | ratio |")
     print("|---|---|---|---|")
     pending = list(CHECKPOINTS)
