@@ -25,9 +25,17 @@ def create(client: Any, game: str, seats: int, public: bool = False) -> dict[str
     return dict(response.json())
 
 
-def play(client: Any, game_id: str, tokens: list[str], rng: random.Random, acts: int | None):
+def play(
+    client: Any,
+    game_id: str,
+    tokens: list[str],
+    rng: random.Random,
+    acts: int | None,
+    sent: list[Any] | None = None,
+):
     """Every seat plays random legal acts with Idempotency-Keys (to the end, or ``acts``);
-    returns the last act's request (path, body, token, key) and its answer."""
+    returns the last act's request (path, body, token, key) and its answer (``sent``: gets
+    every one)."""
     kept: dict[int, tuple[Any, str]] = {}
     last: tuple[str, Any, str, str, httpx.Response] | None = None
     done = 0
@@ -56,6 +64,8 @@ def play(client: Any, game_id: str, tokens: list[str], rng: random.Random, acts:
         answer = client.post(path, json=body, headers=headers)
         assert answer.status_code == 200, answer.text
         last = (path, body, token, key, answer)
+        if sent is not None:
+            sent.append(last)
         done += 1
     assert last is not None
     return last

@@ -70,7 +70,8 @@ async def _archive(game_id: str) -> str:
     async with _wiring() as wiring:
         outcome = await wiring.archiver.archive(game_id, int(time.time() * 1000))
         if outcome.again_at_ms is not None:
-            wiring.jobs.enqueue([archive_job(game_id, outcome.version, outcome.again_at_ms)])
+            again = archive_job(game_id, outcome.version, outcome.again_at_ms, again=True)
+            wiring.jobs.enqueue([again])
         return outcome.said
 
 

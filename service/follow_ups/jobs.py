@@ -66,16 +66,14 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
     ]
 
 
-def archive_job(game_id: str, version: int, at_ms: int) -> JobRequest:
+def archive_job(game_id: str, version: int, at_ms: int, again: bool = False) -> JobRequest:
     """Archive an ended game once its window has passed (service/follow_ups/archiving.py);
-    one job per version, so a later change (a rematch) schedules its own."""
-    return JobRequest(
-        SCORING_QUEUE,
-        "workers.jobs.archive_game",
-        (game_id,),
-        f"archive-{game_id}-{version}",
-        at_ms=at_ms,
-    )
+    one job per version, so a later change (a rematch) schedules its own; ``again``: a job
+    that found it too early asks for another (an id of its own: its own id is still in
+    use). RQ schedules by whole seconds, rounded down: the time is rounded up to one."""
+    at_ms = -(-at_ms // 1000) * 1000
+    job_id = f"archive-{game_id}-{version}" + (f"-{at_ms}" if again else "")
+    return JobRequest(SCORING_QUEUE, "workers.jobs.archive_game", (game_id,), job_id, at_ms=at_ms)
 
 
 def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:

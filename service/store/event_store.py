@@ -40,6 +40,7 @@ from service.store.keys import (
     archive_key,
     bot_seal_key,
     bucket_of,
+    caller_of_idempotency,
     deadlines_key,
     game_keys,
     game_of_key,
@@ -52,6 +53,11 @@ from service.store.scripts import Scripts
 
 # Idempotency records last this long after the last act that recorded one in the game.
 IDEMPOTENCY_MS = 24 * 3600 * 1000
+# An archive keeps the idempotency records of each caller's (each seat's, the creator's)
+# last acts only: a client retries the request it sent last; an older act retried is
+# decided again on the game that is over, and refused. The service's own records (bots,
+# deadlines, scoring) go: nothing of theirs runs once a game is over.
+ARCHIVED_IDEMPOTENCY_PER_CALLER = 4
 
 _CREATE = """
 local nmeta = tonumber(ARGV[1])
@@ -731,7 +737,7 @@ class EventStore:
             meta=_mapping(meta),
             seed=_bytes(seed),
             entries=entries,
-            idem=_mapping(idem),
+            idem=_last_per_caller(_mapping(idem), ARCHIVED_IDEMPOTENCY_PER_CALLER),
             idem_expires_ms=now + int(idem_ttl) if int(idem_ttl) > 0 else 0,
             seat_tokens=_mapping(tokens),
         )
@@ -895,6 +901,18 @@ def _rows(rows: Any) -> list[StoredEvent]:
             )
         )
     return out
+
+
+def _last_per_caller(idem: dict[str, bytes], keep: int) -> dict[str, bytes]:
+    """The records of each caller's last ``keep`` acts (by the version they appended)."""
+    by_caller: dict[str, list[tuple[int, str]]] = {}
+    for field, value in idem.items():
+        caller = caller_of_idempotency(field)
+        if caller is not None:
+            last = int(value.rsplit(b"|", 1)[1])
+            by_caller.setdefault(caller, []).append((last, field))
+    kept = {field for rows in by_caller.values() for _, field in sorted(rows)[-keep:]}
+    return {field: value for field, value in idem.items() if field in kept}
 
 
 def _raw_rows(rows: Any) -> list[StoredEvent]:

@@ -154,6 +154,15 @@ def owner_idempotency(key: str) -> str:
     return f"owner:{key}"
 
 
+def caller_of_idempotency(field: str) -> str | None:
+    """Whose Idempotency-Key a field of ``game:{<id>}:idem`` holds: ``s<seat>`` or
+    ``owner``; None for the service's own (a bot's turn, a deadline, scoring, abandonment)."""
+    head, _, _ = field.partition(":")
+    if head == "owner" or (head[:1] == "s" and head[1:].isdigit()):
+        return head
+    return None
+
+
 def bot_idempotency(seat: int, action: str, version: int) -> str:
     return f"bot:{seat}:{action}:{version}"
 

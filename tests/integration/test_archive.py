@@ -35,6 +35,7 @@ from tests.archiving import reads as _reads
 from tests.helpers import API_KEY, auth, wait_for
 
 ENDINGS = ("finished", "aborted", "abandoned")
+FIRST_ACTS: dict[str, list[Any]] = {}  # every act of the finished games, as sent
 
 
 @pytest.fixture
@@ -62,7 +63,7 @@ async def _abandon(settings: Settings, game_id: str) -> None:
 
 def _end(client: Any, settings: Settings, game_id: str, tokens: list[str], ending: str, rng: Any):
     if ending == "finished":
-        last = _play(client, game_id, tokens, rng, None)
+        last = _play(client, game_id, tokens, rng, None, FIRST_ACTS.setdefault(game_id, []))
         wait_for(lambda: client.get(f"/v1/games/{game_id}").json()["status"] == "finished")
         wait_for(lambda: _recorded(client, game_id), timeout=60)
         return last
@@ -104,6 +105,10 @@ def test_every_kind_of_game_reads_the_same_archived_as_hot(
     ids = [g for g, _, _ in games]
     hot = {g: _reads(client, g, t) for g, t, _ in games}
     hot_retries = {g: _retry(client, last).content for g, _, last in games}
+    # The first act of each finished game: its seat acted more than four times since.
+    firsts = {g: FIRST_ACTS[g][0] for g, _, _ in games if g in FIRST_ACTS}
+    for first in firsts.values():
+        assert _retry(client, first).json()["replayed"] is True
     hot_listing = _listing(client)
 
     said = asyncio.run(_archive(settings, ids))
@@ -126,8 +131,14 @@ def test_every_kind_of_game_reads_the_same_archived_as_hot(
         assert archived.keys() == hot[game_id].keys()
         differ = [name for name in archived if archived[name] != hot[game_id][name]]
         assert differ == [], f"{game_id}: {differ[:5]}"
-        # A retried act gets the answer a retry got while the game was hot.
+        # A retried act gets the answer a retry got while the game was hot (an archive
+        # keeps each caller's last four records); an older act retried is decided again
+        # on the game that is over, and refused.
         assert _retry(client, last).content == hot_retries[game_id]
+        if game_id in firsts:
+            late = _retry(client, firsts[game_id])
+            assert late.status_code == 409, late.text
+            assert late.json()["type"] == "urn:stakeout:problem:game-finished"
         # `stakeout verify` says the same of both (it verifies finished and aborted games;
         # an abandoned one it calls not over, hot or archived).
         verdict = _verified(tmp_path, archived["replay document"])
