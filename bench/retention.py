@@ -17,7 +17,8 @@ worker --queues scoring``) archive the games once ``--window`` seconds have pass
 Bytes are ``MEMORY USAGE <key> SAMPLES 0`` summed: a game's keys as soon as its result is
 recorded (hot), and its archive once archived. The hot set is every key but the archives,
 the API keys' histories (their game lists and counted games: they grow by one entry per
-game ever played, printed apart) and RQ's keys (printed apart).
+game ever played, printed apart) and the keys of the queue's Redis (RQ's, the workers'
+heartbeats, metrics and recovery marks, all with TTLs or of a fixed size; printed apart).
 """
 
 from __future__ import annotations
@@ -95,8 +96,8 @@ async def _sets(client: Any) -> dict[str, int]:
             out["archives"] += used
         elif text.startswith("owner:") and text.endswith(("}:games", "}:stats-counted")):
             out["histories"] += used
-        elif text.startswith("rq:"):
-            out["rq"] += used
+        elif text.startswith(("rq:", "stakeout:worker-", "stakeout:metrics:")):
+            out["rq"] += used  # the queue's Redis (service/store/keys.py): RQ and the workers
         else:
             out["hot"] += used
     return out
@@ -229,7 +230,8 @@ async def run(url: str, games: int, humans: bool, window: int, at_once: int) -> 
             worker.wait(timeout=30)
         await client.aclose()
     _report(tallies, before, after, before_memory, after_memory, games, humans)
-    hot = [k for k in left if not k.endswith(":archive") and not k.startswith("rq:")]
+    queue = ("rq:", "stakeout:worker-", "stakeout:metrics:")
+    hot = [k for k in left if not k.endswith(":archive") and not k.startswith(queue)]
     print(f"hot keys after: {len(hot)}: {', '.join(hot[:12])}")
 
 
@@ -263,7 +265,10 @@ def _report(
         f"hot set: {before['hot']:,} bytes before, {after['hot']:,} after ({grown:+.1%};"
         f" target within 10 %: {verdict})"
     )
-    print(f"RQ's keys: {before['rq']:,} bytes before, {after['rq']:,} after")
+    print(
+        f"the queue's keys (RQ's, the workers' heartbeats, metrics and recovery marks):"
+        f" {before['rq']:,} bytes before, {after['rq']:,} after"
+    )
     print(f"archives: {after['archives']:,} bytes in all")
     print(f"used_memory (INFO): {before_memory:,} before, {after_memory:,} after")
 

@@ -27,6 +27,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import msgspec
+
 from service.store import archive as archives
 from service.store import unique_ids
 from service.store.archive import HEADER_BYTES, Archived, Header, RecentArchives
@@ -806,8 +808,11 @@ class EventStore:
             raise ValueError(f"game {game_id}: not an archive of a format this code knows")
         events_key, _, meta_key, _ = game_keys(game_id)
         keys = [events_key, meta_key, archive_key(game_id)]
-        status = await self._import(keys=keys, args=[value, self.archive_ttl_ms])
-        return _text(status)  # type: ignore[return-value]
+        status = _text(await self._import(keys=keys, args=[value, self.archive_ttl_ms]))
+        if status == "ok":  # back in its API key's list (a listing forgets a missing game)
+            meta = msgspec.json.decode(archives.decode(value).record.meta["meta"])
+            await self.redis.zadd(owner_games_key(meta["owner"]), {game_id: meta["created_ms"]})
+        return status  # type: ignore[return-value]
 
     async def archived_games(self) -> AsyncIterator[str]:
         """The ids of every archived game (a SCAN of every master; for an export)."""
@@ -852,6 +857,10 @@ class EventStore:
     async def move_legacy_index(self) -> int:
         """Move the games of the single ``games:active`` of before into its buckets."""
         return await drain_legacy(self.redis, LEGACY_ACTIVE_GAMES, active_games_key)
+
+    async def forget_owned(self, owner: str, game_id: str) -> None:
+        """Drop a game that no longer exists (its archive expired) from its key's list."""
+        await self.redis.zrem(owner_games_key(owner), game_id)
 
     async def owned_games(
         self, owner: str, before: tuple[int, str] | None, count: int

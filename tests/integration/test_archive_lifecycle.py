@@ -34,7 +34,7 @@ from service.play.records import Submission
 from service.settings import Settings
 from service.store.keys import archive_key, game_keys
 from service.wiring import open_wiring
-from tests.archiving import create, play, reads
+from tests.archiving import create, listing, play, reads
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import ROOT, quick_options
@@ -223,6 +223,7 @@ def test_archives_exported_deleted_and_imported_read_the_same(
         ids.append(made["id"])
         tokens_of[made["id"]] = tokens
     hot = {g: reads(client, g, tokens_of[g]) for g in ids}
+    hot_list = listing(client)
 
     async def archive() -> list[str]:
         async with open_wiring(settings, background=False) as wiring:
@@ -243,12 +244,16 @@ def test_archives_exported_deleted_and_imported_read_the_same(
         fresh = TestClient(app=create_app(settings))  # no process remembers them
         with fresh:
             assert fresh.get(f"/v1/games/{ids[0]}").status_code == 404
+            # The game list leaves out (and forgets) games that no longer exist.
+            page = fresh.get("/v1/games", headers=auth(API_KEY)).json()
+            assert page == {"games": [], "next_cursor": None}
         done = subprocess.run([*cli, "import", str(path)], env=env, capture_output=True, check=True)
         assert b"3 archives imported" in done.stdout
         assert all(_keys_of(connection, g) == {archive_key(g)} for g in ids)
         with TestClient(app=create_app(settings)) as fresh:
             for game_id in ids:
                 assert reads(fresh, game_id, tokens_of[game_id]) == hot[game_id]
+            assert listing(fresh) == hot_list  # back in the list, as they were
         # Importing again changes nothing; a hot game is never given an archive beside it.
         done = subprocess.run([*cli, "import", str(path)], env=env, capture_output=True, check=True)
         assert b"3 archives imported" in done.stdout
