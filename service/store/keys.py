@@ -14,7 +14,7 @@ The event store's Redis (``REDIS_URL``):
 key                               type    holds                                      TTL
 ================================  ======  =========================================  =======
 ``game:{<id>}:events``            stream  the game's events, entry id ``0-<version>``  none
-``game:{<id>}:idem``              hash    idempotency field -> ``fingerprint|first|  none
+``game:{<id>}:idem``              hash    idempotency field -> ``fingerprint|first|  setting
                                           last`` of the append it made (fields
                                           below)
 ``game:{<id>}:meta``              hash    creation facts: game, owner, seats, token  none
@@ -67,6 +67,9 @@ key                                    type    holds                            
 ``stakeout:worker-stranded:<job>``     string  when a queued job was first seen      1 hour
                                                stranded
 =====================================  ======  ====================================  ========
+
+Every ``game:{<id>}:*`` key but the archive is deleted when the game is archived
+(``STAKEOUT_ARCHIVE_AFTER_SECONDS`` after it ended), so "none" above means "until then".
 
 The three indexes of games (active, activity, lobby) are split into `INDEX_BUCKETS` sorted
 sets, each with a hash tag of its own, so Redis Cluster spreads them over its masters and no
