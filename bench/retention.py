@@ -35,7 +35,6 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +66,15 @@ TARGET_RATIO = 0.15
 TARGET_HOT_SET = 0.10
 
 
-@dataclass
 class Tally:
-    events: list[int] = field(default_factory=list)
-    hot: list[int] = field(default_factory=list)
-    archived: list[int] = field(default_factory=list)
+    """One kind's games: events, hot bytes and archived bytes of each (a plain class: the
+    benches' import test loads this module outside sys.modules, where no dataclass can be
+    made)."""
+
+    def __init__(self) -> None:
+        self.events: list[int] = []
+        self.hot: list[int] = []
+        self.archived: list[int] = []
 
 
 async def _usage(client: Any, keys: list[bytes]) -> list[int]:
