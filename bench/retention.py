@@ -53,6 +53,7 @@ from service.play.game_service import NewGame
 from service.play.records import Submission
 from service.play.results import record_result
 from service.settings import Settings
+from service.store.clients import WORKER_TIMEOUT_SECONDS
 from service.store.keys import seat_idempotency
 from service.wiring import Wiring, open_wiring
 
@@ -216,7 +217,8 @@ async def run(url: str, games: int, humans: bool, window: int, at_once: int) -> 
     )  # fmt: skip
     workers = _workers(url, window)
     try:
-        async with open_wiring(settings, background=False) as wiring:
+        # The workers' timeout: the bench loads the machine as no API request path would.
+        async with open_wiring(settings, False, WORKER_TIMEOUT_SECONDS) as wiring:
             wiring.games.on_change = None  # each game's follow-up runs once it has ended
             # A first few games, so that what does not grow with the games exists (the API
             # key's statistics, the workers' metrics): the hot set "before".
