@@ -1,15 +1,22 @@
-"""The move path under load, side by side with boardgame.io 0.50 (issue 13). Not a test.
+"""The move path under load, side by side with boardgame.io 0.50 (issues 13, 27). Not a test.
 
-    .venv/bin/python bench/move_path.py [--seconds 20] [--rounds 2] [--processes 2] [--skip-bgio]
+    .venv/bin/python bench/move_path.py [--seconds 20] [--rounds 2] [--processes 2]
+        [--configs BUILD[:SERVER[:PROCESSES]],...] [--played fbi,bonnie_clyde]
+        [--loops get-post,prefer] [--games 8,32] [--skip-bgio]
 
 Starts, on this machine, in temporary folders (nothing is written to the repository):
 
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
-  under uvicorn (uvloop + httptools, an answer written at once: `service/http/protocol.py`,
-  as `stakeout serve` has it) with ``--processes`` worker processes, the rate limit
-  off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``) and no quota of active games, JSON access logs on
-  (to a file);
-- a bare Litestar app (one no-op route) under the same uvicorn settings;
+  served in each of the ``--configs`` (default: ``served``, as `stakeout serve` serves
+  it): a build of the app (``served``: the app of this checkout; ``checkout``: the app of
+  the checkout ``--checkout PATH`` names, to compare versions side by side), an
+  ASGI server (``uvicorn``: uvloop + httptools, an answer written at once,
+  `service/http/protocol.py`, as `stakeout serve` has it; ``granian``: uvloop, HTTP/1.1)
+  and a count of API processes (``--processes`` unless the item names one), each with the
+  rate limit off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``), no quota of active games and JSON
+  access logs on (to a file);
+- a bare Litestar app (one no-op route) under uvicorn, with the first configuration's
+  process count;
 - boardgame.io 0.50 and undici, installed with npm into a temporary folder, and a minimal
   boardgame.io game server written here (a 4-player card game: each turn one move, then
   the turn passes), its own Koa + socket.io server with in-memory storage.
@@ -19,22 +26,25 @@ shown against the bare app. Every seat is a client with a keep-alive connection 
 as a player's device is and as each boardgame.io seat has its own socket (the default,
 ``--connections seat``); ``--connections shared`` sends every game's requests over one
 shared pool instead (a seat's GET and POST may then reach different API processes), and
-``both`` measures the two side by side. Printed, for 8 and 32 concurrent games: stakeout's
-acts/s and p50/p99 for the GET-view + POST-act loop (4-player FBI, every seat a client), the
-POST-only loop with ``Prefer: return=representation`` (a GET only when another seat acts
-next), both loops again on 4-player Bonnie and Clyde (``--played``: there a seat acts
-several times in a row, so the ``Prefer`` loop skips most GETs; in FBI it skips few), the
-ratio of act POSTs/s to the same server's /healthz req/s, boardgame.io's moves/s and
-p50/p99 (a move's latency: from the move call to the mover's next state update), and
-/healthz against the bare Litestar app.
+``both`` measures the two side by side. Printed, for 8 and 32 concurrent games and each
+configuration: stakeout's acts/s and p50/p99 for the GET-view + POST-act loop (4-player
+FBI, every seat a client), the POST-only loop with ``Prefer: return=representation`` (a GET
+only when another seat acts next), both loops again on 4-player Bonnie and Clyde
+(``--played``: there a seat acts several times in a row, so the ``Prefer`` loop skips most
+GETs; in FBI it skips few), the ratio of act POSTs/s to the same server's /healthz req/s,
+boardgame.io's moves/s and p50/p99 (a move's latency: from the move call to the mover's
+next state update), and /healthz against the bare Litestar app; with several
+configurations, a table of each against the first.
 
 All servers run for the whole bench, and every measurement is taken in ``--rounds`` slices
-(``--seconds`` split among them) interleaved with the others, so that a shared machine's
-load, which moves over minutes, hits them alike; each ratio is taken within a round, and
-the medians over the rounds are printed. Next to the rates: the CPU time the API
-processes spent (all of them, from /proc) per act and per /healthz request, a figure the
-machine's load moves much less than a rate; "by CPU" is the act-to-/healthz ratio from those
-(API CPU per /healthz request ÷ API CPU per act).
+(``--seconds`` split among them) interleaved with the others: each loop is measured on
+every configuration back to back (in the other order every other round), so that a shared
+machine's load, which moves over minutes, hits them alike; each ratio is taken within a
+round, and the medians over the rounds are printed. Next to the rates: the CPU time the API
+processes spent (all of them, from /proc, the server's own threads and processes included)
+per act and per /healthz request, a figure the machine's load moves much less than a rate;
+"by CPU" is the act-to-/healthz ratio from those (API CPU per /healthz request ÷ API CPU
+per act).
 
 The machine this runs on may be busy: compare ratios within one run, not across runs.
 """
@@ -52,16 +62,24 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "bench" / "http_load.mjs"
-HTTP_PROTOCOL = "service.http.protocol:OneWriteProtocol"
+# `stakeout serve`'s HTTP protocol, by a shim on the apps' path (it moved between versions).
+HTTP_PROTOCOL = "served_protocol:OneWriteProtocol"
+PROTOCOL_SHIM = """
+try:
+    from service.http.protocol import OneWriteProtocol
+except ImportError:  # a checkout from before the layers (issue 27)
+    from service.http_protocol import OneWriteProtocol
+"""
 API_KEY = "sk_bench"
 BGIO_VERSION = "0.50.2"
 
@@ -269,6 +287,20 @@ def uvicorn_args(
     return [*args, "--factory"] if factory else args
 
 
+def granian_args(
+    target: str, port: int, processes: int, factory: bool, python: str = sys.executable
+) -> list[str]:
+    """granian serving ``target`` as uvicorn_args does: ASGI with its lifespan, uvloop,
+    HTTP/1.1 only, no websockets, no access log of its own (the app writes one)."""
+    args = [python, "-m", "granian", target, "--interface", "asgi", "--host", "127.0.0.1"]
+    args += ["--port", str(port), "--workers", str(processes), "--loop", "uvloop"]
+    args += ["--http", "1", "--no-ws", "--no-access-log", "--log-level", "warning"]
+    return [*args, "--factory"] if factory else args
+
+
+SERVERS = {"uvicorn": uvicorn_args, "granian": granian_args}
+
+
 def serve(
     servers: contextlib.ExitStack,
     target: str,
@@ -279,11 +311,13 @@ def serve(
     cwd: Path = ROOT,
     python: str = sys.executable,
     ready: str = "/healthz",
+    server: str = "uvicorn",
 ) -> tuple[int, str]:
-    """Serve ``target`` with `uvicorn_args` for as long as ``servers`` lasts (its log in
-    ``folder``); its session and base URL, once ``ready`` answers."""
+    """Serve ``target`` with ``server`` (`uvicorn_args` or `granian_args`) for as long as
+    ``servers`` lasts (its log in ``folder``); its session and base URL, once ``ready``
+    answers."""
     port = free_port()
-    argv = uvicorn_args(target, port, processes, factory, python)
+    argv = SERVERS[server](target, port, processes, factory, python)
     session = servers.enter_context(process(argv, env, folder / f"{port}.log", cwd))
     base = f"http://127.0.0.1:{port}"
     wait_http(base + ready)
@@ -413,11 +447,76 @@ def median(values: list[float | None]) -> float | None:
     return known[middle] if len(known) % 2 else (known[middle - 1] + known[middle]) / 2
 
 
+# The builds of the app a configuration serves (``--configs``), each a factory made as
+# `service.app.app_factory` makes the served app: ``served``, this checkout's app as served.
+# (Runs of the fast lane, since deleted, and of the lean handlers that replaced it: git's
+# history of this file and docs/design-move-path.md.)
+BUILDS = """
+import logging
+
+from service.app import create_app, for_serving
+from service.settings import Settings
+from service.telemetry.logs import configure_logging
+
+
+def served():
+    settings = Settings.from_env()
+    if not logging.getLogger().handlers:
+        configure_logging(settings.log_level)
+    return for_serving(create_app(settings))
+
+
+def checkout():
+    # Another checkout's app as it serves itself (``--checkout``: its folder is on the path).
+    from service.app import app_factory
+
+    return app_factory()
+"""
+BUILD_NAMES = ("served", "checkout")
+
+
+class Config(NamedTuple):
+    """One way of serving stakeout: the app's build, the ASGI server, the API processes."""
+
+    build: str
+    server: str
+    processes: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.build}/{self.server}/{self.processes}"
+
+
+def parse_configs(text: str, processes: int) -> list[Config]:
+    """``BUILD[:SERVER[:PROCESSES]]`` items, comma-separated; what an item leaves out is
+    ``served``, ``uvicorn`` and ``processes``."""
+    configs = []
+    for item in text.split(","):
+        build, server, count, *extra = [*item.strip().split(":"), "", "", ""][:4]
+        if (
+            any(extra)
+            or (build or "served") not in BUILD_NAMES
+            or (server or "uvicorn") not in SERVERS
+        ):
+            raise ValueError(f"--configs: {item!r} is not BUILD[:SERVER[:PROCESSES]]")
+        configs.append(Config(build or "served", server or "uvicorn", int(count or processes)))
+    if len({c.label for c in configs}) != len(configs):
+        raise ValueError("--configs: a configuration is named twice")
+    return configs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="per measurement, in all")
     parser.add_argument("--rounds", type=int, default=2, help="slices of each, interleaved")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--configs",
+        default="served",
+        help="ways of serving stakeout, measured side by side: BUILD[:SERVER[:PROCESSES]],"
+        " comma-separated (BUILD: served; SERVER: uvicorn, granian; the first"
+        " is the one the others are compared with)",
+    )
     parser.add_argument("--games", default="8,32")
     parser.add_argument("--skip-bgio", action="store_true")
     parser.add_argument("--connections", choices=("seat", "shared", "both"), default="seat")
@@ -426,98 +525,61 @@ def main() -> None:
         default=",".join(PLAYED),
         help="the games stakeout's loops play (fbi first: boardgame.io is compared with it)",
     )
+    parser.add_argument(
+        "--loops", default="get-post,prefer", help="the stakeout loops: get-post, prefer"
+    )
+    parser.add_argument(
+        "--report", type=Path, help="print the report of a run's saved output again, run nothing"
+    )
+    parser.add_argument(
+        "--worker",
+        action="store_true",
+        help="run a game worker too (its dispatcher follows up the acts) and print the "
+        "outbox's backlog while the loops ran",
+    )
+    parser.add_argument(
+        "--checkout",
+        type=Path,
+        help="another checkout of stakeout (its folder), served by the build `checkout`: "
+        "compare versions side by side (its dependencies must be installed here)",
+    )
     args = parser.parse_args()
-    connections = ("seat", "shared") if args.connections == "both" else (args.connections,)
-    played = tuple(args.played.split(","))
-    games = [int(g) for g in args.games.split(",")]
-    seconds = str(args.seconds / args.rounds)
-    rounds: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="stakeout-bench-") as tmp_name:
-        tmp = Path(tmp_name)
-        print(f"installing undici{'' if args.skip_bgio else ' and boardgame.io'} (npm) ...")
-        npm_install(tmp, not args.skip_bgio)
-        driver = tmp / DRIVER.name
-        valkey, env, apps = served_apps(tmp, {"bare_app.py": BARE_APP})
-        (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
-        (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
-        (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
-        ports = {name: free_port() for name in ("ceiling", "bgio")}
-        url = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
-        bgio_env = {
-            **os.environ,
-            "PORT": str(ports["bgio"]),
-            "NODE_PATH": str(tmp / "node_modules"),
-        }
-        try:
-            # Every server runs for the whole bench (idle while another is measured), and
-            # the measurements are interleaved round by round: a shared machine's load
-            # moves over minutes, and each ratio compares figures taken seconds apart.
-            with contextlib.ExitStack() as servers:
-                api, url["stakeout"] = serve(
-                    servers, "service.app:app_factory", args.processes, True, env, tmp,
-                    ready="/readyz",
-                )  # fmt: skip
-                _, url["bare"] = serve(
-                    servers, "bare_app:app", args.processes, False, env, tmp, cwd=apps
-                )
-                servers.enter_context(
-                    process(
-                        ["node", "ceiling.cjs", str(ports["ceiling"])],
-                        dict(os.environ),
-                        tmp / "c.log",
-                        cwd=tmp,
-                    )
-                )
-                bgio = None
-                if not args.skip_bgio:
-                    bgio = servers.enter_context(
-                        process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp)
-                    )
-                wait_http(url["ceiling"] + "/healthz")
-                time.sleep(1.5)  # boardgame.io's server
-                # Warm up: both API processes load the code paths and a few games.
-                node(tmp, driver, "play", url["stakeout"], API_KEY, "8", "2", "get-post")
-                for n in range(args.rounds):
-                    print(f"round {n + 1} of {args.rounds} ...", flush=True)
-                    got: dict[str, Any] = {}
-                    got["healthz"] = measure(
-                        api,
-                        seconds,
-                        lambda: node(tmp, driver, "healthz", url["stakeout"], "32", seconds),
-                    )
-                    got["bare"] = node(tmp, driver, "healthz", url["bare"], "32", seconds)
-                    got["ceiling"] = node(tmp, driver, "healthz", url["ceiling"], "32", seconds)
-                    for g in games:
-                        for conn, loop, game in _loops(connections, played):
-                            got[_key(loop, conn, g, game)] = measure(
-                                api,
-                                seconds,
-                                lambda g=g, loop=loop, conn=conn, game=game: node(
-                                    tmp,
-                                    driver,
-                                    "play",
-                                    url["stakeout"],
-                                    API_KEY,
-                                    str(g),
-                                    seconds,
-                                    loop,
-                                    conn,
-                                    game,
-                                ),
-                                valkey.pid,
-                            )
-                        if bgio is not None:
-                            got[f"bgio-{g}"] = measure(
-                                bgio,
-                                seconds,
-                                lambda g=g: node(
-                                    tmp, tmp / "bgio_driver.cjs", url["bgio"], str(g), seconds
-                                ),
-                            )
-                    rounds.append(got)
-        finally:
-            valkey.stop()
-    report(rounds, games, args.processes, connections, played)
+    try:
+        configs = parse_configs(args.configs, args.processes)
+    except ValueError as exc:
+        parser.error(str(exc))
+    bench = Bench(
+        configs=configs,
+        games=[int(g) for g in args.games.split(",")],
+        loops=_loops(
+            ("seat", "shared") if args.connections == "both" else (args.connections,),
+            tuple(args.played.split(",")),
+            tuple(args.loops.split(",")),
+        ),
+        seconds=str(args.seconds / args.rounds),
+        with_bgio=not args.skip_bgio,
+        checkout=args.checkout.resolve() if args.checkout else None,
+        worker=args.worker,
+    )
+    if args.report is not None:  # a run printed before: its last line
+        saved = json.loads(args.report.read_text().strip().splitlines()[-1])
+        bench.configs = parse_configs(",".join(saved["configs"]), args.processes)
+        bench.games, bench.with_bgio = saved["games"], saved["with_bgio"]
+        bench.loops = [(c, lp, g) for c, lp, g in saved["loops"]]
+        report(saved["rounds"], bench)
+        return
+    rounds = bench.run(args.rounds)
+    report(rounds, bench)
+    if bench.lags:
+        lags = sorted(bench.lags)
+        print(
+            f"outbox backlog while the loops ran ({len(lags)} samples, every 0.25 s): median "
+            f"{lags[len(lags) // 2]}, p99 {lags[int(len(lags) * 0.99)]}, max {lags[-1]} changes"
+        )
+    # The figures of every round, with what `--report` needs to print them again.
+    labels = [f"{c.build}:{c.server}:{c.processes}" for c in bench.configs]
+    meta = {"configs": labels, "games": bench.games, "loops": bench.loops}
+    print(json.dumps({**meta, "with_bgio": bench.with_bgio, "rounds": rounds}))
 
 
 # The games stakeout's loops play. FBI is the one compared with boardgame.io; in 4-player
@@ -527,142 +589,363 @@ def main() -> None:
 PLAYED = ("fbi", "bonnie_clyde")
 
 
-def _loops(connections: tuple[str, ...], played: tuple[str, ...]) -> list[tuple[str, str, str]]:
+def _loops(
+    connections: tuple[str, ...], played: tuple[str, ...], loops: tuple[str, ...]
+) -> list[tuple[str, str, str]]:
     """The stakeout loops measured: (connections, loop, game), per-seat connections first."""
     return [
         (conn, loop, game)
         for conn in connections
         for game in played
-        for loop in ("get-post", "prefer")
+        for loop in loops
         if conn == "seat" or game == played[0]
     ]
 
 
-def _key(loop: str, conn: str, games: int, game: str) -> str:
-    return f"{game}-{loop}-{conn}-{games}"
+def _key(config: Config, loop: str, conn: str, games: int, game: str) -> str:
+    return f"{config.label} {game}-{loop}-{conn}-{games}"
 
 
-def report(
-    rounds: list[dict[str, Any]],
-    games: list[int],
-    processes: int,
-    connections: tuple[str, ...],
-    played: tuple[str, ...],
-) -> None:
+class Bench:
+    """Every server up for the whole run; measurements interleaved round by round. (Plain
+    classes: tests/test_benches_import.py loads this file outside ``sys.modules``, where a
+    dataclass cannot be made.)"""
+
+    def __init__(
+        self,
+        configs: list[Config],
+        games: list[int],
+        loops: list[tuple[str, str, str]],
+        seconds: str,
+        with_bgio: bool,
+        checkout: Path | None = None,
+        worker: bool = False,
+    ) -> None:
+        self.configs, self.games, self.loops = configs, games, loops
+        self.seconds, self.with_bgio = seconds, with_bgio
+        self.checkout, self.worker = checkout, worker
+        self.lags: list[int] = []  # the outbox's backlog, sampled while the loops ran
+        self.url: dict[str, str] = {}
+        self.sessions: dict[str, int] = {}
+
+    def run(self, rounds: int) -> list[dict[str, Any]]:
+        results: list[dict[str, Any]] = []
+        with tempfile.TemporaryDirectory(prefix="stakeout-bench-") as tmp_name:
+            tmp = Path(tmp_name)
+            print(f"installing undici{' and boardgame.io' if self.with_bgio else ''} (npm) ...")
+            npm_install(tmp, self.with_bgio)
+            modules = {
+                "bare_app.py": BARE_APP,
+                "builds.py": BUILDS,
+                "served_protocol.py": PROTOCOL_SHIM,
+            }
+            valkey, env, apps = served_apps(tmp, modules)
+            try:
+                with contextlib.ExitStack() as servers:
+                    self._start(servers, tmp, env, apps)
+                    for n in range(rounds):
+                        print(f"round {n + 1} of {rounds} ...", flush=True)
+                        # Every other round the configurations go in the other order.
+                        order = self.configs if n % 2 == 0 else self.configs[::-1]
+                        results.append(self._round(tmp, order, valkey.pid))
+            finally:
+                valkey.stop()
+        return results
+
+    def _start(
+        self, servers: contextlib.ExitStack, tmp: Path, env: dict[str, str], apps: Path
+    ) -> None:
+        for config in self.configs:
+            where = self.checkout if config.build == "checkout" else ROOT
+            if where is None:
+                raise ValueError("the checkout build needs --checkout PATH")
+            build_env = {**env, "PYTHONPATH": os.pathsep.join((str(apps), str(where)))}
+            self.sessions[config.label], self.url[config.label] = serve(
+                servers, f"builds:{config.build}", config.processes, True, build_env, tmp,
+                cwd=where, ready="/readyz", server=config.server,
+            )  # fmt: skip
+        first = self.configs[0].processes
+        _, self.url["bare"] = serve(servers, "bare_app:app", first, False, env, tmp, cwd=apps)
+        if self.worker:  # a game worker: its dispatcher follows up every act of the loops
+            argv = [sys.executable, "-m", "service.ops.cli", "worker"]
+            servers.enter_context(process(argv, env, tmp / "worker.log", ROOT))
+        ports = {name: free_port() for name in ("ceiling", "bgio")}
+        self.url.update({name: f"http://127.0.0.1:{port}" for name, port in ports.items()})
+        (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
+        ceiling = ["node", "ceiling.cjs", str(ports["ceiling"])]
+        servers.enter_context(process(ceiling, dict(os.environ), tmp / "c.log", cwd=tmp))
+        if self.with_bgio:
+            (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
+            (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
+            bgio_env = {
+                **os.environ,
+                "PORT": str(ports["bgio"]),
+                "NODE_PATH": str(tmp / "node_modules"),
+            }
+            self.sessions["bgio"] = servers.enter_context(
+                process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp)
+            )
+        wait_http(self.url["ceiling"] + "/healthz")
+        time.sleep(1.5)  # boardgame.io's server
+        driver = tmp / DRIVER.name
+        for config in self.configs:  # warm up: every process loads the code paths and games
+            node(tmp, driver, "play", self.url[config.label], API_KEY, "8", "2", "get-post")
+
+    @contextlib.contextmanager
+    def _sampling_lag(self, config: Config) -> Iterator[None]:
+        """With a worker: the outbox's backlog (``/readyz``'s ``outbox_lag`` plus
+        ``outbox_pending``) every quarter second while a loop of ``config`` runs."""
+        if not self.worker or config.build != "served":
+            yield
+            return
+        done = threading.Event()
+
+        def sample() -> None:
+            with httpx.Client(timeout=5) as http:
+                while not done.wait(0.25):
+                    health = http.get(self.url[config.label] + "/readyz").json()
+                    self.lags.append(health["outbox_lag"] + health["outbox_pending"])
+
+        thread = threading.Thread(target=sample, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
+
+    def _round(self, tmp: Path, order: list[Config], store_pid: int | None) -> dict[str, Any]:
+        got: dict[str, Any] = {}
+        driver, seconds = tmp / DRIVER.name, self.seconds
+        for config in order:
+            url = self.url[config.label]
+            got[f"{config.label} healthz"] = measure(
+                self.sessions[config.label],
+                seconds,
+                lambda url=url: node(tmp, driver, "healthz", url, "32", seconds),
+            )
+        got["bare"] = node(tmp, driver, "healthz", self.url["bare"], "32", seconds)
+        got["ceiling"] = node(tmp, driver, "healthz", self.url["ceiling"], "32", seconds)
+        for g in self.games:
+            for conn, loop, game in self.loops:
+                for config in order:
+                    args = (
+                        "play",
+                        self.url[config.label],
+                        API_KEY,
+                        str(g),
+                        seconds,
+                        loop,
+                        conn,
+                        game,
+                    )
+                    with self._sampling_lag(config):
+                        got[_key(config, loop, conn, g, game)] = measure(
+                            self.sessions[config.label],
+                            seconds,
+                            lambda args=args: node(tmp, driver, *args),
+                            store_pid,
+                        )
+            if self.with_bgio:
+                got[f"bgio-{g}"] = measure(
+                    self.sessions["bgio"],
+                    seconds,
+                    lambda g=g: node(
+                        tmp, tmp / "bgio_driver.cjs", self.url["bgio"], str(g), seconds
+                    ),
+                )
+        return got
+
+
+class Figures:
     """Medians over the rounds; every ratio is taken within a round, then the median."""
 
-    def med(key: str, field: str) -> float | None:
-        return median([r[key].get(field) for r in rounds if key in r])
+    def __init__(self, rounds: list[dict[str, Any]]) -> None:
+        self.rounds = rounds
 
-    def ratio(top: str, top_field: str, bottom: str, bottom_field: str) -> float | None:
+    def med(self, key: str, name: str) -> float | None:
+        return median([r[key].get(name) for r in self.rounds if key in r])
+
+    def ratio(self, top: str, top_field: str, bottom: str, bottom_field: str) -> float | None:
         return median(
-            [r[top][top_field] / r[bottom][bottom_field] for r in rounds if r[bottom][bottom_field]]
+            [
+                r[top][top_field] / r[bottom][bottom_field]
+                for r in self.rounds
+                if top in r and bottom in r and r[bottom][bottom_field]
+            ]
         )
 
-    def cpu_ms_per(key: str, count_fields: tuple[str, ...]) -> float | None:
-        """API CPU (all its processes) per unit: ms."""
+    def cpu_ms(self, key: str, count: str) -> float | None:
+        """API CPU (all its processes) per unit of ``count`` (a rate): ms."""
+        return median([self._cpu_ms(r[key], count) for r in self.rounds if key in r])
+
+    def cpu_ratio(self, top: str, bottom: str, count: str) -> float | None:
+        """``top``'s API CPU per unit against ``bottom``'s, round by round."""
         values: list[float | None] = []
-        for r in rounds:
-            got = r[key]
-            elapsed = got.get("cpu_s")
-            count = sum(got[f] for f in count_fields) * float(got.get("seconds", 1))
-            values.append(None if elapsed is None or not count else 1000 * elapsed / count)
+        for r in self.rounds:
+            a, b = self._cpu_ms(r[top], count), self._cpu_ms(r[bottom], count)
+            values.append(a / b if a is not None and b else None)
         return median(values)
 
+    @staticmethod
+    def _cpu_ms(got: dict[str, Any], count: str) -> float | None:
+        elapsed, units = got.get("cpu_s"), got[count] * float(got.get("seconds", 1))
+        return None if elapsed is None or not units else 1000 * elapsed / units
+
+    def per(self, key: str, cpu_field: str, count: str) -> float | None:
+        """ms of ``cpu_field`` CPU per unit of ``count``."""
+        return median(
+            [
+                1000 * r[key][cpu_field] / (r[key][count] * r[key]["seconds"])
+                for r in self.rounds
+                if key in r and r[key].get(cpu_field) is not None and r[key][count]
+            ]
+        )
+
+
+def report(rounds: list[dict[str, Any]], bench: Bench) -> None:
+    figures = Figures(rounds)
     print(
-        f"\nstakeout: {processes} API process(es), uvloop + httptools (one write an answer);"
-        " driver: Node undici;"
-        f" medians of {len(rounds)} interleaved rounds"
+        f"\ndriver: Node undici; medians of {len(rounds)} interleaved rounds; uvicorn with"
+        " uvloop + httptools (one write an answer), granian with uvloop"
     )
+    for config in bench.configs:
+        _config_table(figures, bench, config)
+    if len(bench.configs) > 1:
+        _side_by_side(figures, bench)
+    _where_the_cpu_went(figures, bench)
+    for config in bench.configs:
+        healthz = f"{config.label} healthz"
+        to_bare = figures.ratio(healthz, "requests_per_s", "bare", "requests_per_s")
+        print(
+            f"/healthz {config.label}: {fmt(figures.med(healthz, 'requests_per_s'), 0)} req/s"
+            f" (p99 {fmt(figures.med(healthz, 'p99_ms'))} ms, API CPU"
+            f" {fmt(figures.cpu_ms(healthz, 'requests_per_s'), 3)} ms a request):"
+            f" {fmt(100 * to_bare if to_bare else None, 0)} % of bare Litestar's"
+        )
+    print(
+        f"bare Litestar /healthz: {fmt(figures.med('bare', 'requests_per_s'), 0)} req/s"
+        f" (p99 {fmt(figures.med('bare', 'p99_ms'))} ms). The driver's ceiling (the same"
+        f" /healthz loop against Node's bare http server):"
+        f" {fmt(figures.med('ceiling', 'requests_per_s'), 0)} req/s"
+        f" (p99 {fmt(figures.med('ceiling', 'p99_ms'))} ms)."
+    )
+
+
+def _config_table(figures: Figures, bench: Bench, config: Config) -> None:
+    print(f"\nstakeout {config.label} (build/server/API processes)")
     print(
         "| load | loop | acts/s | act POST p50 / p99 ms | loop p50 / p99 ms | GETs/act |"
         " API CPU ms/act | act POSTs/s ÷ /healthz (by CPU) | boardgame.io moves/s (p50 / p99 ms) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    healthz_cpu = cpu_ms_per("healthz", ("requests_per_s",))
-    where: list[tuple[int, str, str, str | None]] = []
-    for g in games:
+    healthz = f"{config.label} healthz"
+    healthz_cpu = figures.cpu_ms(healthz, "requests_per_s")
+    for g in bench.games:
         bgio = f"bgio-{g}"
         them = (
-            f"{fmt(med(bgio, 'moves_per_s'), 0)} ({fmt(med(bgio, 'p50_ms'))} /"
-            f" {fmt(med(bgio, 'p99_ms'))})"
-            if bgio in rounds[0]
+            f"{fmt(figures.med(bgio, 'moves_per_s'), 0)} ({fmt(figures.med(bgio, 'p50_ms'))} /"
+            f" {fmt(figures.med(bgio, 'p99_ms'))})"
+            if bench.with_bgio
             else "-"
         )
-        for conn, loop, game in _loops(connections, played):
-            key = _key(loop, conn, g, game)
-            acts = med(key, "acts_per_s")
-            gets = ratio(key, "gets_per_s", key, "acts_per_s")
-            cpu = cpu_ms_per(key, ("acts_per_s",))
-            versus = ratio(key, "acts_per_s", "healthz", "requests_per_s")
-            print(
-                f"| {g} games | {game} {loop}, {conn} connections | {fmt(acts, 0)} |"
-                f" {fmt(med(key, 'act_p50_ms'))} / {fmt(med(key, 'act_p99_ms'))} |"
-                f" {fmt(med(key, 'loop_p50_ms'))} / {fmt(med(key, 'loop_p99_ms'))} |"
-                f" {fmt(gets, 2)} | {fmt(cpu, 2)} | {fmt(100 * versus if versus else None, 0)} %"
-                f" ({fmt(100 * healthz_cpu / cpu if healthz_cpu and cpu else None, 0)} %) |"
-                f" {them} |"
+        for conn, loop, game in bench.loops:
+            key = _key(config, loop, conn, g, game)
+            cpu = figures.cpu_ms(key, "acts_per_s")
+            versus = figures.ratio(key, "acts_per_s", healthz, "requests_per_s")
+            by_cpu = 100 * healthz_cpu / cpu if healthz_cpu and cpu else None
+            act = f"{fmt(figures.med(key, 'act_p50_ms'))} / {fmt(figures.med(key, 'act_p99_ms'))}"
+            whole = (
+                f"{fmt(figures.med(key, 'loop_p50_ms'))} / {fmt(figures.med(key, 'loop_p99_ms'))}"
             )
-            errors = sum(r[key]["errors"] for r in rounds)
-            if errors:
-                kinds: dict[str, int] = {}
-                for r in rounds:
-                    for kind, count in r[key].get("failures", {}).items():
-                        kinds[kind] = kinds.get(kind, 0) + count
-                detail = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
-                print(f"|   | ({errors} non-2xx answers{'; ' + detail if detail else ''}) |")
-        if bgio in rounds[0]:
-            for conn in connections:
-                versus_bgio = ratio(
-                    _key("get-post", conn, g, played[0]), "acts_per_s", bgio, "moves_per_s"
+            print(
+                f"| {g} games | {game} {loop}, {conn} connections |"
+                f" {fmt(figures.med(key, 'acts_per_s'), 0)} | {act} | {whole} |"
+                f" {fmt(figures.ratio(key, 'gets_per_s', key, 'acts_per_s'), 2)} | {fmt(cpu, 2)} |"
+                f" {fmt(100 * versus if versus else None, 0)} % ({fmt(by_cpu, 0)} %) | {them} |"
+            )
+            _errors(figures.rounds, key)
+        for conn, loop, game in bench.loops:
+            if bench.with_bgio and loop == "get-post" and game == bench.loops[0][2]:
+                versus_bgio = figures.ratio(
+                    _key(config, loop, conn, g, game), "acts_per_s", bgio, "moves_per_s"
                 )
                 print(
-                    f"|   | stakeout GET + POST acts/s ({conn} connections) ÷ boardgame.io"
+                    f"|   | stakeout {game} GET + POST acts/s ({conn} connections) ÷ boardgame.io"
                     f" moves/s: {fmt(versus_bgio, 2)} |"
                 )
-        first = _key("get-post", connections[0], g, played[0])
-        where.append((g, first, "acts_per_s", bgio if bgio in rounds[0] else None))
+
+
+def _errors(rounds: list[dict[str, Any]], key: str) -> None:
+    errors = sum(r[key]["errors"] for r in rounds)
+    if errors:
+        kinds: dict[str, int] = {}
+        for r in rounds:
+            for kind, count in r[key].get("failures", {}).items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        detail = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
+        print(f"|   | ({errors} non-2xx answers{'; ' + detail if detail else ''}) |")
+
+
+def _pairs(configs: list[Config]) -> list[tuple[Config, Config]]:
+    """The pairs of configurations that differ in one thing only (the build, the server or
+    the process count), earlier one first; with none such, each against the first."""
+    pairs = [
+        (a, b)
+        for i, a in enumerate(configs)
+        for b in configs[i + 1 :]
+        if [a.build == b.build, a.server == b.server, a.processes == b.processes].count(False) == 1
+    ]
+    return pairs or [(configs[0], b) for b in configs[1:]]
+
+
+def _side_by_side(figures: Figures, bench: Bench) -> None:
+    """Each pair of `_pairs`, the second against the first, round by round (then the
+    median)."""
+    print("\nSide by side (the second of each pair against the first: ratios within each round,")
+    print("then the median; act POST p99, or /healthz p99, of each):")
+    print("| load | loop | second ÷ first | acts/s | API CPU/act | p99 ms |")
+    print("|---|---|---|---|---|---|")
+    for first, second in _pairs(bench.configs):
+        pair = f"{second.label} ÷ {first.label}"
+        for g in bench.games:
+            for conn, loop, game in bench.loops:
+                a, b = _key(first, loop, conn, g, game), _key(second, loop, conn, g, game)
+                print(
+                    f"| {g} games | {game} {loop}, {conn} | {pair} |"
+                    f" {fmt(figures.ratio(b, 'acts_per_s', a, 'acts_per_s'), 3)} |"
+                    f" {fmt(figures.cpu_ratio(b, a, 'acts_per_s'), 3)} |"
+                    f" {fmt(figures.med(b, 'act_p99_ms'))} / {fmt(figures.med(a, 'act_p99_ms'))} |"
+                )
+        a, b = f"{first.label} healthz", f"{second.label} healthz"
+        print(
+            f"| | /healthz | {pair} |"
+            f" {fmt(figures.ratio(b, 'requests_per_s', a, 'requests_per_s'), 3)} |"
+            f" {fmt(figures.cpu_ratio(b, a, 'requests_per_s'), 3)} |"
+            f" {fmt(figures.med(b, 'p99_ms'))} / {fmt(figures.med(a, 'p99_ms'))} |"
+        )
+
+
+def _where_the_cpu_went(figures: Figures, bench: Bench) -> None:
     print(
-        "\nWhere the machine's CPU went (ms of CPU an act or a move, medians; the machine's"
-        f" busy cores out of {os.cpu_count()}):"
+        "\nWhere the machine's CPU went, first loop (ms of CPU an act or a move, medians; the"
+        f" machine's busy cores out of {os.cpu_count()}):"
     )
     print("| load | server | server | store (Valkey) | driver | machine busy |")
     print("|---|---|---|---|---|---|")
-    for g, key, field, bgio_key in where:
-        for name, k, f in (("stakeout", key, field), ("boardgame.io", bgio_key, "moves_per_s")):
-            if k is None:
-                continue
-
-            def per(cpu_field: str, k: str = k, f: str = f) -> float | None:
-                return median(
-                    [
-                        1000 * r[k][cpu_field] / (r[k][f] * r[k]["seconds"])
-                        for r in rounds
-                        if r[k].get(cpu_field) is not None and r[k][f]
-                    ]
-                )
-
-            busy = median([r[k]["machine_cpu_s"] / r[k]["seconds"] for r in rounds])
-            store = fmt(per("store_cpu_s"), 3) if name == "stakeout" else "-"
+    conn, loop, game = bench.loops[0]
+    for g in bench.games:
+        rows = [(c.label, _key(c, loop, conn, g, game), "acts_per_s") for c in bench.configs]
+        if bench.with_bgio:
+            rows.append(("boardgame.io", f"bgio-{g}", "moves_per_s"))
+        for name, key, count in rows:
+            busy = median([r[key]["machine_cpu_s"] / r[key]["seconds"] for r in figures.rounds])
+            store = figures.per(key, "store_cpu_s", count) if name != "boardgame.io" else None
             print(
-                f"| {g} games | {name} | {fmt(per('cpu_s'), 3)} | {store} |"
-                f" {fmt(per('driver_cpu_s'), 3)} | {fmt(busy, 2)} |"
+                f"| {g} games | {name} | {fmt(figures.per(key, 'cpu_s', count), 3)} |"
+                f" {fmt(store, 3)} | {fmt(figures.per(key, 'driver_cpu_s', count), 3)} |"
+                f" {fmt(busy, 2)} |"
             )
-    to_bare = ratio("healthz", "requests_per_s", "bare", "requests_per_s")
-    print(
-        f"\n/healthz: stakeout {fmt(med('healthz', 'requests_per_s'), 0)} req/s"
-        f" (p99 {fmt(med('healthz', 'p99_ms'))} ms, API CPU"
-        f" {fmt(cpu_ms_per('healthz', ('requests_per_s',)), 3)} ms a request);"
-        f" bare Litestar {fmt(med('bare', 'requests_per_s'), 0)} req/s"
-        f" (p99 {fmt(med('bare', 'p99_ms'))} ms): {fmt(100 * to_bare if to_bare else None, 0)} %"
-        " of bare."
-    )
-    print(
-        f"The driver's ceiling (the same /healthz loop against Node's bare http server):"
-        f" {fmt(med('ceiling', 'requests_per_s'), 0)} req/s"
-        f" (p99 {fmt(med('ceiling', 'p99_ms'))} ms)."
-    )
-    print(json.dumps(rounds))
 
 
 if __name__ == "__main__":

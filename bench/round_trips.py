@@ -122,7 +122,11 @@ def main() -> None:
         per_get: list[int] = []
         try:
             with TestClient(app=app) as client:
-                follow_ups = app.state.wiring.follow_ups
+                # Versions with follow-ups in the API process have them on the process's
+                # objects; since the outbox (service/store/outbox.py) they run on the
+                # workers' dispatchers, none here.
+                holder = getattr(app.state, "wiring", None) or getattr(app.state, "ctx", None)
+                follow_ups = getattr(holder, "follow_ups", None)
 
                 def settle() -> None:
                     if follow_ups is not None:

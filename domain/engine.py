@@ -54,9 +54,6 @@ STEP_GRAMMAR = (
     "events so far in the turn; `phase` is draw, play, look, move_car or search_files)."
 )
 Step = Annotated[str, msgspec.Meta(description=STEP_GRAMMAR)]
-OptionalSeat = Annotated[
-    int | None, msgspec.Meta(description="A seat number (0-based), or null for nobody.")
-]
 SeatList = Annotated[
     list[int], msgspec.Meta(description="Seat numbers (0-based, in creation order).")
 ]
@@ -166,8 +163,8 @@ ViewT = TypeVar("ViewT")
 class Game(Protocol[StateT, CommandT, EventT, ViewT]):
     """The interface each game implements (see the module docstring), typed by the game's
     state, command, event and view types: ``GAME: Game[FbiState, FbiCommand, FbiEvent,
-    FbiView] = Fbi()`` has mypy check a game against it. The match layer, the service and
-    the workers hold any game, as `AnyGame`."""
+    FbiView] = Assembled(...)`` (`domain.kit.Assembled`) has mypy check a game against it.
+    The match layer, the service and the workers hold any game, as `AnyGame`."""
 
     @property
     def name(self) -> str: ...

@@ -1,5 +1,10 @@
-"""Typed domain errors. The service maps each `code` to one problem type (its HTTP status
-included), in one place: `service.http.problems.CATALOGUE`."""
+"""The domain's errors, all in this module.
+
+A `DomainError` is a refusal by the rules: nothing changed, and the service maps each
+`code` to one problem type (its HTTP status included), in one place:
+`service.http.problems.CATALOGUE`. The two at the end are not refusals of an act:
+`RedactedEvent` (a redacted event folded into the true state) and `VerificationError` (a
+replay that does not prove a fair game)."""
 
 from __future__ import annotations
 
@@ -98,3 +103,11 @@ class NotEnded(DomainError):
     """The game has not ended yet (a rematch follows an ended game)."""
 
     code = "game-not-finished"
+
+
+class RedactedEvent(ValueError):
+    """A redacted event (a view of one) cannot be folded into the true state."""
+
+
+class VerificationError(Exception):
+    """The replay does not prove a fair game; the message says where and why."""

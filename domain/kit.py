@@ -16,6 +16,10 @@ those the same shape in every game, so knowing one game means knowing all of the
   sees it (a hidden field blanked to None by ``redact``) never folds into the true state;
   it raises `RedactedEvent`. A redacted stream is for display only.
 - `ranking` turns final scores into an `Outcome` (winners and shared places).
+- `Bots` is ``bot_move``: the one dispatch by level (random, greedy, expert) for every
+  game, and `Search` the expert's search every game makes (determinized playouts); a game
+  supplies its greedy policy and the search's parts (candidates, a determinizer and a
+  playout).
 - `Assembled` is the game object: the `domain.engine.Game` interface made of those parts,
   declared in the game package's ``__init__``.
 
@@ -27,24 +31,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import msgspec
 
 from domain.budget import TUNED, Budget
 from domain.engine import Awaiting, BotLevel, HouseRule, Outcome
-from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
+from domain.errors import GameOver, IllegalMove, NotYourTurn, RedactedEvent, WrongPhase
 from domain.rng import Rng
 
 S = TypeVar("S")
 E = TypeVar("E")
 C = TypeVar("C")
 V = TypeVar("V")
+V_contra = TypeVar("V_contra", contravariant=True)
 T = TypeVar("T")
-
-
-class RedactedEvent(ValueError):
-    """A redacted event (a view of one) cannot be folded into the true state."""
 
 
 def unredacted(value: T | None, what: str) -> T:
@@ -138,7 +139,7 @@ class Commands(Generic[S, E]):
         self._over = over
         self._step = step
         self._not_awaited = not_awaited_message
-        self._wrong_step = _needs_another_step if wrong_step_message is None else wrong_step_message
+        self._wrong_step = wrong_step_message
         self.command_types: tuple[type[Any], ...] = tuple(self._handlers)
 
     def handler(self, state: S, seat: int, command: Any) -> Handler[S, E]:
@@ -165,10 +166,6 @@ class Commands(Generic[S, E]):
     def decide(self, state: S, seat: int, command: Any, rng: Rng) -> list[E]:
         """The events ``command`` causes (before anything automatic that follows them)."""
         return self.handler(state, seat, command).decide(state, seat, command, rng)
-
-
-def _needs_another_step(seat: int, command: Any, now: str, wanted: str) -> str:
-    return f"{type(command).__name__} needs the {wanted} step; now: {now}"
 
 
 # ---- the loop for automatic steps --------------------------------------------------------
@@ -208,93 +205,163 @@ def ranking(scores: Sequence[int], tie_breaks: Sequence[tuple[int, ...]] = ()) -
     return Outcome(scores=list(scores), winners=winners, places=places)
 
 
-# ---- the game object: the interface assembled from the game's parts ---------------------
+# ---- the bots: one dispatch by level, one expert search ----------------------------------
 
 
+class SeatView(Protocol):
+    """What the bots need of every game's view: whose view it is (None: a spectator's)."""
+
+    @property
+    def seat(self) -> int | None: ...
+
+
+SV = TypeVar("SV", bound=SeatView)
+SV_contra = TypeVar("SV_contra", bound=SeatView, contravariant=True)
+W = TypeVar("W")
+
+
+class Expert(Protocol[SV_contra, C]):
+    """The ``expert`` level of a game: its choice for ``seat`` among ``legal``, knowing only
+    ``view``; ``budget`` bounds its thinking."""
+
+    def __call__(
+        self, view: SV_contra, seat: int, legal: Sequence[C], rng: Rng, budget: Budget
+    ) -> C: ...
+
+
+@dataclass(frozen=True)
+class Bots(Generic[SV, C]):
+    """``Game.bot_move`` for every game: the levels, dispatched the same way everywhere.
+
+    ``random`` is any legal move; so is every level's move when there is only one, or when
+    the view is a spectator's. ``greedy(view, legal)`` and ``expert`` are the game's own.
+    Each bot is handed only its own seat's view and legal list.
+    """
+
+    greedy: Callable[[SV, Sequence[C]], C]
+    expert: Expert[SV, C]
+
+    def __call__(
+        self, level: BotLevel, view: SV, legal: Sequence[C], rng: Rng, budget: Budget = TUNED
+    ) -> C:
+        if not legal:
+            raise ValueError("no legal move to choose from")
+        seat = view.seat
+        if level == "random" or len(legal) == 1 or seat is None:
+            return rng.choice(legal)
+        if level == "greedy":
+            return self.greedy(view, legal)
+        return self.expert(view, seat, legal, rng, budget)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Search(Generic[SV, C, W]):
+    """The expert's search, the same in every game: determinized playouts.
+
+    ``candidates(view, legal)`` are the moves worth trying, the one to keep on a tie first
+    (a single candidate is the move). Each sample draws a world, a full state ``view``
+    could come from (``determinize(view, rng)``: the hidden cards dealt at random, as the
+    seat knows them), and plays every candidate out in it (``playout(world, seat, move,
+    rng)``: the seat's margin at the end). Every candidate meets the same worlds, so they
+    are compared on equal luck; the best total wins, the first on a tie.
+
+    ``samples`` is the tuned count of worlds (shared out among the candidates when
+    ``shared``: each world then costs as many playouts), never fewer than ``minimum``,
+    scaled and cut short by the budget (`domain.budget`). A candidate other than the first
+    must beat it by ``keep_first_by`` points a sample on average (with few samples, a
+    small lead is mostly noise). Each world gets its own fork of the move's stream, and
+    each playout another; with ``fork_worlds`` off the worlds are drawn from the move's
+    stream in turn (as FBI's stored games were played).
+    """
+
+    candidates: Callable[[SV, Sequence[C]], Sequence[C]]
+    determinize: Callable[[SV, Rng], W]
+    playout: Callable[[W, int, C, Rng], float]
+    samples: int
+    minimum: int
+    shared: bool = False
+    keep_first_by: float = 0.0
+    fork_worlds: bool = True
+
+    def __call__(self, view: SV, seat: int, legal: Sequence[C], rng: Rng, budget: Budget) -> C:
+        candidates = list(self.candidates(view, legal))
+        if len(candidates) == 1:
+            return candidates[0]
+        tuned = self.samples // len(candidates) if self.shared else self.samples
+        totals = [0.0] * len(candidates)
+        done = 0
+        for i in budget.rounds(tuned, self.minimum):
+            world = self.determinize(view, rng.fork(f"world{i}") if self.fork_worlds else rng)
+            for j, move in enumerate(candidates):
+                totals[j] += self.playout(world, seat, move, rng.fork(f"play{i}.{j}"))
+            done = i + 1
+        best = max(range(len(candidates)), key=lambda j: (totals[j], -j))
+        if totals[best] - totals[0] < self.keep_first_by * done:
+            return candidates[0]
+        return candidates[best]
+
+
+# ---- the game object: the interface, made of the game's parts ---------------------------
+
+
+class BotMove(Protocol[V_contra, C]):
+    """``Game.bot_move``: a `Bots`, or a game's own function of the same shape."""
+
+    def __call__(
+        self,
+        level: BotLevel,
+        view: V_contra,
+        legal: Sequence[C],
+        rng: Rng,
+        budget: Budget = TUNED,
+    ) -> C: ...
+
+
+@dataclass(frozen=True, kw_only=True, eq=False, repr=False)
 class Assembled(Generic[S, C, E, V]):
-    """A `domain.engine.Game` made of a game's parts, so a game package declares its game
-    instead of writing a class that only forwards each call::
+    """A `domain.engine.Game` made of a game's parts: plain data, each part called as it
+    was given, declared in the game package's ``__init__``::
 
         GAME: Game[FbiState, FbiCommand, FbiEvent, FbiView] = Assembled(
             name="fbi", ..., evolve=evolve, decide=rules.decide, view=views.view, ...
         )
+
+    The rulebook and the house rules are data too (``published_rulebook``,
+    ``published_house_rules``); the interface hands them out as ``rulebook()`` and
+    ``house_rules()``, what ``GET /v1/rules/{game}`` serves. A game is one object: it
+    compares and hashes by identity.
     """
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        title: str,
-        seats: tuple[int, int],
-        options_type: type[msgspec.Struct],
-        command_types: tuple[type[msgspec.Struct], ...],
-        event_types: tuple[type[msgspec.Struct], ...],
-        view_type: type[msgspec.Struct],
-        state_type: type[msgspec.Struct],
-        rulebook: msgspec.Struct,
-        house_rules: Sequence[HouseRule],
-        setup: Callable[[Any, int, Rng], list[E]],
-        evolve: Callable[[S | None, E], S],
-        pending: Callable[[S], list[Awaiting]],
-        legal: Callable[[S, int], list[C]],
-        decide: Callable[[S, int, C, Rng], list[E]],
-        view: Callable[[S, int | None], V],
-        redact: Callable[[E, int | None], E],
-        result: Callable[[S | None], Outcome | None],
-        bot_move: Callable[[BotLevel, V, Sequence[C], Rng, Budget], C],
-    ) -> None:
-        self.name = name
-        self.title = title
-        self.min_seats, self.max_seats = seats
-        self.options_type = options_type
-        self.command_types = command_types
-        self.event_types = event_types
-        self.view_type = view_type
-        self.state_type = state_type
-        self.rulebook_type: type[msgspec.Struct] = type(rulebook)
-        self._rulebook = rulebook
-        self._house_rules = list(house_rules)
-        self._setup = setup
-        self._evolve = evolve
-        self._pending = pending
-        self._legal = legal
-        self._decide = decide
-        self._view = view
-        self._redact = redact
-        self._result = result
-        self._bot_move = bot_move
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    options_type: type[msgspec.Struct]
+    command_types: tuple[type[msgspec.Struct], ...]
+    event_types: tuple[type[msgspec.Struct], ...]
+    view_type: type[msgspec.Struct]
+    state_type: type[msgspec.Struct]
+    published_rulebook: msgspec.Struct
+    published_house_rules: tuple[HouseRule, ...]
+    setup: Callable[[Any, int, Rng], list[E]]
+    evolve: Callable[[S | None, E], S]
+    pending: Callable[[S], list[Awaiting]]
+    legal: Callable[[S, int], list[C]]
+    decide: Callable[[S, int, C, Rng], list[E]]
+    view: Callable[[S, int | None], V]
+    redact: Callable[[E, int | None], E]
+    result: Callable[[S | None], Outcome | None]
+    bot_move: BotMove[V, C]
+
+    @property
+    def rulebook_type(self) -> type[msgspec.Struct]:
+        return type(self.published_rulebook)
 
     def rulebook(self) -> msgspec.Struct:
-        return self._rulebook
+        return self.published_rulebook
 
     def house_rules(self) -> list[HouseRule]:
-        return list(self._house_rules)
+        return list(self.published_house_rules)
 
-    def setup(self, options: Any, seats: int, rng: Rng) -> list[E]:
-        return self._setup(options, seats, rng)
-
-    def evolve(self, state: S | None, event: E) -> S:
-        return self._evolve(state, event)
-
-    def pending(self, state: S) -> list[Awaiting]:
-        return self._pending(state)
-
-    def legal(self, state: S, seat: int) -> list[C]:
-        return self._legal(state, seat)
-
-    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
-        return self._decide(state, seat, command, rng)
-
-    def view(self, state: S, seat: int | None) -> V:
-        return self._view(state, seat)
-
-    def redact(self, event: E, seat: int | None) -> E:
-        return self._redact(event, seat)
-
-    def result(self, state: S | None) -> Outcome | None:
-        return self._result(state)
-
-    def bot_move(
-        self, level: BotLevel, view: V, legal: Sequence[C], rng: Rng, budget: Budget = TUNED
-    ) -> C:
-        return self._bot_move(level, view, legal, rng, budget)
+    def __repr__(self) -> str:
+        return f"<game {self.name}>"

@@ -21,13 +21,12 @@ from typing import Any
 import msgspec
 
 from domain import registry
-from domain.errors import DomainError
+from domain.errors import DomainError, VerificationError
 from domain.match import Act, GameCreated, Match, MatchEngine, event_union
 from domain.rng import seed_commitment
 
-
-class VerificationError(Exception):
-    """The replay does not prove a fair game; the message says where and why."""
+# VerificationError lives with the domain's other errors; it is what `verify` raises.
+__all__ = ["ReplayDocument", "ReplayRecord", "VerificationError", "Verified", "verify"]
 
 
 class ReplayRecord(msgspec.Struct, frozen=True):
@@ -58,8 +57,8 @@ class Verified(msgspec.Struct, frozen=True):
 
 
 def verify(replay: ReplayDocument) -> Verified:
-    rules = registry.engine_for(replay.game)
-    if rules is None:
+    engine = registry.engine_for(replay.game)
+    if engine is None:
         raise VerificationError(f"unknown game {replay.game!r}")
     try:
         seed = bytes.fromhex(replay.seed)
@@ -67,7 +66,7 @@ def verify(replay: ReplayDocument) -> Verified:
         raise VerificationError("the seed is not hex") from exc
     if seed_commitment(seed) != replay.seed_commitment:
         raise VerificationError("the seed does not hash to the published seed commitment")
-    events = _decode(rules, replay)
+    events = _decode(engine, replay)
     versions = [r.version for r in replay.events]
     if versions != list(range(1, len(versions) + 1)):
         raise VerificationError("event versions are not 1..N without gaps")
@@ -77,11 +76,11 @@ def verify(replay: ReplayDocument) -> Verified:
     if created.seed_commitment != replay.seed_commitment or created.game_id != replay.game_id:
         raise VerificationError("game.created does not match the replay's game id and commitment")
     try:
-        opening = rules.create(created.game_id, created.options, created.seats, seed)
+        opening = engine.create(created.game_id, created.options, created.seats, seed)
     except DomainError as exc:
         raise VerificationError(f"the game's options do not set up: {exc.detail}") from exc
     _same(opening, events[: len(opening)], 1, "the opening deal is not what the seed deals")
-    match = rules.replay(opening)
+    match = engine.replay(opening)
     index, acts = len(opening), 0
     act_type: Any = Act
     while index < len(events):
@@ -92,7 +91,7 @@ def verify(replay: ReplayDocument) -> Verified:
             )
         try:
             act = msgspec.convert(record.act, act_type)
-            produced = rules.perform(match, act, seed)
+            produced = engine.perform(match, act, seed)
         except (msgspec.ValidationError, DomainError) as exc:
             detail = exc.detail if isinstance(exc, DomainError) else str(exc)
             raise VerificationError(
@@ -107,14 +106,14 @@ def verify(replay: ReplayDocument) -> Verified:
             "the events differ from what the act produces",
         )
         for event in produced:
-            match = rules.fold(match, event)
+            match = engine.fold(match, event)
         index += len(produced)
         acts += 1
-    return _outcome(rules, match, replay, acts)
+    return _outcome(engine, match, replay, acts)
 
 
-def _outcome(rules: MatchEngine, match: Match, replay: ReplayDocument, acts: int) -> Verified:
-    result = rules.result(match)
+def _outcome(engine: MatchEngine, match: Match, replay: ReplayDocument, acts: int) -> Verified:
+    result = engine.result(match)
     if result is None and match.aborted:
         return Verified(replay.game_id, replay.game, len(replay.events), acts, [], [], "aborted")
     if result is None:
@@ -126,8 +125,8 @@ def _outcome(rules: MatchEngine, match: Match, replay: ReplayDocument, acts: int
     )
 
 
-def _decode(rules: MatchEngine, replay: ReplayDocument) -> list[Any]:
-    union = event_union(rules.game)
+def _decode(engine: MatchEngine, replay: ReplayDocument) -> list[Any]:
+    union = event_union(engine.game)
     out = []
     for record in replay.events:
         try:

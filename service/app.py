@@ -14,14 +14,12 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from litestar import Litestar
-from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.types import ControllerRouterHandler
 
 from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.acts import ActsController, GameEndingsController
-from service.api.v1.fast_lane import FastLane
 from service.api.v1.games import GamesController
 from service.api.v1.lobby import LobbyController
 from service.api.v1.meta import HealthController, RulesController
@@ -30,7 +28,7 @@ from service.api.v1.seating import InvitesController, SeatingController
 from service.api.v1.stats import StatsController
 from service.api.v1.webhooks import WebhooksController
 from service.follow_ups.jobs import QUEUES
-from service.http.cors import cors_when_asked
+from service.http.cors import Cors
 from service.http.metrics_port import MetricsServer, serve_metrics
 from service.http.observability import instrument, metrics
 from service.http.openapi import openapi_config
@@ -46,8 +44,7 @@ from service.telemetry.metrics import QueueCollector
 from service.wiring import Wiring, open_wiring
 
 
-def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Litestar:
-    """``fast_lane=False``: every request through Litestar (tests compare the two paths)."""
+def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings.from_env()
     # With the limit off (a setting) the middleware is left out: no layer to pass.
     limited = settings.rate_limit_per_minute > 0
@@ -66,18 +63,14 @@ def create_app(settings: Settings | None = None, fast_lane: bool = True) -> Lite
         after_request=problem_for_not_found,
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
-        cors_config=_cors(),
         debug=False,
         # Logging is configured once per process (service/ops/cli.py: JSON lines); Litestar's
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )
-    # The view and act routes without Litestar's per-request work (same functions, same
-    # answers); then request ids, access log and HTTP metrics around everything, unmatched
-    # routes included.
-    cors_when_asked(app)
-    if fast_lane:
-        app.asgi_handler = FastLane(app, app.asgi_handler, settings.max_body_bytes, rate_limit)
+    # Cross-origin requests answered around the router (a preflight needs no route); then
+    # request ids, access log and HTTP metrics around everything, unmatched routes included.
+    app.asgi_handler = Cors(app.asgi_handler)
     return instrument(app)
 
 
@@ -109,7 +102,11 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_wiring(settings) as wiring:
             app.state.wiring = wiring
-            app.state.queue_collector = QueueCollector(queue_url(settings), QUEUES)
+            # The hot routes' one collaborator (service/api/v1/answers.py `answers_of`).
+            app.state.answers = wiring.answers
+            app.state.queue_collector = QueueCollector(
+                queue_url(settings), QUEUES, settings.redis_url, settings.redis_cluster
+            )
             metrics_server: MetricsServer | None = None
             # One process per pod: it serves its own metrics port. Several (`stakeout run`,
             # multiprocess mode): the supervising process does.
@@ -149,21 +146,6 @@ def _provider(name: str) -> Callable[[State], Any]:
         return getattr(state.wiring, name)
 
     return provide
-
-
-def _cors() -> CORSConfig:
-    return CORSConfig(
-        allow_origins=["*"],
-        allow_headers=[
-            "Authorization",
-            "Content-Type",
-            "Idempotency-Key",
-            "If-Match",
-            "Prefer",
-            "X-Request-ID",
-        ],
-        expose_headers=["ETag", "Preference-Applied", "Retry-After", "X-Request-ID"],
-    )
 
 
 def app_factory() -> Litestar:

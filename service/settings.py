@@ -61,6 +61,17 @@ def _worker_sets(raw: str) -> tuple[tuple[str, ...], ...]:
 ALL_QUEUES = ("bots", "scoring", "webhooks")
 
 
+API_SERVERS = ("granian", "uvicorn")
+
+
+def default_api_processes(cores: int) -> int:
+    """`stakeout run`'s API processes on a machine of ``cores``: one per core, less one
+    for the embedded store, the workers and the clients of the same machine (measured
+    with bench/move_path.py: docs/design-move-path.md, "Which server, how many
+    processes")."""
+    return max(1, cores - 1)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of the service. ``from_env`` is the only place that reads os.environ."""
@@ -118,8 +129,11 @@ class Settings:
     worker_queues: tuple[str, ...] = ("bots", "scoring")
     # The workers `stakeout run` starts and keeps running: one per set of queues.
     run_workers: tuple[tuple[str, ...], ...] = (("bots", "scoring"), ("webhooks",))
-    # API processes `stakeout run` serves with; 0: one per core.
+    # API processes `stakeout run` serves with; 0: `default_api_processes` (by the cores).
     api_processes: int = 0
+    # The ASGI server of `stakeout serve` and `run`: "granian" or "uvicorn"
+    # (docs/design-move-path.md, "Which server, how many processes").
+    api_server: str = "uvicorn"
     # /metrics on its own port (0: on the API port, next to the API).
     metrics_port: int = 0
 
@@ -158,13 +172,15 @@ class Settings:
                 raise ValueError(f"{name}: unknown queues {unknown}; the queues: {ALL_QUEUES}")
         if not 0 <= self.api_processes <= 64:
             raise ValueError("STAKEOUT_API_PROCESSES must be in [0, 64]")
+        if self.api_server not in API_SERVERS:
+            raise ValueError(f"STAKEOUT_API_SERVER must be one of {', '.join(API_SERVERS)}")
         if not 0 <= self.metrics_port <= 65535:
             raise ValueError("STAKEOUT_METRICS_PORT must be a port number")
 
     @property
     def processes(self) -> int:
-        """API processes for `stakeout run`: the setting, else one per core."""
-        return self.api_processes or max(1, os.cpu_count() or 1)
+        """API processes for `stakeout run`: the setting, else `default_api_processes`."""
+        return self.api_processes or default_api_processes(os.cpu_count() or 1)
 
     @property
     def bot_budget(self) -> Budget:
@@ -221,4 +237,5 @@ class Settings:
                 int,
             ),
             metrics_port=_parse(e, "STAKEOUT_METRICS_PORT", cls.metrics_port, int),
+            api_server=e.get("STAKEOUT_API_SERVER", cls.api_server).strip().lower(),
         )

@@ -19,7 +19,7 @@ from redis.asyncio.cluster import RedisCluster
 from service.api.v1.answers import Answers
 from service.follow_ups.abandonment import ActivityIndex
 from service.follow_ups.archiving import Archiver
-from service.follow_ups.follow_ups import FollowUp, FollowUps, Notifiers
+from service.follow_ups.follow_ups import FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
 from service.live.feed import BLOCK_MS, LiveFeed
@@ -109,7 +109,6 @@ class Wiring(Stores):
     sweep: Sweep
     bots: BotTurns
     archiver: Archiver
-    follow_ups: FollowUps | None = None  # the API's background follow-ups (none in workers)
 
     def collaborators(self) -> dict[str, Any]:
         """Each object by its name, as handlers name them."""
@@ -130,11 +129,9 @@ async def _clients(settings: Settings, timeout: float) -> tuple[AnyRedis, AnyRed
 
 @asynccontextmanager
 async def open_wiring(
-    settings: Settings, background: bool = True, timeout: float = REQUEST_TIMEOUT_SECONDS
+    settings: Settings, timeout: float = REQUEST_TIMEOUT_SECONDS
 ) -> AsyncIterator[Wiring]:
-    """``background``: follow-ups of an act run after its answer (the API); else before
-    the act returns (the workers: a job's follow-ups are done when the job ends).
-    ``timeout``: the Redis clients' command timeout (short on the request path)."""
+    """``timeout``: the Redis clients' command timeout (short on the request path)."""
     client, blocking = await _clients(settings, timeout)
     store = EventStore(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
@@ -148,9 +145,7 @@ async def open_wiring(
     follow_up = FollowUp(
         jobs, store, stores.deadlines, stores.activity, notifiers, archive_after_ms, snapshots
     )
-    follow_ups = FollowUps(follow_up.follow_up) if background else None
-    on_change = follow_ups.submit if follow_ups is not None else follow_up.on_change
-    games = GameService(store, settings.game_cache_size, on_change, kept_record)
+    games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
     try:
@@ -163,22 +158,19 @@ async def open_wiring(
             access=access,
             live=live,
             feeds=GameFeeds(games, live, stores.deadlines),
-            answers=Answers(games, access, stores.deadlines),
+            answers=Answers(games, access, stores.deadlines, live),
             maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
             game_list=GameList(store, stores.summaries, games),
             jobs=jobs,
             follow_up=follow_up,
-            sweep=Sweep(games, store, jobs, stores.deadlines, stores.activity),
+            sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             archiver=Archiver(
                 games, store, stores.activity, stores.lobby, stores.quota, archive_after_ms
             ),
-            follow_ups=follow_ups,
         )
     finally:
-        if follow_ups is not None:
-            await follow_ups.close()
         await live.close()
         await blocking.aclose()
         store.close()

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,6 +112,21 @@ def webhook_worker(settings: Settings) -> Iterator[subprocess.Popen[bytes]]:
     proc = start_worker(settings.redis_url or "", queues="webhooks")
     yield proc
     stop_worker(proc)
+
+
+@pytest.fixture
+def dispatcher(settings: Settings) -> Iterator[None]:
+    """The outbox's dispatcher (as a game worker runs it, workers/main.py), on a thread of
+    this process: every change is followed up (jobs enqueued, turns recorded, webhooks and
+    feed entries made), and no job is run."""
+    from workers.main import _dispatch
+
+    done = threading.Event()
+    thread = threading.Thread(target=_dispatch, args=(settings, "test-dispatcher", done))
+    thread.start()
+    yield
+    done.set()
+    thread.join(timeout=10)
 
 
 def free_port() -> int:

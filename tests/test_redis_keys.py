@@ -6,6 +6,8 @@ import ast
 import re
 from pathlib import Path
 
+from redis.crc import key_slot
+
 from service.store import keys as k
 from tests.helpers import service_sources
 
@@ -127,3 +129,12 @@ def test_the_stored_layout_is_unchanged() -> None:
     assert k.bot_idempotency(1, "move", 7) == "bot:1:move:7"
     assert k.timeout_idempotency(1, 99) == "timeout:1:99"
     assert k.ABANDON_IDEMPOTENCY == "abandon"
+
+
+def test_the_outbox_shards_sit_one_in_each_sixteenth_of_the_slot_space() -> None:
+    """So a Redis Cluster's masters each hold shards (each owns a range of slots)."""
+    slots = [key_slot(k.outbox_key(shard).encode()) for shard in k.OUTBOX_SHARDS]
+    assert [slot * 16 // 16384 for slot in slots] == list(range(16))
+    assert key_slot(k.outbox_owner_key("o3.102").encode()) == slots[3]
+    assert k.outbox_key("o3.102") == "outbox:{o3.102}"
+    assert k.OUTBOX_GROUP == "follow-ups"

@@ -79,14 +79,22 @@ def test_the_settings_know_every_queue_of_the_scheduler() -> None:
     assert ALL_QUEUES == QUEUES
 
 
-def test_run_serves_one_api_process_per_core_unless_told_otherwise(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize(("cores", "expected"), [(1, 1), (2, 1), (6, 5)])
+def test_run_leaves_a_core_to_the_store_and_workers_unless_told_otherwise(
+    monkeypatch: pytest.MonkeyPatch, cores: int, expected: int
 ) -> None:
-    monkeypatch.setattr("os.cpu_count", lambda: 6)
-    assert Settings.from_env({}).processes == 6
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    assert Settings.from_env({}).processes == expected
     assert Settings.from_env({"WEB_CONCURRENCY": "3"}).processes == 3
     told = {"WEB_CONCURRENCY": "3", "STAKEOUT_API_PROCESSES": "2"}
     assert Settings.from_env(told).processes == 2
+
+
+def test_the_api_server_is_a_setting() -> None:
+    assert Settings.from_env({}).api_server == "uvicorn"
+    assert Settings.from_env({"STAKEOUT_API_SERVER": " Granian "}).api_server == "granian"
+    with pytest.raises(ValueError, match="STAKEOUT_API_SERVER"):
+        Settings.from_env({"STAKEOUT_API_SERVER": "gunicorn"})
 
 
 def test_workers_and_their_queues_are_settings() -> None:

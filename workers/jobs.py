@@ -39,7 +39,7 @@ def _run(coro: Coroutine[Any, Any, str]) -> str:
 @asynccontextmanager
 async def _wiring() -> AsyncIterator[Wiring]:
     if not _SHARED:
-        wiring = open_wiring(Settings.from_env(), background=False, timeout=WORKER_TIMEOUT_SECONDS)
+        wiring = open_wiring(Settings.from_env(), timeout=WORKER_TIMEOUT_SECONDS)
         _SHARED.append(await _STACK.enter_async_context(wiring))
     yield _SHARED[0]
 
@@ -94,15 +94,8 @@ async def _sweep() -> str:
         await wiring.activity.move_legacy_index()
         await wiring.lobby.move_legacy_index()
         now_ms = int(time.time() * 1000)
-        done = await wiring.sweep.run(
-            now_ms,
-            abandon_after_ms=settings.abandon_seconds * 1000,
-            sweep_number=now_ms // (max(1, settings.sweep_seconds) * 1000),
-        )
-        return (
-            f"{done.loaded} of {done.seen} active games looked at, {done.enqueued} jobs "
-            f"enqueued, {done.abandoned} abandoned"
-        )
+        done = await wiring.sweep.run(now_ms, abandon_after_ms=settings.abandon_seconds * 1000)
+        return f"{done.seen} active games, {done.loaded} loaded, {done.abandoned} abandoned"
 
 
 def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
@@ -112,7 +105,7 @@ def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
 
 
 def sweep_games() -> str:
-    """Find work lost between an append and its enqueue (a crash) and enqueue it again."""
+    """End the games nobody plays any more (service/follow_ups/sweep.py)."""
     return _run(_sweep())
 
 

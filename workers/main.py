@@ -6,6 +6,10 @@ game: ``stakeout worker`` takes bot turns, deadlines and scoring (and runs the s
 scheduler too (for retries with intervals). RQ needs a plain, non-cluster Redis:
 ``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
 
+A game worker (one that takes the bots queue) also runs the outbox's dispatcher on a thread
+of its own (service/follow_ups/dispatcher.py): it follows up every change of a game, which
+is what puts the jobs on the queues in the first place.
+
 A worker never exits because its Redis is away: at start, and whenever RQ's loop gives up
 on a lost connection, it waits for the Redis to answer (logging, with backoff up to
 ``MAX_WAIT_SECONDS``) and starts working again. Only SIGTERM/SIGINT stop it. Its lifeline
@@ -15,6 +19,7 @@ workers within seconds.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import signal
@@ -28,9 +33,11 @@ import redis
 from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
+from service.follow_ups.dispatcher import Dispatcher
 from service.follow_ups.jobs import BOT_QUEUE, QUEUES
 from service.settings import Settings
-from service.store.clients import queue_url
+from service.store.clients import WORKER_TIMEOUT_SECONDS, queue_url
+from service.wiring import open_wiring
 from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat
 
 log = logging.getLogger("stakeout.worker")
@@ -72,6 +79,8 @@ def run_worker(
         stopping.set()
 
     lifeline = Lifeline(url, names)
+    done = threading.Event()  # the dispatcher's stop: once this worker is done
+    dispatcher: threading.Thread | None = None
     generation = 0
     while not stopping.is_set():
         # Ours while waiting; RQ installs its own (warm, then cold shutdown) in work().
@@ -85,6 +94,10 @@ def run_worker(
             lifeline.start()
             if not burst and BOT_QUEUE in names:  # the sweep's jobs run on the bots queue
                 threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
+                dispatcher = threading.Thread(
+                    target=_dispatch, args=(settings, lifeline.process, done), daemon=True
+                )
+                dispatcher.start()
         generation += 1
         # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
         # share a warm context (workers/jobs.py). A killed worker's job is put back by a
@@ -109,7 +122,34 @@ def run_worker(
             break
         log.warning("worker %s stopped (queue Redis lost?); starting again", worker.name)
         connection.close()
+    done.set()
+    if dispatcher is not None:  # it gives its shards back (the next holder needs no wait)
+        dispatcher.join(timeout=5.0)
     lifeline.stop()
+
+
+def _dispatch(settings: Settings, name: str, done: threading.Event) -> None:
+    """The outbox's dispatcher of this worker process, on its own event loop, until
+    ``done``; it starts again if its Redis goes away."""
+
+    async def dispatch() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        watcher = threading.Thread(
+            target=lambda: (done.wait(), loop.call_soon_threadsafe(stop.set)), daemon=True
+        )
+        watcher.start()
+        while not stop.is_set():
+            try:
+                async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
+                    outbox, games = wiring.store.outbox, wiring.games
+                    await Dispatcher(outbox, games, wiring.follow_up, name).run(stop)
+            except Exception:
+                log.warning("the outbox's dispatcher stopped; starting again", exc_info=True)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), FIRST_WAIT_SECONDS * 4)
+
+    asyncio.run(dispatch())
 
 
 def _sweep_timer(settings: Settings) -> None:

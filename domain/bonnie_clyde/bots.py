@@ -1,219 +1,97 @@
-"""Bots: ``random`` picks any legal move; ``greedy`` plays like a sensible casual player.
+"""Bonnie and Clyde's bots. Each sees only its seat's view and the legal list.
 
-The greedy policy works on a `Perspective`: what one seat knows. It is built from the
-seat's view for a real bot, or from the full state inside the expert's simulations
-(where every simulated player is a greedy player knowing its own cards).
+- ``random``: any legal move.
+- ``greedy``: a sensible casual player (`domain.bonnie_clyde.greedy`).
+- ``expert``: the kit's search (`domain.kit.Search`). For each decision with a real
+  choice it samples complete tables consistent with its own view
+  (`domain.bonnie_clyde.determinize`), plays each candidate move in each sample, lets
+  every player continue with the greedy policy to the end of the hand, and picks the move
+  with the best average margin over the strongest opponent. The budget keeps a move
+  around one second on one core in the worst case.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
-from typing import NamedTuple
 
-from domain.bonnie_clyde.cards import (
-    EVIDENCE_PER_LOCATION,
-    FUGITIVES,
-    LAST_LOCATION,
-    MELD_MINIMUM,
-    TED_HINTON,
-    Card,
-    card_order,
-)
-from domain.bonnie_clyde.commands import (
-    Command,
-    Discard,
-    DrawFromCaseFile,
-    DrawFromFiles,
-    LayOff,
-    LeaveHiddenCard,
-    Meld,
-    MoveCar,
-    TakeFromFiles,
-    TakeHiddenCard,
-    TedHintonDrawTwo,
-    TedHintonSearchFiles,
-)
-from domain.bonnie_clyde.state import Phase, State, phase
+from domain.bonnie_clyde import greedy, rules
+from domain.bonnie_clyde.cards import card_order
+from domain.bonnie_clyde.commands import BonnieClydeCommand, Discard, LayOff, Meld, TedHintonLook
+from domain.bonnie_clyde.determinize import determinize
+from domain.bonnie_clyde.events import HandEnding
+from domain.bonnie_clyde.greedy import card_value, perspective_of_state
+from domain.bonnie_clyde.scoring import score_hand
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.bonnie_clyde.views import BonnieClydeView
-from domain.budget import TUNED, Budget
-from domain.engine import BotLevel
+from domain.kit import Bots, Search
 from domain.rng import Rng
 
-
-class Perspective(NamedTuple):
-    phase: Phase
-    hand: list[Card]
-    car: int
-    files_top: Card | None
-    files_cards: list[Card] | None
-    looking_at: Card | None
-    melded: set[int]
-    in_front: Counter[int]
-    seen: list[Card | None]
-    case_file_size: int
+SIMULATIONS_PER_MOVE = 160
+MAX_CANDIDATES = 6
+MIN_SAMPLES = 4
+# An alternative must beat the greedy choice by this average margin (points) to be
+# preferred: with few samples, small differences are mostly noise.
+DEVIATION_MARGIN = 1.0
+MAX_SIMULATED_DECISIONS = 1500
 
 
-def perspective_of_view(view: BonnieClydeView) -> Perspective:
-    in_front: Counter[int] = Counter()
-    melded: set[int] = set()
-    for table in view.tables:
-        for played in table.sets:
-            in_front[played.location] += played.count
-            if played.kind == "meld":
-                melded.add(played.location)
-    return Perspective(
-        phase=view.phase,
-        hand=list(view.hand or []),
-        car=view.car,
-        files_top=view.files_top,
-        files_cards=view.files_cards,
-        looking_at=view.looking_at,
-        melded=melded,
-        in_front=in_front,
-        seen=[loc.seen_card for loc in view.locations],
-        case_file_size=view.case_file_size,
-    )
-
-
-def perspective_of_state(state: State, seat: int) -> Perspective:
-    in_front: Counter[int] = Counter()
-    melded: set[int] = set()
-    for table in state.tables:
-        for played in table:
-            in_front[played.location] += played.count
-            if played.kind == "meld":
-                melded.add(played.location)
-    looking = state.pending_look
-    return Perspective(
-        phase=phase(state),
-        hand=state.hands[seat],
-        car=state.car,
-        files_top=state.files[-1] if state.files else None,
-        files_cards=state.files if state.searching else None,
-        looking_at=state.locations[looking - 1] if looking is not None else None,
-        melded=melded,
-        in_front=in_front,
-        seen=state.seen[seat],
-        case_file_size=len(state.case_file),
-    )
-
-
-def random_move(legal: Sequence[Command], rng: Rng) -> Command:
-    return rng.choice(legal)
-
-
-def card_value(p: Perspective, card: Card, extra_in_hand: int = 0) -> float:
-    """How much keeping (or getting) ``card`` is worth to this seat, roughly in cards."""
-    if card == TED_HINTON:
-        return 1.5
-    if card.location is None:
-        return 0.0
-    location = card.location
-    held = sum(1 for c in p.hand if c == card) + extra_in_hand
-    if location in p.melded:
-        return 6.0  # it can be laid off
-    live = EVIDENCE_PER_LOCATION - p.in_front[location]
-    if live < MELD_MINIMUM:
-        return 0.0  # too few left anywhere to ever meld
-    value = {0: 0.5, 1: 0.5, 2: 3.0}.get(held, 5.0)
-    if location == p.car:
-        value += 0.5
-    return value
-
-
-def _playable_now(p: Perspective, card: Card | None) -> bool:
-    """Whether ``card``, drawn now, could be melded or laid off this turn. The greedy
-    player takes the FBI Files' top card only then: two players passing one card back and
-    forth through the Files would otherwise never empty the Case File."""
-    if card is None or card.location is None:
-        return False
-    if card.location in p.melded:
-        return True
-    held = sum(1 for c in p.hand if c == card) + 1
-    return held >= MELD_MINIMUM and len(p.hand) + 1 > held
-
-
-def _play_points(p: Perspective, location: int, count: int) -> float:
-    points = count * (4.0 if location == p.car else 2.0)
-    seen = p.seen[location - 1]
-    if seen in FUGITIVES and location == p.car:
-        points += 10.0
-    return points
-
-
-def _car_target(p: Perspective) -> int:
-    """Where this seat would like the car: at a fugitive it saw, else where it holds most."""
-    for index, card in enumerate(p.seen):
-        if card in FUGITIVES:
-            return index + 1
-    held = Counter(c.location for c in p.hand if c.location is not None)
-    if held:
-        location, count = held.most_common(1)[0]
-        if count >= 2:
-            return location
-    return LAST_LOCATION  # the bonus for going out is the car's position
-
-
-def greedy_move(p: Perspective, legal: Sequence[Command]) -> Command:
-    first = legal[0]
-    if len(legal) == 1:
-        return first
-    if p.phase == "draw":
-        chosen: Command = DrawFromFiles() if _playable_now(p, p.files_top) else DrawFromCaseFile()
-        return chosen if chosen in legal else first
-    if p.phase == "search_files":
-        takes = [m for m in legal if isinstance(m, TakeFromFiles)]
-        return max(takes, key=lambda m: card_value(p, m.card, 1))
-    if p.phase == "look":
-        looked = p.looking_at
-        keep = looked is not None and card_value(p, looked, 1) >= 3.0
-        return TakeHiddenCard() if keep and TakeHiddenCard() in legal else LeaveHiddenCard()
-    if p.phase == "move_car":
-        target = _car_target(p)
-        move = MoveCar("up") if target >= p.car else MoveCar("down")
-        return move if move in legal else first
-    return _greedy_play(p, legal)
-
-
-def _greedy_play(p: Perspective, legal: Sequence[Command]) -> Command:
-    if len(p.hand) == 1:
-        # The last card: going out earns the car bonus and ends the hand now, even when
-        # it is a Ted Hinton that could still draw or search (HOUSE-RULES §3).
-        return next(m for m in legal if isinstance(m, Discard))
-    best: Command | None = None
-    best_points = 0.0
+def candidates(
+    view: BonnieClydeView, legal: Sequence[BonnieClydeCommand]
+) -> list[BonnieClydeCommand]:
+    """The greedy choice first, then the most plausible alternatives: every meld and
+    layoff at its largest size and one card at a time, each Ted Hinton choice (looks
+    only where this seat has not looked), and the discards the greedy player values
+    least."""
+    p = greedy.perspective_of_view(view)
+    first = greedy.best_move(p, legal)
+    largest: dict[tuple[bool, int], Meld | LayOff] = {}
+    others: list[BonnieClydeCommand] = []
+    discards: list[Discard] = []
     for move in legal:
+        if move == first:
+            continue
         if isinstance(move, Meld | LayOff):
-            points = _play_points(p, move.location, move.count)
-            if points > best_points:
-                best, best_points = move, points
-    if best is not None:
-        return best
-    if TedHintonDrawTwo() in legal and p.case_file_size >= 2:
-        return TedHintonDrawTwo()
-    if TedHintonSearchFiles() in legal:
-        return TedHintonSearchFiles()
-    discards = [m for m in legal if isinstance(m, Discard)]
-    return min(discards, key=lambda m: (card_value(p, m.card), card_order(m.card)))
+            key = (isinstance(move, Meld), move.location)
+            if key not in largest or move.count > largest[key].count:
+                largest[key] = move
+            if isinstance(move, LayOff) and move.count == 1:
+                others.append(move)
+        elif isinstance(move, Discard):
+            discards.append(move)
+        elif isinstance(move, TedHintonLook):
+            if p.seen[move.location - 1] is None:
+                others.append(move)
+        else:
+            others.append(move)
+    discards.sort(key=lambda m: (card_value(p, m.card), card_order(m.card)))
+    ranked = [*largest.values(), *others, *discards]
+    unique = list(dict.fromkeys(ranked))
+    return [first, *unique[: MAX_CANDIDATES - 1]]
 
 
-def greedy_from_view(view: BonnieClydeView, legal: Sequence[Command]) -> Command:
-    return greedy_move(perspective_of_view(view), legal)
+def playout(world: BonnieClydeState, seat: int, move: BonnieClydeCommand, rng: Rng) -> float:
+    """Play ``move`` then greedy play to the end of the hand; ``seat``'s resulting margin."""
+    me = seat
+    state = world
+    for _ in range(MAX_SIMULATED_DECISIONS):
+        if isinstance(move, Discard) and (len(state.hands[seat]) == 1 or not state.case_file):
+            ending: HandEnding = "went_out" if len(state.hands[seat]) == 1 else "case_file_ran_out"
+            totals = score_hand(state, ending, seat).totals
+            return float(totals[me] - max(t for s, t in enumerate(totals) if s != me))
+        state = rules.apply(state, seat, move, rng)[1]
+        seat = state.turn_seat
+        move = greedy.best_move(perspective_of_state(state, seat), rules.legal(state, seat))
+    return 0.0
 
 
-def bot_move(
-    level: BotLevel,
-    view: BonnieClydeView,
-    legal: Sequence[Command],
-    rng: Rng,
-    budget: Budget = TUNED,
-) -> Command:
-    """random: any legal move; greedy: `greedy_from_view`; expert: `expert.expert_move`."""
-    if level == "random":
-        return random_move(legal, rng)
-    if level == "greedy":
-        return greedy_from_view(view, legal)
-    from domain.bonnie_clyde.expert import expert_move  # the expert builds on this module
+EXPERT = Search[BonnieClydeView, BonnieClydeCommand, BonnieClydeState](
+    candidates=candidates,
+    determinize=determinize,
+    playout=playout,
+    samples=SIMULATIONS_PER_MOVE,
+    minimum=MIN_SAMPLES,
+    shared=True,
+    keep_first_by=DEVIATION_MARGIN,
+)
 
-    return expert_move(view, legal, rng, budget)
+BOTS = Bots[BonnieClydeView, BonnieClydeCommand](greedy=greedy.choose, expert=EXPERT)

@@ -1,7 +1,8 @@
-"""Rules data of Bonnie and Clyde (HOUSE-RULES §3): the board, the deck, hand sizes, points.
+"""Rules data of Bonnie and Clyde: the board, the deck, hand sizes, points.
 
-Every number of HOUSE-RULES §3 lives here as a named constant; the rest of the package
-imports them and ``GET /v1/rules/bonnie_clyde`` publishes them.
+Every number of its rules and house rules (docs/house-rules.md#bonnie_clyde) lives here as a
+named constant; the rest of the package imports them and ``GET /v1/rules/bonnie_clyde``
+publishes them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ MIN_SEATS = 2
 MAX_SEATS = 4
 
 # Board locations 1..10 (the Crime Spree car moves "up" towards 10). The rulebook fixes
-# 1, 2, 9 and 10 and names Joplin; HOUSE-RULES §3 decides the rest in historical order.
+# 1, 2, 9 and 10 and names Joplin; the rest are in historical order, decided
+# (docs/house-rules.md#bonnie_clyde-board).
 LOCATION_NAMES: tuple[str, ...] = (
     "Kaufman TX",
     "Sherman TX",

@@ -83,7 +83,7 @@ class Discard(msgspec.Struct, frozen=True, tag="bc.discard", tag_field="type"):
     card: Annotated[Card, doc("A card of your hand.")]
 
 
-Command = (
+BonnieClydeCommand = (
     DrawFromCaseFile
     | DrawFromFiles
     | TedHintonDrawTwo

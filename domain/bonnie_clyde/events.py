@@ -24,8 +24,9 @@ class GameStarted(msgspec.Struct, frozen=True, tag="bc.game_started", tag_field=
     target: Annotated[int, doc("The total that ends the game (see the options).")]
 
 
+# docs/house-rules.md#bonnie_clyde-first-dealer.
 class HandDealt(msgspec.Struct, frozen=True, tag="bc.hand_dealt", tag_field="type"):
-    """A fresh shuffle and deal (HOUSE-RULES §3 "Each hand").
+    """A fresh shuffle and deal (house rule `first-dealer`, in GET /v1/rules/bonnie_clyde).
 
     ``hands[s]`` is shown to seat ``s`` only; ``location_cards`` (the cards under
     locations 1..10, in order) and ``case_file`` (bottom to top) are hidden from everyone
@@ -220,7 +221,7 @@ class GameEnded(msgspec.Struct, frozen=True, tag="bc.game_ended", tag_field="typ
     totals: Annotated[list[int], doc("Each seat's final total, by seat.")]
 
 
-Event = (
+BonnieClydeEvent = (
     GameStarted
     | HandDealt
     | CardDrawn

@@ -1,4 +1,4 @@
-"""The pure fold of Bonnie and Clyde events into `State`, one handler per event type.
+"""The pure fold of Bonnie and Clyde events into `BonnieClydeState`, one handler per event type.
 
 Never mutates its input."""
 
@@ -10,11 +10,11 @@ from msgspec.structs import replace
 
 from domain.bonnie_clyde.cards import EVIDENCE, LAST_LOCATION, TED_HINTON, Card
 from domain.bonnie_clyde.events import (
+    BonnieClydeEvent,
     CardDiscarded,
     CardDrawn,
     CardTakenFromFiles,
     CarMoved,
-    Event,
     FugitiveCaptured,
     GameEnded,
     GameStarted,
@@ -28,11 +28,11 @@ from domain.bonnie_clyde.events import (
     TedHintonFiled,
     TedHintonPlayed,
 )
-from domain.bonnie_clyde.state import CarMoveDue, HandResult, PlayedSet, State
+from domain.bonnie_clyde.state import BonnieClydeState, CarMoveDue, HandResult, PlayedSet
 from domain.kit import Fold, unredacted
 
 
-def evolve(state: State | None, event: Event) -> State:
+def evolve(state: BonnieClydeState | None, event: BonnieClydeEvent) -> BonnieClydeState:
     """The kit's fold of the handlers below, counting the events of the turn (step ids
     are built from the count, so every decision names a new step)."""
     new = _FOLD(state, event)
@@ -41,11 +41,11 @@ def evolve(state: State | None, event: Event) -> State:
     return new
 
 
-def _game_started(event: GameStarted) -> State:
-    return State(seats=event.seats, target=event.target, totals=[0] * event.seats)
+def _game_started(event: GameStarted) -> BonnieClydeState:
+    return BonnieClydeState(seats=event.seats, target=event.target, totals=[0] * event.seats)
 
 
-def _with_hand(state: State, seat: int, hand: list[Card]) -> list[list[Card]]:
+def _with_hand(state: BonnieClydeState, seat: int, hand: list[Card]) -> list[list[Card]]:
     hands = list(state.hands)
     hands[seat] = hand
     return hands
@@ -65,7 +65,7 @@ def _remove_topmost(pile: list[Card], card: Card) -> list[Card]:
     return out
 
 
-def _location_emptied(state: State, location: int) -> dict[str, Any]:
+def _location_emptied(state: BonnieClydeState, location: int) -> dict[str, Any]:
     """A card left its location: the spot is empty and every memory of it goes too."""
     locations = list(state.locations)
     locations[location - 1] = None
@@ -78,7 +78,7 @@ def _location_emptied(state: State, location: int) -> dict[str, Any]:
     return {"locations": locations, "seen": seen}
 
 
-def _hand_dealt(state: State, event: HandDealt) -> State:
+def _hand_dealt(state: BonnieClydeState, event: HandDealt) -> BonnieClydeState:
     location_cards = unredacted(event.location_cards, "deal")
     case_file = unredacted(event.case_file, "deal")
     hands = [list(unredacted(hand, "deal")) for hand in event.hands]
@@ -106,7 +106,7 @@ def _hand_dealt(state: State, event: HandDealt) -> State:
     )
 
 
-def _card_drawn(state: State, event: CardDrawn) -> State:
+def _card_drawn(state: BonnieClydeState, event: CardDrawn) -> BonnieClydeState:
     card = unredacted(event.card, "draw")
     if event.source == "case_file":
         changes: dict[str, Any] = {"case_file": state.case_file[:-1]}
@@ -116,7 +116,7 @@ def _card_drawn(state: State, event: CardDrawn) -> State:
     return replace(state, hands=_with_hand(state, event.seat, hand), drawn=True, **changes)
 
 
-def _ted_hinton_played(state: State, event: TedHintonPlayed) -> State:
+def _ted_hinton_played(state: BonnieClydeState, event: TedHintonPlayed) -> BonnieClydeState:
     hand = _remove(state.hands[event.seat], TED_HINTON)
     return replace(
         state,
@@ -127,11 +127,11 @@ def _ted_hinton_played(state: State, event: TedHintonPlayed) -> State:
     )
 
 
-def _ted_hinton_filed(state: State, event: TedHintonFiled) -> State:
+def _ted_hinton_filed(state: BonnieClydeState, event: TedHintonFiled) -> BonnieClydeState:
     return replace(state, ted_in_play=False, files=[*state.files, TED_HINTON])
 
 
-def _card_taken_from_files(state: State, event: CardTakenFromFiles) -> State:
+def _card_taken_from_files(state: BonnieClydeState, event: CardTakenFromFiles) -> BonnieClydeState:
     card = unredacted(event.card, "card taken from the files")
     hand = [*state.hands[event.seat], card]
     return replace(
@@ -142,7 +142,7 @@ def _card_taken_from_files(state: State, event: CardTakenFromFiles) -> State:
     )
 
 
-def _hidden_card_seen(state: State, event: HiddenCardSeen) -> State:
+def _hidden_card_seen(state: BonnieClydeState, event: HiddenCardSeen) -> BonnieClydeState:
     seen = list(state.seen)
     memory = list(seen[event.seat])
     memory[event.location - 1] = unredacted(event.card, "look")
@@ -150,7 +150,7 @@ def _hidden_card_seen(state: State, event: HiddenCardSeen) -> State:
     return replace(state, pending_look=event.location, seen=seen)
 
 
-def _hidden_card_taken(state: State, event: HiddenCardTaken) -> State:
+def _hidden_card_taken(state: BonnieClydeState, event: HiddenCardTaken) -> BonnieClydeState:
     hand = [*state.hands[event.seat], unredacted(event.card, "hidden card taken")]
     return replace(
         state,
@@ -160,17 +160,17 @@ def _hidden_card_taken(state: State, event: HiddenCardTaken) -> State:
     )
 
 
-def _hidden_card_left(state: State, event: HiddenCardLeft) -> State:
+def _hidden_card_left(state: BonnieClydeState, event: HiddenCardLeft) -> BonnieClydeState:
     return replace(state, pending_look=None)
 
 
-def _fugitive_captured(state: State, event: FugitiveCaptured) -> State:
+def _fugitive_captured(state: BonnieClydeState, event: FugitiveCaptured) -> BonnieClydeState:
     fugitives = list(state.fugitives)
     fugitives[event.seat] = [*fugitives[event.seat], event.card]
     return replace(state, fugitives=fugitives, **_location_emptied(state, event.location))
 
 
-def _played(state: State, event: MeldPlayed | LaidOff) -> State:
+def _played(state: BonnieClydeState, event: MeldPlayed | LaidOff) -> BonnieClydeState:
     kind: CarMoveDue = "meld" if isinstance(event, MeldPlayed) else "layoff"
     hand = _remove(state.hands[event.seat], EVIDENCE[event.location], event.count)
     tables = list(state.tables)
@@ -181,11 +181,11 @@ def _played(state: State, event: MeldPlayed | LaidOff) -> State:
     )
 
 
-def _car_moved(state: State, event: CarMoved) -> State:
+def _car_moved(state: BonnieClydeState, event: CarMoved) -> BonnieClydeState:
     return replace(state, car=event.to_location, pending_car=None)
 
 
-def _card_discarded(state: State, event: CardDiscarded) -> State:
+def _card_discarded(state: BonnieClydeState, event: CardDiscarded) -> BonnieClydeState:
     hand = _remove(state.hands[event.seat], event.card)
     new = replace(
         state, hands=_with_hand(state, event.seat, hand), files=[*state.files, event.card]
@@ -202,7 +202,7 @@ def _card_discarded(state: State, event: CardDiscarded) -> State:
     )
 
 
-def _hand_scored(state: State, event: HandScored) -> State:
+def _hand_scored(state: BonnieClydeState, event: HandScored) -> BonnieClydeState:
     result = HandResult(
         hand_number=event.hand_number,
         ending=event.ending,
@@ -216,11 +216,11 @@ def _hand_scored(state: State, event: HandScored) -> State:
     return replace(state, totals=list(event.totals), last_hand=result)
 
 
-def _game_ended(state: State, event: GameEnded) -> State:
+def _game_ended(state: BonnieClydeState, event: GameEnded) -> BonnieClydeState:
     return replace(state, over=True, winner=event.winner)
 
 
-_FOLD = Fold[State](
+_FOLD = Fold[BonnieClydeState](
     "Bonnie and Clyde",
     (GameStarted, _game_started),
     {

@@ -1,5 +1,6 @@
 """The rules data published by ``GET /v1/rules/bonnie_clyde`` (all of it from `cards`),
-and the house rules the game plays by (HOUSE-RULES §3, in plain words for clients)."""
+and the house rules the game plays by, in plain words for clients (docs/house-rules.md
+lists them: docs/house-rules.md#bonnie_clyde)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ def _locations_text() -> str:
     )
 
 
-#: What the rulebook leaves open, decided once (HOUSE-RULES §3); served with the rules.
+#: What the rulebook leaves open, decided once (docs/house-rules.md#bonnie_clyde); served
+#: with the rules.
 HOUSE_RULES: tuple[HouseRule, ...] = (
     HouseRule("board", "Board", _locations_text()),
     HouseRule(
@@ -169,36 +171,34 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def rulebook() -> BonnieClydeRules:
-    deck = [
-        DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
-        for loc in cards.LOCATIONS
-    ]
-    deck += [
+RULEBOOK = BonnieClydeRules(
+    name=cards.GAME_NAME,
+    title=cards.GAME_TITLE,
+    summary=SUMMARY,
+    min_seats=cards.MIN_SEATS,
+    max_seats=cards.MAX_SEATS,
+    locations=[LocationRule(loc, cards.location_name(loc)) for loc in cards.LOCATIONS],
+    car_start=cards.CAR_START,
+    deck=[
+        *(
+            DeckEntry(card=cards.EVIDENCE[loc], count=cards.EVIDENCE_PER_LOCATION)
+            for loc in cards.LOCATIONS
+        ),
         DeckEntry(card=cards.TED_HINTON, count=cards.TED_HINTON_COUNT),
         DeckEntry(card=cards.BONNIE, count=1),
         DeckEntry(card=cards.CLYDE, count=1),
-    ]
-    return BonnieClydeRules(
-        name=cards.GAME_NAME,
-        title=cards.GAME_TITLE,
-        summary=SUMMARY,
-        min_seats=cards.MIN_SEATS,
-        max_seats=cards.MAX_SEATS,
-        locations=[LocationRule(loc, cards.location_name(loc)) for loc in cards.LOCATIONS],
-        car_start=cards.CAR_START,
-        deck=deck,
-        deck_size=cards.DECK_SIZE,
-        hand_sizes=[HandSizeRule(seats, size) for seats, size in cards.HAND_SIZES.items()],
-        deck_cards_under_locations=cards.DECK_CARDS_UNDER_LOCATIONS,
-        meld_minimum=cards.MELD_MINIMUM,
-        layoff_minimum=cards.LAYOFF_MINIMUM,
-        ted_hinton_draw=cards.TED_HINTON_DRAW,
-        points_per_evidence=cards.POINTS_PER_EVIDENCE,
-        points_per_sideways_evidence=cards.POINTS_PER_SIDEWAYS_EVIDENCE,
-        points_per_fugitive=cards.POINTS_PER_FUGITIVE,
-        target_min=cards.TARGET_MIN,
-        target_max=cards.TARGET_MAX,
-        options=BonnieClydeOptions(),
-        commands=command_rules(COMMAND_TYPES),
-    )
+    ],
+    deck_size=cards.DECK_SIZE,
+    hand_sizes=[HandSizeRule(seats, size) for seats, size in cards.HAND_SIZES.items()],
+    deck_cards_under_locations=cards.DECK_CARDS_UNDER_LOCATIONS,
+    meld_minimum=cards.MELD_MINIMUM,
+    layoff_minimum=cards.LAYOFF_MINIMUM,
+    ted_hinton_draw=cards.TED_HINTON_DRAW,
+    points_per_evidence=cards.POINTS_PER_EVIDENCE,
+    points_per_sideways_evidence=cards.POINTS_PER_SIDEWAYS_EVIDENCE,
+    points_per_fugitive=cards.POINTS_PER_FUGITIVE,
+    target_min=cards.TARGET_MIN,
+    target_max=cards.TARGET_MAX,
+    options=BonnieClydeOptions(),
+    commands=command_rules(COMMAND_TYPES),
+)

@@ -1,4 +1,4 @@
-"""Who acts, what they may do, and what their commands cause (HOUSE-RULES §3).
+"""Who acts, what they may do, and what their commands cause (docs/house-rules.md#bonnie_clyde).
 
 A turn is: draw (Case File or FBI Files) → plays (at most one Ted Hinton, any melds and
 layoffs, each with its follow-ups) → one discard, which ends the turn. The follow-ups of
@@ -26,7 +26,7 @@ from domain.bonnie_clyde.cards import (
     card_order,
 )
 from domain.bonnie_clyde.commands import (
-    Command,
+    BonnieClydeCommand,
     Discard,
     DrawFromCaseFile,
     DrawFromFiles,
@@ -40,13 +40,12 @@ from domain.bonnie_clyde.commands import (
     TedHintonLook,
     TedHintonSearchFiles,
 )
-from domain.bonnie_clyde.deal import deal_hand
 from domain.bonnie_clyde.events import (
+    BonnieClydeEvent,
     CardDiscarded,
     CardDrawn,
     CardTakenFromFiles,
     CarMoved,
-    Event,
     FugitiveCaptured,
     GameEnded,
     HiddenCardLeft,
@@ -59,7 +58,8 @@ from domain.bonnie_clyde.events import (
 )
 from domain.bonnie_clyde.evolve import evolve
 from domain.bonnie_clyde.scoring import score_hand, sole_leader_at_target
-from domain.bonnie_clyde.state import State, phase, step_id
+from domain.bonnie_clyde.setup import deal_hand
+from domain.bonnie_clyde.state import BonnieClydeState, phase, step_id
 from domain.engine import Awaiting
 from domain.errors import IllegalMove
 from domain.kit import Commands, on
@@ -68,7 +68,7 @@ from domain.rng import Rng
 # ---- who acts ---------------------------------------------------------------------------
 
 
-def pending(state: State) -> list[Awaiting]:
+def pending(state: BonnieClydeState) -> list[Awaiting]:
     if state.over:
         return []
     return [Awaiting(seat=state.turn_seat, step=step_id(state))]
@@ -77,12 +77,12 @@ def pending(state: State) -> list[Awaiting]:
 # ---- what a seat may do -----------------------------------------------------------------
 
 
-def legal(state: State, seat: int) -> list[Command]:
+def legal(state: BonnieClydeState, seat: int) -> list[BonnieClydeCommand]:
     if state.over or seat != state.turn_seat:
         return []
     current = phase(state)
     if current == "draw":
-        moves: list[Command] = [DrawFromCaseFile()]
+        moves: list[BonnieClydeCommand] = [DrawFromCaseFile()]
         if state.files:
             moves.append(DrawFromFiles())
         return moves
@@ -101,13 +101,14 @@ def legal(state: State, seat: int) -> list[Command]:
     return _plays(state, seat)
 
 
-def _plays(state: State, seat: int) -> list[Command]:
+def _plays(state: BonnieClydeState, seat: int) -> list[BonnieClydeCommand]:
     hand = state.hands[seat]
     counts = Counter(hand)
-    # A play may never leave the hand empty before the discard (HOUSE-RULES §3), judged
-    # on what the play leaves: a meld or layoff keeps at least one card.
+    # A play may never leave the hand empty before the discard, judged on what the play
+    # leaves: a meld or layoff keeps at least one card
+    # (docs/house-rules.md#bonnie_clyde-hand-never-empty).
     spare = len(hand) - 1
-    moves: list[Command] = []
+    moves: list[BonnieClydeCommand] = []
     if _may_play_ted_hinton(state, hand):
         # Decided: each choice needs something to act on (a Case File to draw from,
         # FBI Files to search, a card under the location looked at). A Ted Hinton that
@@ -129,21 +130,21 @@ def _plays(state: State, seat: int) -> list[Command]:
     return moves
 
 
-def _may_play_ted_hinton(state: State, hand: list[Card]) -> bool:
+def _may_play_ted_hinton(state: BonnieClydeState, hand: list[Card]) -> bool:
     return not state.ted_played and TED_HINTON in hand  # at most one per turn (§3)
 
 
 def _look_keeps_a_card(hand: list[Card]) -> bool:
     """A look may leave the card under the location, so the Ted Hinton played for it
-    must not be the last card in hand (HOUSE-RULES §3)."""
+    must not be the last card in hand (docs/house-rules.md#bonnie_clyde-hand-never-empty)."""
     return len(hand) >= 2
 
 
-def _melded_locations(state: State) -> set[int]:
+def _melded_locations(state: BonnieClydeState) -> set[int]:
     return {p.location for table in state.tables for p in table if p.kind == "meld"}
 
 
-def _looked_at(state: State) -> Card | None:
+def _looked_at(state: BonnieClydeState) -> Card | None:
     assert state.pending_look is not None
     return state.locations[state.pending_look - 1]
 
@@ -155,23 +156,38 @@ def _on_board(car: int, direction: str) -> bool:
 # ---- what commands cause ----------------------------------------------------------------
 
 
-def decide(state: State, seat: int, command: Command, rng: Rng) -> list[Event]:
+def decide(
+    state: BonnieClydeState, seat: int, command: BonnieClydeCommand, rng: Rng
+) -> list[BonnieClydeEvent]:
+    """The events of ``command``, the automatic ones that follow included."""
     return COMMANDS.decide(state, seat, command, rng)
 
 
+def apply(
+    state: BonnieClydeState, seat: int, command: BonnieClydeCommand, rng: Rng
+) -> tuple[list[BonnieClydeEvent], BonnieClydeState]:
+    """``decide``'s events, and the state they lead to (bots simulate with it)."""
+    events = decide(state, seat, command, rng)
+    for event in events:
+        state = evolve(state, event)
+    return events, state
+
+
 def _draw_from_case_file(
-    state: State, seat: int, command: DrawFromCaseFile, rng: Rng
-) -> list[Event]:
+    state: BonnieClydeState, seat: int, command: DrawFromCaseFile, rng: Rng
+) -> list[BonnieClydeEvent]:
     return [CardDrawn(seat=seat, source="case_file", card=state.case_file[-1])]
 
 
-def _draw_from_files(state: State, seat: int, command: DrawFromFiles, rng: Rng) -> list[Event]:
+def _draw_from_files(
+    state: BonnieClydeState, seat: int, command: DrawFromFiles, rng: Rng
+) -> list[BonnieClydeEvent]:
     if not state.files:
         raise IllegalMove("the FBI Files are empty")
     return [CardDrawn(seat=seat, source="files", card=state.files[-1])]
 
 
-def _check_ted_hinton(state: State, seat: int) -> None:
+def _check_ted_hinton(state: BonnieClydeState, seat: int) -> None:
     hand = state.hands[seat]
     if state.ted_played:
         raise IllegalMove("only one Ted Hinton may be played per turn")
@@ -179,7 +195,9 @@ def _check_ted_hinton(state: State, seat: int) -> None:
         raise IllegalMove("no Ted Hinton in hand")
 
 
-def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo, rng: Rng) -> list[Event]:
+def _ted_draw_two(
+    state: BonnieClydeState, seat: int, command: TedHintonDrawTwo, rng: Rng
+) -> list[BonnieClydeEvent]:
     _check_ted_hinton(state, seat)
     if not state.case_file:
         raise IllegalMove("the Case File is empty")
@@ -193,20 +211,26 @@ def _ted_draw_two(state: State, seat: int, command: TedHintonDrawTwo, rng: Rng) 
     ]
 
 
-def _ted_search(state: State, seat: int, command: TedHintonSearchFiles, rng: Rng) -> list[Event]:
+def _ted_search(
+    state: BonnieClydeState, seat: int, command: TedHintonSearchFiles, rng: Rng
+) -> list[BonnieClydeEvent]:
     _check_ted_hinton(state, seat)
     if not state.files:
         raise IllegalMove("the FBI Files are empty")
     return [TedHintonPlayed(seat=seat, action="search_files")]
 
 
-def _take_from_files(state: State, seat: int, command: TakeFromFiles, rng: Rng) -> list[Event]:
+def _take_from_files(
+    state: BonnieClydeState, seat: int, command: TakeFromFiles, rng: Rng
+) -> list[BonnieClydeEvent]:
     if command.card not in state.files:
         raise IllegalMove("no such card in the FBI Files")
     return [CardTakenFromFiles(seat=seat, card=command.card), TedHintonFiled(seat=seat)]
 
 
-def _ted_look(state: State, seat: int, command: TedHintonLook, rng: Rng) -> list[Event]:
+def _ted_look(
+    state: BonnieClydeState, seat: int, command: TedHintonLook, rng: Rng
+) -> list[BonnieClydeEvent]:
     _check_ted_hinton(state, seat)
     if not _look_keeps_a_card(state.hands[seat]):
         raise IllegalMove(
@@ -220,7 +244,7 @@ def _ted_look(state: State, seat: int, command: TedHintonLook, rng: Rng) -> list
     ]
 
 
-def _card_under(state: State, location: int) -> Card:
+def _card_under(state: BonnieClydeState, location: int) -> Card:
     if location not in LOCATIONS:
         raise IllegalMove(f"no location {location}")
     card = state.locations[location - 1]
@@ -229,7 +253,9 @@ def _card_under(state: State, location: int) -> Card:
     return card
 
 
-def _take_hidden(state: State, seat: int, command: TakeHiddenCard, rng: Rng) -> list[Event]:
+def _take_hidden(
+    state: BonnieClydeState, seat: int, command: TakeHiddenCard, rng: Rng
+) -> list[BonnieClydeEvent]:
     location = state.pending_look
     assert location is not None
     card = _looked_at(state)
@@ -242,20 +268,22 @@ def _take_hidden(state: State, seat: int, command: TakeHiddenCard, rng: Rng) -> 
     return [taken, *_after_look(evolve(state, taken), seat)]
 
 
-def _leave_hidden(state: State, seat: int, command: LeaveHiddenCard, rng: Rng) -> list[Event]:
+def _leave_hidden(
+    state: BonnieClydeState, seat: int, command: LeaveHiddenCard, rng: Rng
+) -> list[BonnieClydeEvent]:
     location = state.pending_look
     assert location is not None
     left = HiddenCardLeft(seat=seat, location=location)
     return [left, *_after_look(evolve(state, left), seat)]
 
 
-def _after_look(state: State, seat: int) -> list[Event]:
+def _after_look(state: BonnieClydeState, seat: int) -> list[BonnieClydeEvent]:
     if state.ted_in_play:
         return [TedHintonFiled(seat=seat)]
     return _forced_car_move(state, seat)
 
 
-def _meld(state: State, seat: int, command: Meld, rng: Rng) -> list[Event]:
+def _meld(state: BonnieClydeState, seat: int, command: Meld, rng: Rng) -> list[BonnieClydeEvent]:
     _check_evidence(state, seat, command.location, command.count, MELD_MINIMUM)
     played = MeldPlayed(
         seat=seat,
@@ -266,7 +294,9 @@ def _meld(state: State, seat: int, command: Meld, rng: Rng) -> list[Event]:
     return [played, *_after_play(evolve(state, played), seat, command.location)]
 
 
-def _lay_off(state: State, seat: int, command: LayOff, rng: Rng) -> list[Event]:
+def _lay_off(
+    state: BonnieClydeState, seat: int, command: LayOff, rng: Rng
+) -> list[BonnieClydeEvent]:
     _check_evidence(state, seat, command.location, command.count, LAYOFF_MINIMUM)
     if command.location not in _melded_locations(state):
         raise IllegalMove("a layoff needs a meld of that location in front of some player")
@@ -279,7 +309,9 @@ def _lay_off(state: State, seat: int, command: LayOff, rng: Rng) -> list[Event]:
     return [played, *_after_play(evolve(state, played), seat, command.location)]
 
 
-def _check_evidence(state: State, seat: int, location: int, count: int, minimum: int) -> None:
+def _check_evidence(
+    state: BonnieClydeState, seat: int, location: int, count: int, minimum: int
+) -> None:
     if location not in LOCATIONS:
         raise IllegalMove(f"no location {location}")
     if count < minimum:
@@ -291,7 +323,7 @@ def _check_evidence(state: State, seat: int, location: int, count: int, minimum:
         raise IllegalMove("a play may not leave the hand empty before the discard")
 
 
-def _after_play(state: State, seat: int, location: int) -> list[Event]:
+def _after_play(state: BonnieClydeState, seat: int, location: int) -> list[BonnieClydeEvent]:
     """The look under the location, then the car move (§3, "Every meld or layoff")."""
     card = state.locations[location - 1]
     if card is None:
@@ -302,7 +334,7 @@ def _after_play(state: State, seat: int, location: int) -> list[Event]:
     return [HiddenCardSeen(seat=seat, location=location, card=card)]
 
 
-def _forced_car_move(state: State, seat: int) -> list[Event]:
+def _forced_car_move(state: BonnieClydeState, seat: int) -> list[BonnieClydeEvent]:
     """A meld moves the car up 1, staying on the last location; a layoff lets the player
     choose, except at an edge, where the only on-board direction is taken (decided)."""
     car = state.car
@@ -316,23 +348,27 @@ def _forced_car_move(state: State, seat: int) -> list[Event]:
     return []  # a layoff between the edges: the player chooses (`MoveCar`)
 
 
-def _move_car(state: State, seat: int, command: MoveCar, rng: Rng) -> list[Event]:
+def _move_car(
+    state: BonnieClydeState, seat: int, command: MoveCar, rng: Rng
+) -> list[BonnieClydeEvent]:
     if not _on_board(state.car, command.direction):
         raise IllegalMove("the car may not leave the board")
     step = 1 if command.direction == "up" else -1
     return [CarMoved(seat=seat, from_location=state.car, to_location=state.car + step)]
 
 
-def _discard(state: State, seat: int, command: Discard, rng: Rng) -> list[Event]:
+def _discard(
+    state: BonnieClydeState, seat: int, command: Discard, rng: Rng
+) -> list[BonnieClydeEvent]:
     if command.card not in state.hands[seat]:
         raise IllegalMove("that card is not in hand")
     return [CardDiscarded(seat=seat, card=command.card), *_after_discard(state, seat, rng)]
 
 
-def _after_discard(state: State, seat: int, rng: Rng) -> list[Event]:
+def _after_discard(state: BonnieClydeState, seat: int, rng: Rng) -> list[BonnieClydeEvent]:
     """End of the hand, and of the game or the next deal. Discarding the last card goes
     out even when the Case File ran out on the same turn, so the car bonus applies
-    (HOUSE-RULES §3, "Hand score")."""
+    (docs/house-rules.md#bonnie_clyde-car-bonus)."""
     went_out = len(state.hands[seat]) == 1
     if not went_out and state.case_file:
         return []
@@ -345,7 +381,7 @@ def _after_discard(state: State, seat: int, rng: Rng) -> list[Event]:
     return [scored, deal_hand(state.seats, state.hand_number + 1, dealer, rng)]
 
 
-COMMANDS = Commands[State, Event](
+COMMANDS = Commands[BonnieClydeState, BonnieClydeEvent](
     "Bonnie and Clyde",
     {
         DrawFromCaseFile: on("draw", _draw_from_case_file),

@@ -47,7 +47,7 @@ class HandResult(msgspec.Struct, frozen=True):
     totals: Totals
 
 
-class State(msgspec.Struct, frozen=True):
+class BonnieClydeState(msgspec.Struct, frozen=True):
     """Piles are lists with their top card last. ``locations[i]`` is the card under
     location ``i + 1`` (None once taken). ``seen[s][i]`` is the card seat ``s`` looked at
     under location ``i + 1``, kept while it stays there.
@@ -85,7 +85,7 @@ class State(msgspec.Struct, frozen=True):
     winner: int | None = None
 
 
-def phase(state: State) -> Phase:
+def phase(state: BonnieClydeState) -> Phase:
     if state.over:
         return "over"
     if state.searching:
@@ -99,6 +99,6 @@ def phase(state: State) -> Phase:
     return "play"
 
 
-def step_id(state: State) -> str:
+def step_id(state: BonnieClydeState) -> str:
     """Unique per decision: every decision appends at least one event to the turn."""
     return f"t{state.turn}.{state.events_this_turn}.{phase(state)}"

@@ -15,14 +15,21 @@ import msgspec
 
 from domain.bonnie_clyde.cards import GAME_NAME, LOCATIONS, Card, card_order, location_name
 from domain.bonnie_clyde.events import (
+    BonnieClydeEvent,
     CardDrawn,
     CardTakenFromFiles,
-    Event,
     HandDealt,
     HiddenCardSeen,
     HiddenCardTaken,
 )
-from domain.bonnie_clyde.state import CarMoveDue, HandResult, Phase, PlayedSet, State, phase
+from domain.bonnie_clyde.state import (
+    BonnieClydeState,
+    CarMoveDue,
+    HandResult,
+    Phase,
+    PlayedSet,
+    phase,
+)
 from domain.engine import doc
 
 
@@ -120,7 +127,7 @@ class BonnieClydeView(msgspec.Struct, frozen=True, tag=GAME_NAME, tag_field="gam
     winner: Annotated[int | None, doc("The winning seat once the game is over, else null.")] = None
 
 
-def view(state: State, seat: int | None) -> BonnieClydeView:
+def view(state: BonnieClydeState, seat: int | None) -> BonnieClydeView:
     me = seat if seat is not None and 0 <= seat < state.seats and state.hands else None
     acting = me is not None and me == state.turn_seat and not state.over
     memory: list[Card | None] = state.seen[me] if me is not None else [None] * len(LOCATIONS)
@@ -172,7 +179,7 @@ def view(state: State, seat: int | None) -> BonnieClydeView:
     )
 
 
-def redact(event: Event, seat: int | None) -> Event:
+def redact(event: BonnieClydeEvent, seat: int | None) -> BonnieClydeEvent:
     if isinstance(event, HandDealt):
         return msgspec.structs.replace(
             event,

@@ -1,6 +1,8 @@
-"""FBI rules data: every number of HOUSE-RULES §1 lives here, named.
+"""FBI rules data: every number of its rules and house rules (docs/house-rules.md#fbi) lives
+here, named.
 
-The printed character distribution is unknown; HOUSE-RULES §1 decides it (``CHARACTER_VALUES``).
+The printed character distribution is unknown; the house rules decide it
+(``CHARACTER_VALUES``, docs/house-rules.md#fbi-character-deck).
 Card ids are stable: character cards 0..58 in the order listed below, purple cards after them.
 """
 
@@ -29,7 +31,7 @@ DOUBLE_AGENT: Final = "2x"
 AGENTS: Final[tuple[Agent, ...]] = (*COLOURS, "2x")
 AGENTS_SELECTED_PER_TURN: Final = 2
 
-# HOUSE-RULES §1: the bonus card of each colour and its value.
+# The bonus card of each colour and its value (who wins it: docs/house-rules.md#fbi-bonus-cards).
 BONUS_VALUES: Final[dict[Colour, int]] = {
     "red": 5,
     "yellow": 4,
@@ -38,7 +40,7 @@ BONUS_VALUES: Final[dict[Colour, int]] = {
     "black": 1,
 }
 
-# HOUSE-RULES §1 (decided): the 59 character cards, per colour.
+# Decided: the 59 character cards, per colour (docs/house-rules.md#fbi-character-deck).
 _FULL_COLOUR: Final = (5, 4, 3, 3, 2, 2, 1, 1, -1, -2, -3, -4)
 CHARACTER_VALUES: Final[dict[Colour, tuple[int, ...]]] = {
     "red": _FULL_COLOUR,

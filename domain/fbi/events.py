@@ -62,8 +62,10 @@ class CardReleased(msgspec.Struct, frozen=True, tag="fbi.card_released", tag_fie
     card: Annotated[Card, doc("The released card; its value is the seat's bid.")]
 
 
+# docs/house-rules.md#fbi-release.
 class NothingReleased(msgspec.Struct, frozen=True, tag="fbi.nothing_released", tag_field="type"):
-    """A seat released no card; ``automatic`` when its slammer was empty (HOUSE-RULES §1.3)."""
+    """A seat released no card; ``automatic`` when its slammer was empty (house rule
+    `release`, in GET /v1/rules/fbi)."""
 
     seat: Seat
     automatic: Annotated[
@@ -88,12 +90,13 @@ class ArrestOrderDetermined(
     ]
 
 
+# docs/house-rules.md#fbi-secret-agents.
 class AgentsSelected(msgspec.Struct, frozen=True, tag="fbi.agents_selected", tag_field="type"):
     """A seat selected its two field agents (after every sealed choice was revealed).
 
-    The agents are kept in hand (HOUSE-RULES §1.6): ``first`` and ``second`` are None for
-    every other seat and for spectators, who learn only that the seat chose; the stored
-    event and the finished game's replay hold both."""
+    The agents are kept in hand (house rule `secret-agents`, in GET /v1/rules/fbi):
+    ``first`` and ``second`` are None for every other seat and for spectators, who learn
+    only that the seat chose; the stored event and the finished game's replay hold both."""
 
     seat: Seat
     first: Annotated[

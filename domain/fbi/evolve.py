@@ -1,4 +1,4 @@
-"""The fold of FBI events into `FbiState`: one handler per event type (HOUSE-RULES §1).
+"""The fold of FBI events into `FbiState`: one handler per event type (docs/house-rules.md#fbi).
 
 Pure: the input state is never changed (lists are copied before they change)."""
 

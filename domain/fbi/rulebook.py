@@ -1,5 +1,5 @@
 """The rules data FBI publishes through ``GET /v1/rules/fbi``, and the house rules it plays
-by (HOUSE-RULES §1, in plain words for clients)."""
+by, in plain words for clients (docs/house-rules.md lists them: docs/house-rules.md#fbi)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ DESCRIPTION = (
 )
 
 
-#: What the rulebook leaves open, decided once (HOUSE-RULES §1); served with the rules.
+#: What the rulebook leaves open, decided once (docs/house-rules.md#fbi); served with the
+#: rules.
 HOUSE_RULES: tuple[HouseRule, ...] = (
     HouseRule(
         "character-deck",
@@ -152,7 +153,7 @@ class FbiRules(msgspec.Struct, frozen=True, tag="fbi", tag_field="game"):
     variants: Annotated[list[Variant], doc("The variants the variant option takes.")]
 
 
-RULES = FbiRules(
+RULEBOOK = FbiRules(
     name=GAME_NAME,
     title=GAME_TITLE,
     summary=DESCRIPTION,

@@ -1,4 +1,4 @@
-"""The rules of FBI: setup, pending, legal and decide (HOUSE-RULES §1); the fold is `evolve`.
+"""The rules of FBI: pending, legal and decide (docs/house-rules.md#fbi); the fold is `evolve`.
 
 ``decide`` returns the events of a command followed by every automatic event it triggers
 (the end of the turn, the next handcuffs holder and placement, releases skipped for empty
@@ -17,12 +17,10 @@ from domain.fbi import scoring
 from domain.fbi.cards import (
     AGENTS,
     CARDS_PLACED_PER_SEAT,
-    CHARACTER_DECK,
     DOUBLE_AGENT,
     Colour,
     Variant,
     card,
-    purple_pair,
 )
 from domain.fbi.commands import FbiCommand, Release, ReleaseNone, SelectAgents, UseAgent
 from domain.fbi.events import (
@@ -32,16 +30,12 @@ from domain.fbi.events import (
     CardReleased,
     CardsPlaced,
     CharacterArrested,
-    DeckShuffled,
     FbiEvent,
     GameEnded,
-    GameStarted,
     NothingReleased,
-    PurpleCardsDealt,
     TurnStarted,
 )
 from domain.fbi.evolve import evolve
-from domain.fbi.options import FbiOptions
 from domain.fbi.state import (
     FbiState,
     current_arrester,
@@ -49,23 +43,6 @@ from domain.fbi.state import (
 )
 from domain.kit import Commands, on, ranking, settle
 from domain.rng import Rng
-
-# ---- setup ---------------------------------------------------------------------------
-
-
-def setup(options: FbiOptions, seats: int, rng: Rng) -> list[FbiEvent]:
-    """The opening events: purple cards dealt, the deck shuffled, the first turn begun."""
-    # Each seat gets a random +k of +1..+N and the matching -k.
-    ks = rng.shuffled(range(1, seats + 1))
-    slammers = [list(purple_pair(k)) for k in ks]
-    deck = rng.shuffled([c.id for c in CHARACTER_DECK])
-    opening: list[FbiEvent] = [
-        GameStarted(seats=seats, variant=options.variant),
-        PurpleCardsDealt(slammers=slammers),
-        DeckShuffled(size=len(deck), card_ids=deck),
-    ]
-    return with_automatic(None, opening)
-
 
 # ---- automatic events ------------------------------------------------------------------
 
@@ -87,7 +64,7 @@ def _next_automatic(state: FbiState) -> FbiEvent | None:
     if state.phase == "between_turns":
         if state.turn > 0 and not state.deck:
             # The game ends after the turn in which the last deck card was placed; cards
-            # still on the table are ignored (HOUSE-RULES §1, "End").
+            # still on the table are ignored (docs/house-rules.md#fbi-end).
             awards = scoring.bonus_awards(state.slammers)
             totals = scoring.scores(state.slammers, awards)
             return GameEnded(bonuses=awards, scores=totals, winners=ranking(totals).winners)
@@ -105,7 +82,8 @@ def _next_automatic(state: FbiState) -> FbiEvent | None:
             )
         seat = current_releaser(state)
         if not state.slammers[seat]:
-            # HOUSE-RULES §1.3: a player with an empty slammer releases none; no move needed.
+            # A player with an empty slammer releases none, without a move
+            # (docs/house-rules.md#fbi-release).
             return NothingReleased(seat=seat, automatic=True)
     return None
 
@@ -198,17 +176,19 @@ def arrest_target(table: Sequence[int], colour: Colour, variant: Variant) -> int
 # ---- decide: one handler per command ---------------------------------------------------
 
 
-def apply(state: FbiState, seat: int, command: FbiCommand) -> tuple[list[FbiEvent], FbiState]:
-    """``decide``'s events, with everything automatic they trigger, and the state they lead
-    to (bots simulate with it)."""
-    events = COMMANDS.decide(state, seat, command, _NO_RNG)
-    return settle(evolve, _automatic, state, events)
-
-
 def decide(state: FbiState, seat: int, command: FbiCommand, rng: Rng) -> list[FbiEvent]:
     """FBI draws nothing after setup (the deck order is recorded when it is shuffled), so
     ``rng`` goes unused."""
-    return apply(state, seat, command)[0]
+    return apply(state, seat, command, rng)[0]
+
+
+def apply(
+    state: FbiState, seat: int, command: FbiCommand, rng: Rng
+) -> tuple[list[FbiEvent], FbiState]:
+    """``decide``'s events, with everything automatic they trigger, and the state they lead
+    to (bots simulate with it)."""
+    events = COMMANDS.decide(state, seat, command, rng)
+    return settle(evolve, _automatic, state, events)
 
 
 def _release_none(state: FbiState, seat: int, command: ReleaseNone, rng: Rng) -> list[FbiEvent]:
@@ -269,5 +249,3 @@ COMMANDS = Commands[FbiState, FbiEvent](
     step=_awaited_step,
     wrong_step_message=_wrong_step,
 )
-# FBI needs no randomness after setup: the deck order is recorded when it is shuffled.
-_NO_RNG = Rng(b"fbi", "unused")

@@ -1,4 +1,5 @@
-"""Bonus cards and final scores (HOUSE-RULES §1, "Bonus cards, decided" and "Score")."""
+"""Bonus cards and final scores (docs/house-rules.md#fbi-bonus-cards and
+docs/house-rules.md#fbi-score-ties)."""
 
 from __future__ import annotations
 
@@ -55,17 +56,6 @@ def with_bonuses(totals: Sequence[int], awards: Sequence[BonusAward]) -> list[in
 
 def final_scores(slammers: Sequence[Sequence[int]]) -> list[int]:
     return scores(slammers, bonus_awards(slammers))
-
-
-def winners(totals: Sequence[int]) -> list[int]:
-    best = max(totals)
-    return [seat for seat, total in enumerate(totals) if total == best]
-
-
-def outcome(totals: Sequence[int]) -> Outcome:
-    """Highest score wins; equal scores share the win and the place."""
-    places = [1 + sum(other > total for other in totals) for total in totals]
-    return Outcome(scores=list(totals), winners=winners(totals), places=places)
 
 
 def result(state: FbiState | None) -> Outcome | None:

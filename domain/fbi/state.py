@@ -28,8 +28,8 @@ class FbiState(msgspec.Struct, frozen=True):
     ``table`` keeps placement order, which is also the pile order of the stacked variant
     (the last card of a colour is the top of its pile). ``agents[seat]`` are the seat's
     agents still to play this turn, "2x" already resolved into its colour: secret, only its
-    owner sees them (HOUSE-RULES §1.6). ``played[seat]`` are the agents it has played this
-    turn, in order: public.
+    owner sees them (docs/house-rules.md#fbi-secret-agents). ``played[seat]`` are the agents
+    it has played this turn, in order: public.
     """
 
     seats: int

@@ -2,9 +2,9 @@
 
 Everything on the table is open: slammers, the face-up characters, released cards, the
 arrest order and the agents played. Hidden are the undealt deck order (only its size is
-shown) and the agents each seat holds: they are kept in hand (HOUSE-RULES §1.6), so other
-seats and spectators see only how many a seat still holds, and an agent becomes public when
-its owner plays it.
+shown) and the agents each seat holds: they are kept in hand, so other seats and spectators
+see only how many a seat still holds, and an agent becomes public when its owner plays it
+(docs/house-rules.md#fbi-secret-agents).
 """
 
 from __future__ import annotations

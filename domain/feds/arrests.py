@@ -34,7 +34,8 @@ def arrest_order(field: Sequence[FieldAgent]) -> list[tuple[int | None, int]]:
 def siren_shares(
     city: CityCard, field: Sequence[FieldAgent], criminals: Criminals
 ) -> list[SirenShare]:
-    """Who takes how many criminals at a mini-bust, in order (HOUSE-RULES §2).
+    """Who takes how many criminals at a mini-bust, in order
+    (docs/house-rules.md#feds-mini-bust-shares).
 
     The variant: the strongest takes 2 (of different colours), the second strongest 1, ties
     broken as at the bust; the Officer takes part like a player, and only the field counts

@@ -1,8 +1,9 @@
-"""Rules data of The Feds: every number of HOUSE-RULES §2 lives here, and nowhere else.
+"""Rules data of The Feds: every number of its rules and house rules
+(docs/house-rules.md#feds) lives here, and nowhere else.
 
 The printed agent values, city cards, score table and token values of The Feds are unknown;
-HOUSE-RULES §2 decides them. The city cards below are the project's *house city cards*, not
-the printed ones.
+the house rules decide them (docs/house-rules.md#feds-house-data). The city cards below are
+the project's *house city cards*, not the printed ones.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ Colour = Literal["pink", "blue", "lime", "orange", "gray"]
 COLOURS: tuple[Colour, ...] = ("pink", "blue", "lime", "orange", "gray")
 #: Gray criminals are wild at scoring: each one counts as one of these colours.
 SCORED_COLOURS: tuple[Colour, ...] = ("pink", "blue", "lime", "orange")
-WILD_COLOUR: Colour = "gray"
 
 
 class Criminals(msgspec.Struct, frozen=True, kw_only=True):
@@ -152,8 +152,10 @@ SIREN_SHARES: tuple[int, ...] = (2, 1)
 City = Literal["chicago", "detroit", "new-orleans"]
 
 
+# docs/house-rules.md#feds-house-data.
 class CityCard(msgspec.Struct, frozen=True, kw_only=True):
-    """A house city card (HOUSE-RULES §2): what the three special agents do, and the tokens."""
+    """A house city card (house rules, in GET /v1/rules/feds): what the three special
+    agents do, and the tokens."""
 
     city: Annotated[City, doc("The card's name, as the `city` option takes it.")]
     criminals_per_location: Annotated[int, doc("Criminals drawn onto each location at setup.")]

@@ -5,15 +5,15 @@ mini-busts, closing, the badge, and the bust.
 arrest to choose, the sealed step 1) or is over. It needs no randomness: everything random
 was drawn at setup (the Officer's deck, tokens) or is drawn by a command (new-orleans Patrol).
 
-Order inside a round (HOUSE-RULES §2):
+Order inside a round (docs/house-rules.md#feds):
 1. Step 1, sealed: every seat chooses (handled by commands).
 2. Step 2: from the badge holder clockwise, each seat deploys. A special agent flipped into a
    field pushes an activation; the game waits for its user to answer before anyone else
    deploys. An Infiltrate's flip can push another activation (a chain): the stack resolves
    the newest activation first. With 2 players the Officer deploys last.
 3. Mini-busts (sirens), top to bottom, where a field holds at least its siren's number;
-   the Officer takes part like a player and strength counts field cards only (HOUSE-RULES
-   §2, "Decided, for every mini-bust").
+   the Officer takes part like a player and strength counts field cards only
+   (docs/house-rules.md#feds-mini-bust-when, docs/house-rules.md#feds-mini-bust-who).
 4. Step 3: locations close (7+ field agents) or re-open.
 5. Step 4: the badge passes, or after round 7 the bust starts, top to bottom.
 """
@@ -49,7 +49,7 @@ from domain.feds.events import (
     UtilityTokenWon,
 )
 from domain.feds.evolve import evolve
-from domain.feds.scoring import outcome
+from domain.feds.scoring import standing
 from domain.feds.state import FedsState, Mole
 from domain.kit import settle
 
@@ -67,9 +67,10 @@ def automatic(state: FedsState) -> list[FedsEvent]:
 def power_user(state: FedsState, mole: Mole, cause: FlipCause, flipper: int | None) -> int | None:
     """Who may use the power of ``mole`` as it flips, if anyone.
 
-    Never the Officer's cards, never during the bust (HOUSE-RULES §2). A flip by an
-    Infiltrate on the new-orleans card gives the power to the flipper; otherwise it goes to
-    the owner."""
+    Never the Officer's cards, never during the bust (docs/house-rules.md#feds-officer,
+    docs/house-rules.md#feds-bust-powers). A flip by an Infiltrate on the new-orleans card
+    gives the power to the flipper; otherwise it goes to the owner
+    (docs/house-rules.md#feds-power-user)."""
     if mole.owner is None or POWER[mole.agent] is None or cause == "bust":
         return None
     city = CITY_CARDS[state.city]
@@ -205,8 +206,8 @@ def _bust(state: FedsState) -> list[Any]:
         ]
     index = state.bust_location + 1
     if index == len(LOCATIONS):
-        result = outcome(state)
-        return [GameEnded(scores=result.scores, places=result.places)]
+        final = standing(state)
+        return [GameEnded(scores=final.scores, places=final.places)]
     spot = state.locations[index]
     if spot.mole is not None:
         return flip_events(state, index, "bust")

@@ -1,6 +1,6 @@
 """The rules data published by ``GET /v1/rules/feds`` (all numbers come from `cards`), and
-the house rules the game plays by (HOUSE-RULES §2 and the decisions it leaves to the code,
-in plain words for clients)."""
+the house rules the game plays by, in plain words for clients (docs/house-rules.md lists
+them: docs/house-rules.md#feds)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from domain.feds.cards import (
     CITY_CARDS,
     CLOSING_FIELD_SIZE,
     CRIMINALS,
+    GAME_NAME,
+    GAME_TITLE,
     LOCATIONS,
     MAX_SEATS,
     MIN_SEATS,
@@ -44,8 +46,9 @@ class ScoreTable(msgspec.Struct, frozen=True):
     orange: Annotated[list[int], doc("Points for 1, 2, 3, … orange criminals.")]
 
 
+# docs/house-rules.md#feds.
 class FedsRules(msgspec.Struct, frozen=True, kw_only=True):
-    """The Feds' rules data: the numbers its rules use (HOUSE-RULES §2 decides them)."""
+    """The Feds' rules data: the numbers its rules use (its house rules decide them)."""
 
     name: Annotated[str, doc("The game's name in the API: feds.")]
     title: Annotated[str, doc("The printed title.")]
@@ -106,8 +109,8 @@ SUMMARY = (
 )
 
 
-#: The house rules (HOUSE-RULES §2, then the decisions it leaves open, taken in the code);
-#: served with the rules. The numbers themselves are in the rules data beside them.
+#: The house rules (docs/house-rules.md#feds), served with the rules. The numbers
+#: themselves are in the rules data beside them.
 HOUSE_RULES: tuple[HouseRule, ...] = (
     HouseRule(
         "house-data",
@@ -215,30 +218,29 @@ HOUSE_RULES: tuple[HouseRule, ...] = (
 )
 
 
-def rulebook(name: str, title: str) -> FedsRules:
-    return FedsRules(
-        name=name,
-        title=title,
-        min_seats=MIN_SEATS,
-        max_seats=MAX_SEATS,
-        seats_with_officer=SEATS_WITH_OFFICER,
-        rounds=ROUNDS,
-        locations=list(LOCATIONS),
-        closing_field_size=CLOSING_FIELD_SIZE,
-        criminals=CRIMINALS,
-        agent_cards=list(AGENT_CARDS),
-        score_table=ScoreTable(
-            pink=list(SCORE_TABLE["pink"]),
-            blue=list(SCORE_TABLE["blue"]),
-            lime=list(SCORE_TABLE["lime"]),
-            orange=list(SCORE_TABLE["orange"]),
-        ),
-        utility_tokens=list(UTILITY_TOKENS),
-        siren_tokens=list(SIREN_TOKENS),
-        siren_shares=list(SIREN_SHARES),
-        officer_colour_order=list(OFFICER_COLOUR_ORDER),
-        city_cards=list(CITY_CARDS.values()),
-        options=FedsOptions(),
-        commands=[CommandRule(tag, plain_text(text)) for tag, text in COMMAND_DESCRIPTIONS.items()],
-        summary=SUMMARY,
-    )
+RULEBOOK = FedsRules(
+    name=GAME_NAME,
+    title=GAME_TITLE,
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    seats_with_officer=SEATS_WITH_OFFICER,
+    rounds=ROUNDS,
+    locations=list(LOCATIONS),
+    closing_field_size=CLOSING_FIELD_SIZE,
+    criminals=CRIMINALS,
+    agent_cards=list(AGENT_CARDS),
+    score_table=ScoreTable(
+        pink=list(SCORE_TABLE["pink"]),
+        blue=list(SCORE_TABLE["blue"]),
+        lime=list(SCORE_TABLE["lime"]),
+        orange=list(SCORE_TABLE["orange"]),
+    ),
+    utility_tokens=list(UTILITY_TOKENS),
+    siren_tokens=list(SIREN_TOKENS),
+    siren_shares=list(SIREN_SHARES),
+    officer_colour_order=list(OFFICER_COLOUR_ORDER),
+    city_cards=list(CITY_CARDS.values()),
+    options=FedsOptions(),
+    commands=[CommandRule(tag, plain_text(text)) for tag, text in COMMAND_DESCRIPTIONS.items()],
+    summary=SUMMARY,
+)

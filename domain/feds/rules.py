@@ -143,7 +143,8 @@ def _power_moves(state: FedsState, activation: Activation) -> list[FedsCommand]:
                         if target != index
                     ]
         if state.sirens:
-            # The sirens option, and new-orleans, which brings its own (HOUSE-RULES §2).
+            # The sirens option, and new-orleans, which brings its own
+            # (docs/house-rules.md#feds-redeploy-siren-swap).
             sirens = [i for i, spot in enumerate(state.locations) if spot.siren is not None]
             moves += [
                 SwapSirens(first=LOCATIONS[a], second=LOCATIONS[b])
@@ -231,7 +232,8 @@ def _choose_agent(state: FedsState, seat: int, command: ChooseAgent, rng: Rng) -
     return [AgentChosen(seat=seat, location=command.location, agent=command.agent)]
 
 
-# ---- the powers of a flipped special agent (HOUSE-RULES §2, the city card's column) -------
+# ---- the powers of a flipped special agent (the city card's column; who uses them:
+# ---- docs/house-rules.md#feds-power-user) ------------------------------------------------
 
 
 def _active(state: FedsState) -> tuple[Activation, Power]:

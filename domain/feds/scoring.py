@@ -34,8 +34,9 @@ def final_scores(state: FedsState) -> list[int]:
     ]
 
 
-def outcome(state: FedsState) -> Outcome:
-    """Ties broken by the highest utility token, then the most criminals, then shared."""
+def standing(state: FedsState) -> Outcome:
+    """The scores and places as the jails and tokens stand (the game's end announces them).
+    Ties are broken by the highest utility token, then the most criminals, then shared."""
     tie_breaks = [
         (max(state.utility_tokens[seat], default=0), state.jails[seat].total())
         for seat in range(state.seats)
@@ -47,4 +48,4 @@ def result(state: FedsState | None) -> Outcome | None:
     """The `Outcome` once the game is over, else None."""
     if state is None or state.phase != "over":
         return None
-    return outcome(state)
+    return standing(state)

@@ -40,9 +40,11 @@ from domain.feds.scoring import final_scores
 from domain.feds.state import FedsState, Mole, Officer, Phase, Spot
 
 
+# docs/house-rules.md#feds.
 class MoleView(msgspec.Struct, frozen=True):
-    """A location's mole: the card face down in its hideout (HOUSE-RULES §2). What it is
-    shows only to its owner, to seats that peeked at it, and to everyone once face up."""
+    """A location's mole: the card face down in its hideout (house rules, in
+    GET /v1/rules/feds). What it is shows only to its owner, to seats that peeked at it,
+    and to everyone once face up."""
 
     owner: Annotated[int | None, doc(OWNER)]
     face_up: Annotated[bool, doc("Whether the mole lies face up (an Officer's mole always).")]
@@ -119,9 +121,10 @@ class PlayerView(msgspec.Struct, frozen=True):
     score: Annotated[int | None, doc("The final score once the game is over, else null.")]
 
 
+# docs/house-rules.md#feds-officer-utility-token.
 class OfficerView(msgspec.Struct, frozen=True):
     """The imaginary Officer of a 2-player game (never scored). ``utility_tokens`` are the
-    tokens it won: out of the game, they count for nobody (HOUSE-RULES §2)."""
+    tokens it won: out of the game, they count for nobody (house rules, in GET /v1/rules/feds)."""
 
     car: Annotated[Location, doc("The police car's location: the Officer deploys there.")]
     deck_size: Annotated[int, doc("Cards left in the Officer's face-down deck.")]

@@ -1,15 +1,9 @@
-"""Idle games: when each active game last moved, which ones the sweep must look at, and
-ending the ones nobody plays any more.
+"""Idle games: when each active game last moved, and ending the ones nobody plays any more.
 
-``games:activity`` is a sorted set (in buckets: service/store/buckets.py), game id → epoch ms
-of its last change (creation, any act), kept beside the sweep's working set
-``games:active``. It lets the sweep skip games
-that need nothing from it instead of loading every active game every period:
+``games:activity`` is a sorted set (in buckets: service/store/buckets.py), game id → epoch
+ms of its last change (creation, any act), kept beside the sweep's working set
+``games:active`` by the follow-ups. The sweep reads it, loading no game:
 
-- work lost between an append and its enqueue (a crashed process) always follows a recent
-  change, so games changed within ``RECENT_MS`` are checked on every sweep;
-- every other game is checked once every ``ROTATION`` sweeps (a backstop for jobs that
-  failed for good), a different share of them each time;
 - a game with no change for ``STAKEOUT_ABANDON_SECONDS`` is ended by the sweep: a
   ``game.abandoned`` event (act ``abandon``), status ``abandoned``, webhooks told
   ``game.finished`` with ``status: "abandoned"``, live feeds closed, and it leaves
@@ -23,7 +17,6 @@ played by a bot, which is a change. So an abandonment time above the longest tur
 from __future__ import annotations
 
 import logging
-import zlib
 from collections.abc import Sequence
 from typing import Literal
 
@@ -44,10 +37,7 @@ from service.store.keys import (
 
 log = logging.getLogger("stakeout")
 
-RECENT_MS = 5 * 60 * 1000
-ROTATION = 20
-
-Verdict = Literal["check", "skip", "abandon"]
+Verdict = Literal["record", "keep", "abandon"]
 
 
 def ended(loaded: Loaded) -> bool:
@@ -86,18 +76,13 @@ class ActivityIndex:
         return await buckets.drain_legacy(self.redis, LEGACY_GAME_ACTIVITY, game_activity_key)
 
 
-def verdict(
-    game_id: str, last_ms: float | None, now_ms: int, sweep_number: int, abandon_after_ms: int
-) -> Verdict:
+def verdict(last_ms: float | None, now_ms: int, abandon_after_ms: int) -> Verdict:
     """What the sweep does with a game, from its last change alone (no load)."""
-    if last_ms is None:  # never recorded (older than this index): look, and record it
-        return "check"
-    idle = now_ms - last_ms
-    if abandon_after_ms and idle > abandon_after_ms:
+    if last_ms is None:  # never recorded (older than this index): record it now
+        return "record"
+    if abandon_after_ms and now_ms - last_ms > abandon_after_ms:
         return "abandon"
-    if idle <= RECENT_MS:
-        return "check"
-    return "check" if zlib.crc32(game_id.encode()) % ROTATION == sweep_number % ROTATION else "skip"
+    return "keep"
 
 
 async def abandon(

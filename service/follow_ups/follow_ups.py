@@ -1,21 +1,18 @@
 """After every change of a game: the jobs, turn records, webhook deliveries and account-feed
 entries its new state calls for.
 
-In the API this runs off the request path (`FollowUps`, see docs/design-move-path.md): an
-act's answer never waits for it, and a failure here never turns a stored act into an error.
-No stuck games: if a process dies between an append and its follow-up, the periodic sweep
-(service/follow_ups/sweep.py) finds the games whose awaited work has no live job and
-enqueues it again.
+The dispatchers on the workers (service/follow_ups/dispatcher.py) run `FollowUp.follow_up`
+for each entry of the outbox, in the order of a game's versions, with the game as that
+change left it. Everything it does is idempotent (deterministic job ids, notification ids
+the account feed de-duplicates, turn records compared with what is awaited), so an entry
+followed up twice (a dispatcher that died before acknowledging it) does no harm.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +37,6 @@ from service.play.deadlines import DeadlineStore
 from service.play.records import Change, Loaded
 from service.play.snapshots import Snapshots
 from service.store.event_store import EventStore
-from service.telemetry.metrics import FOLLOW_UP_FAILURES
 
 log = logging.getLogger("stakeout.scheduling")
 
@@ -190,123 +186,3 @@ class FollowUp:
         if len(self._activity) >= 65536:
             self._activity.clear()
         self._activity[game_id] = at_ms
-
-    async def on_change(self, loaded: Loaded, change: Change) -> None:
-        """Inline follow-up (the workers: a job's follow-ups are done before it returns)."""
-        acted = () if change.acted_seat is None else (change.acted_seat,)
-        try:
-            await self.follow_up(loaded, acted, change.at_ms, change.events)
-        except Exception:  # the act is stored: the sweep redoes what failed here
-            FOLLOW_UP_FAILURES.inc()
-            log.warning(
-                "follow-up of game %s v%d failed; the sweep will redo it",
-                loaded.game_id,
-                loaded.match.version,
-                exc_info=True,
-            )
-
-
-@dataclass
-class _Pending:
-    loaded: Loaded
-    acted: set[int]
-    at_ms: int
-    events: list[Any] = dataclasses.field(default_factory=list)
-    attempts: int = 0
-    not_before: float = 0.0
-
-
-FOLLOW_UP_TASK = "stakeout-follow-ups"
-
-
-class FollowUps:
-    """Follow-up work, off the request path (the API's `GameService.on_change`).
-
-    `submit` costs no round trip: it records the game's latest snapshot (the seats that
-    acted since the last run are merged, so a burst of acts on one game costs one run) and
-    wakes one background task, which runs `RqScheduler.follow_up` for each game. A run that
-    fails (the queue Redis is down) is kept and retried with backoff, unless a newer change
-    of the game replaces it; a process that dies with work pending leaves it to the sweep,
-    which finds every awaited bot turn and deadline without a live job.
-    """
-
-    RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
-
-    def __init__(
-        self, run: Callable[[Loaded, Collection[int], int, Collection[Any]], Awaitable[None]]
-    ) -> None:
-        self._run = run
-        self._pending: dict[str, _Pending] = {}
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-        self._busy = 0
-
-    async def submit(self, loaded: Loaded, change: Change) -> None:
-        game_id = loaded.game_id
-        acted = {change.acted_seat} if change.acted_seat is not None else set()
-        events = list(change.events)
-        known = self._pending.get(game_id)
-        if known is not None:
-            acted |= known.acted
-            events = [*known.events, *events]
-            if known.loaded.match.version > loaded.match.version:
-                loaded = known.loaded
-        self._pending[game_id] = _Pending(
-            loaded, acted, max(change.at_ms, known.at_ms if known else 0), events
-        )
-        self._wake.set()
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._loop(), name=FOLLOW_UP_TASK)
-
-    @property
-    def pending(self) -> int:
-        return len(self._pending) + self._busy
-
-    async def _loop(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            now = time.monotonic()
-            due = [g for g, p in self._pending.items() if p.not_before <= now]
-            for game_id in due:
-                work = self._pending.pop(game_id)
-                self._busy += 1
-                try:
-                    await self._run(work.loaded, work.acted, work.at_ms, work.events)
-                except Exception:
-                    FOLLOW_UP_FAILURES.inc()
-                    delay = self.RETRY_SECONDS[min(work.attempts, len(self.RETRY_SECONDS) - 1)]
-                    log.warning(
-                        "follow-up of game %s v%d failed (attempt %d); retrying in %.2f s",
-                        game_id,
-                        work.loaded.match.version,
-                        work.attempts + 1,
-                        delay,
-                        exc_info=work.attempts == 0,
-                    )
-                    if game_id not in self._pending:  # else a newer change replaces it
-                        work.attempts += 1
-                        work.not_before = time.monotonic() + delay
-                        self._pending[game_id] = work
-                finally:
-                    self._busy -= 1
-            if self._pending:
-                wait = min(p.not_before for p in self._pending.values()) - time.monotonic()
-                if wait > 0:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), wait)
-                self._wake.set()
-
-    async def drain(self, timeout: float) -> bool:
-        """Wait until nothing is pending (or ``timeout``); True when drained."""
-        deadline = time.monotonic() + timeout
-        while self.pending and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        return not self.pending
-
-    async def close(self, timeout: float = 5.0) -> None:
-        await self.drain(timeout)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task

@@ -17,8 +17,7 @@ from typing import Any
 
 from redis import Redis
 from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError, NoSuchJobError
-from rq.job import Job, JobStatus
+from rq.exceptions import DuplicateJobError
 
 from service.play import deadlines
 from service.play.records import Loaded
@@ -30,9 +29,6 @@ WEBHOOK_QUEUE = "webhooks"
 QUEUES = (BOT_QUEUE, SCORING_QUEUE, WEBHOOK_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
 
-# Finished or failed jobs whose work is still awaited are enqueued again by the sweep.
-_DEAD = {JobStatus.FINISHED, JobStatus.FAILED, JobStatus.STOPPED, JobStatus.CANCELED}
-
 
 @dataclass(frozen=True)
 class JobRequest:
@@ -41,7 +37,9 @@ class JobRequest:
     args: tuple[Any, ...]
     job_id: str
     at_ms: int | None = None  # scheduled for this moment (epoch ms), else now
-    retry_intervals: tuple[int, ...] = (1, 2, 5)
+    # Long enough to outlast a short outage of the event store (a job that gives up leaves
+    # its game waiting: nothing enqueues it again).
+    retry_intervals: tuple[int, ...] = (1, 2, 5, 15, 30, 60, 120, 300)
 
 
 def jobs_for(loaded: Loaded) -> list[JobRequest]:
@@ -101,16 +99,11 @@ class JobQueue:
             self._redis = self._connect()
         return self._redis
 
-    def enqueue(self, requests: list[JobRequest], revive: bool = False) -> int:
-        """Enqueue each job unless it already exists; ``revive`` replaces dead ones."""
+    def enqueue(self, requests: list[JobRequest]) -> int:
+        """Enqueue each job unless it already exists; how many were new."""
         connection = self._connection()
         made = 0
         for request in requests:
-            if revive:
-                with contextlib.suppress(NoSuchJobError):
-                    job = Job.fetch(request.job_id, connection=connection)
-                    if job.get_status() in _DEAD:
-                        job.delete()
             queue = Queue(request.queue, connection=connection)
             options: dict[str, Any] = {
                 "args": request.args,

@@ -1,20 +1,18 @@
-"""No stuck games: the periodic sweep re-enqueues lost work and ends abandoned games.
+"""The sweep: ends the games nobody plays any more (abandonment).
 
-If a process dies between an append and its follow-up, the sweep finds the games whose
-awaited work (a bot turn, a deadline, scoring) has no live job and enqueues it again.
+It no longer looks for lost work: every follow-up of a change is in the outbox, written with
+the change (service/store/outbox.py), and done by a dispatcher. What still needs a
+periodic look is time passing without any change: a game idle past
+``STAKEOUT_ABANDON_SECONDS`` is ended, from the activity index alone (no game is loaded but
+the ones it ends). Turn deadlines need no sweep: each is a job scheduled for its moment.
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-
-import anyio.to_thread
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.jobs import JobQueue, archive_job, deadline_job, jobs_for
-from service.play.deadlines import DeadlineStore
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.records import Change
@@ -22,32 +20,16 @@ from service.store.event_store import EventStore
 
 
 class Sweep:
-    """The sweep over the active games: their streams, the job queue, the turn records and
-    the activity index (which games changed lately)."""
+    """The sweep over the active games: their index and the activity index (when each game
+    last changed), and the game service to end one."""
 
-    def __init__(
-        self,
-        games: GameService,
-        store: EventStore,
-        jobs: JobQueue,
-        turns: DeadlineStore,
-        activity: ActivityIndex,
-    ) -> None:
+    def __init__(self, games: GameService, store: EventStore, activity: ActivityIndex) -> None:
         self.games = games
         self.store = store
-        self.jobs = jobs
-        self.deadlines = turns
         self.activity = activity
 
-    async def run(
-        self, now_ms: int, abandon_after_ms: int = 0, sweep_number: int = 0, batch: int = 500
-    ) -> SweepReport:
-        """Re-enqueue the work of active games that may need it, and end abandoned ones.
-
-        Which games are loaded at all is decided from their last change
-        (service/follow_ups/abandonment.py): recently changed games every time, idle ones
-        in rotation.
-        """
+    async def run(self, now_ms: int, abandon_after_ms: int = 0, batch: int = 500) -> SweepReport:
+        """End the active games idle longer than ``abandon_after_ms`` (0: never)."""
         report = SweepReport()
         after = ""
         while True:
@@ -57,46 +39,37 @@ class Sweep:
             last = await self.activity.last_changes(ids)
             for game_id, last_ms in zip(ids, last, strict=True):
                 report.seen += 1
-                verdict = abandon.verdict(game_id, last_ms, now_ms, sweep_number, abandon_after_ms)
+                verdict = abandon.verdict(last_ms, now_ms, abandon_after_ms)
                 if verdict == "abandon":
                     assert last_ms is not None
                     idle_ms = now_ms - last_ms
                     ended = await abandon.abandon(self.games, self.activity, game_id, idle_ms)
                     report.abandoned += ended
-                elif verdict == "check":
-                    await self._check(game_id, last_ms, now_ms, report)
+                elif verdict == "record":
+                    report.abandoned += await self._unknown(game_id, now_ms, abandon_after_ms)
+                    report.loaded += 1
             after = ids[-1]
 
-    async def _check(
-        self, game_id: str, last_ms: float | None, now_ms: int, report: SweepReport
-    ) -> None:
-        """Enqueue again what the game awaits and has no live job for."""
+    async def _unknown(self, game_id: str, now_ms: int, abandon_after_ms: int) -> bool:
+        """A game the activity index does not know (from before it): its last change is its
+        stream's, from which it is judged now and known from then on."""
         try:
             loaded = await self.games.load(game_id)
         except GameNotFound:
             await self.store.retire_game(game_id)
-            return
-        report.loaded += 1
-        if last_ms is None:
-            await self.activity.record_change(loaded, Change(None, now_ms))
-        requests = jobs_for(loaded)
-        if loaded.meta.turn_seconds is not None:
-            known = await self.deadlines.current(game_id)
-            fresh = await self.deadlines.refresh(loaded, now_ms)
-            turns = [*known.values(), *fresh]
-            requests += [deadline_job(game_id, d) for d in turns if d.at_ms]
-        if abandon.ended(loaded):  # its follow-up was lost: retire it, archive it later
+            return False
+        if abandon.ended(loaded):
             await self.store.retire_game(game_id)
-            requests.append(archive_job(game_id, loaded.match.version, now_ms))
-        if requests:
-            report.enqueued += await anyio.to_thread.run_sync(
-                functools.partial(self.jobs.enqueue, requests, revive=True)
-            )
+            return False
+        idle_ms = now_ms - loaded.changed_ms
+        if abandon.verdict(loaded.changed_ms, now_ms, abandon_after_ms) == "abandon":
+            return await abandon.abandon(self.games, self.activity, game_id, idle_ms)
+        await self.activity.record_change(loaded, Change(None, loaded.changed_ms))
+        return False
 
 
 @dataclass
 class SweepReport:
     seen: int = 0  # active games
-    loaded: int = 0  # of them, looked at
-    enqueued: int = 0  # jobs (re)made
+    loaded: int = 0  # of them, loaded: unknown to the activity index
     abandoned: int = 0

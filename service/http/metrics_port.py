@@ -32,6 +32,8 @@ class MetricsServer:
 
 def serve_metrics(settings: Settings, port: int) -> MetricsServer:
     """Serve the scrape on ``port`` (same host as the API) from a daemon thread."""
-    collector = QueueCollector(queue_url(settings), ALL_QUEUES)
+    collector = QueueCollector(
+        queue_url(settings), ALL_QUEUES, settings.redis_url, settings.redis_cluster
+    )
     server, _thread = start_http_server(port, addr=settings.host, registry=exposition(collector))
     return MetricsServer(server, collector)

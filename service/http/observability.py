@@ -50,6 +50,7 @@ from service.telemetry.metrics import HTTP_LATENCY, HTTP_REQUESTS, QueueCollecto
 REQUEST_ID_HEADER = b"x-request-id"
 MAX_REQUEST_ID = 128
 UNMATCHED_ROUTE = "unmatched"  # 404/405 before routing: one label value, not the raw path
+MAX_LOGGED_PATH = 256
 FLUSH_SECONDS = 0.1
 # Lines are written sooner when this many wait: a short list stays in the CPU's caches
 # (measured: waiting for the timer, a few hundred lines a flush, cost more CPU a request).
@@ -100,6 +101,7 @@ class AccessLine(msgspec.Struct, kw_only=True, omit_defaults=True, gc=False):
     game_id: str | None = None
     method: str
     route: str
+    path: str | None = None  # a request no route matched (404, 405): what it asked for
     status: int
     duration_ms: float
 
@@ -138,15 +140,20 @@ class Batch:
             latency[1 + bisect.bisect_left(self.bounds, seconds)] += 1
         if access and access_log.isEnabledFor(logging.INFO):
             duration_ms = round(seconds * 1_000_000) / 1000  # to the µs; round(x, 3) is slower
+            # The metrics keep one label for every unmatched path; the log says which.
+            path = (
+                str(scope.get("path", ""))[:MAX_LOGGED_PATH] if route == UNMATCHED_ROUTE else None
+            )
             if not self._fast():
                 access_log.info(
                     "%s %s %s",
                     method,
-                    route,
+                    path or route,
                     status,
                     extra={
                         "method": method,
                         "route": route,
+                        "path": path,
                         "status": status,
                         "duration_ms": duration_ms,
                     },
@@ -157,11 +164,12 @@ class Batch:
                         time=now_iso(),
                         level="INFO",
                         logger="stakeout.access",
-                        message=f"{method} {route} {status}",
+                        message=f"{method} {path or route} {status}",
                         request_id=request_id,
                         game_id=game_id_of(scope),
                         method=method,
                         route=route,
+                        path=path,
                         status=status,
                         duration_ms=duration_ms,
                     )

@@ -96,7 +96,7 @@ _PROBLEMS: dict[str, list[int]] = {
     "abortGame": [400, 401, 403, 404, 409, 422, 503],
     "listEvents": [400, 401, 403, 404],
     "getReplay": [400, 401, 403, 404, 409],
-    "getReplayView": [400, 401, 403, 404, 409],
+    "getReplayView": [400, 401, 403, 404, 409, 422],
     "streamEvents": [400, 401, 403, 404],
     "getRules": [400, 404],
     "listGames": [400],
@@ -322,14 +322,7 @@ def _describe_schemas(doc: dict[str, Any]) -> None:
         for field, prop in schema.get("properties", {}).items():
             if "description" not in prop and field in table:
                 prop["description"] = table[field]
-        name = key.rsplit("_", 1)[-1]
-        candidates = classes.get(name, [])
-        if len(candidates) > 1:  # two games define one name: the key holds the module path
-            candidates = [
-                c
-                for c in candidates
-                if key == c.__module__.removeprefix("domain.").replace(".", "_") + "_" + name
-            ] or candidates
+        candidates = _classes_of(key, classes)
         if "description" not in schema and candidates:
             text = _own_doc(candidates[0])
             if text:
@@ -348,18 +341,69 @@ def _describe_schemas(doc: dict[str, Any]) -> None:
             prop.setdefault("default", prop["const"])
 
 
+def _classes_of(key: str, classes: dict[str, list[type[msgspec.Struct]]]) -> list[type[Any]]:
+    """The Struct classes a component schema may be of."""
+    name = key.rsplit("_", 1)[-1]
+    candidates = classes.get(name, [])
+    if len(candidates) > 1:  # two games define one name: the key holds the module path
+        candidates = [
+            c
+            for c in candidates
+            if key == c.__module__.removeprefix("domain.").replace(".", "_") + "_" + name
+        ] or candidates
+    return list(candidates)
+
+
+# The limits of a string that msgspec enforces, as JSON Schema names them.
+_STRING_LIMITS = {"min_length": "minLength", "max_length": "maxLength", "pattern": "pattern"}
+
+
+def _optional_string_limits(doc: dict[str, Any]) -> None:
+    """The limits of an optional string field (``Annotated[str, Meta(max_length=40)] |
+    None``): msgspec enforces them, Litestar's document leaves them out of the ``oneOf``'s
+    string member. Every limit the server enforces is in the contract."""
+    classes = _struct_classes()
+    for key, schema in doc["components"]["schemas"].items():
+        candidates = _classes_of(key, classes)
+        if not candidates:
+            continue
+        info = msgspec.inspect.type_info(candidates[0])
+        for field in getattr(info, "fields", ()):
+            kind = field.type
+            if isinstance(kind, msgspec.inspect.Metadata):  # a description around it
+                kind = kind.type
+            options = getattr(kind, "types", ())
+            strings = [t for t in options if isinstance(t, msgspec.inspect.StrType)]
+            prop = schema.get("properties", {}).get(field.encode_name)
+            if len(strings) != 1 or prop is None:
+                continue
+            limits = {
+                json_name: getattr(strings[0], name)
+                for name, json_name in _STRING_LIMITS.items()
+                if getattr(strings[0], name) is not None
+            }
+            for member in prop.get("oneOf", []):
+                if member.get("type") == "string":
+                    member.update(limits)
+
+
 def _component_names(doc: dict[str, Any]) -> None:
-    """Readable names for types two games both define (Litestar falls back to module paths,
-    ``fbi_cards_Card``): the game's name in CamelCase, then the type (``FbiCard``)."""
+    """Readable names for types two parts of the domain both define (Litestar falls back to
+    module paths, ``fbi_cards_Card``): a game's are its name in CamelCase, then the type
+    (``FbiCard``); the match layer's are ``match_`` and the type, whichever module of the
+    package holds it (``match_events_GameStarted`` is ``match_GameStarted``)."""
     schemas = doc["components"]["schemas"]
     renames: dict[str, str] = {}
     for key in list(schemas):
+        name = key.rsplit("_", 1)[-1]
         for game in registry.names():
             if key.startswith(game + "_"):
-                prefix = "".join(part.title() for part in game.split("_"))
-                renames[key] = prefix + key.rsplit("_", 1)[1]
-    for old, new in renames.items():
-        schemas[new] = {**schemas.pop(old), "title": new}  # generators name models by title
+                new = "".join(part.title() for part in game.split("_")) + name
+                renames[key] = new
+                schemas[new] = {**schemas.pop(key), "title": new}  # generators name by title
+        if key.startswith("match_"):
+            renames[key] = "match_" + name
+            schemas[renames[key]] = schemas.pop(key)
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
@@ -677,6 +721,7 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     components = doc.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     _describe_schemas(doc)
+    _optional_string_limits(doc)
     _component_names(doc)
     schemas["Problem"] = _problem_schema()
     components["securitySchemes"] = copy.deepcopy(_SECURITY_SCHEMES)

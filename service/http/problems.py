@@ -66,6 +66,7 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "payload-too-large": (413, "The request body is too large"),
     "unsupported-media-type": (415, "Send application/json"),
     "illegal-move": (422, "The move breaks a rule of the game"),
+    "unknown-seat": (422, "The game has no such seat"),
     "invalid-options": (422, "The game cannot be created with these options"),
     "reveal-mismatch": (422, "The reveal does not match the commitment"),
     "idempotency-mismatch": (422, "The Idempotency-Key was used for another request"),

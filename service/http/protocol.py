@@ -11,6 +11,9 @@ and timeouts are uvicorn's.
 Used by `stakeout serve` and `stakeout run` (``--http service.http.protocol:OneWriteProtocol``
 for plain uvicorn); `bench/move_path.py` serves the bare Litestar app it compares with the
 same way.
+
+It is also where a shutdown reaches the app early: uvicorn waits for every open answer to
+finish before the app's lifespan ends, and a live feed does not finish by itself.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import asyncio
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from service.live.feed import begin_draining
 
 
 class _Coalescing:
@@ -53,6 +58,11 @@ class _Coalescing:
         return getattr(self._transport, name)
 
 
+# At shutdown, an answer still being streamed after this long (an account feed blocked in
+# its read) is hung up, so the server's graceful shutdown does not wait for it.
+HANG_UP_SECONDS = 1.0
+
+
 class OneWriteProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -63,6 +73,23 @@ class OneWriteProtocol(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         self.transport.flush()  # type: ignore[attr-defined]
         super().on_response_complete()
+
+    def shutdown(self) -> None:
+        """The server shuts down (SIGTERM, Ctrl+C): live feeds end and long polls answer
+        now (`begin_draining`), keep-alive ends; an answer still streaming a moment later
+        is hung up (the app is told the client left, as if it had)."""
+        begin_draining()
+        super().shutdown()
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            self.loop.call_later(HANG_UP_SECONDS, self._hang_up, cycle)
+
+    def _hang_up(self, cycle: Any) -> None:
+        if cycle.response_complete or cycle.disconnected:
+            return
+        cycle.disconnected = True
+        cycle.message_event.set()
+        self.transport.close()
 
 
 __all__ = ["OneWriteProtocol"]

@@ -318,8 +318,7 @@ class RateLimitMiddleware(ASGIMiddleware):
         await next_app(scope, receive, send)
 
     async def refusal(self, scope: Scope) -> RateLimited | None:
-        """The refusal of a request over its budget (None: it may go on). Also asked by
-        the fast lane (service/api/v1/fast_lane.py), which passes no middleware."""
+        """The refusal of a request over its budget (None: it may go on)."""
         state = scope["litestar_app"].state
         limiter: RateLimiter | None = getattr(state, "rate_limiter", None)
         if limiter is None:

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,6 +116,19 @@ class _Reader:
             await self.task
 
 
+# What a subscriber's queue gets when its process begins to shut down: the feeds end and the
+# long polls answer, so the server's graceful shutdown need not wait for them.
+DRAINED = StoredEvent(-1, b"", 0)
+# Every live feed of this process (`begin_draining` reaches them from the HTTP server).
+_FEEDS: weakref.WeakSet[LiveFeed] = weakref.WeakSet()
+
+
+def begin_draining() -> None:
+    """This process is shutting down: every live feed ends, every long poll answers now."""
+    for feed in list(_FEEDS):
+        feed.drain()
+
+
 class LiveFeed:
     def __init__(self, blocking: AnyRedis, store: EventStore, readers: int = READERS) -> None:
         self._redis = blocking
@@ -126,6 +140,15 @@ class LiveFeed:
         self._watches: dict[str, _Watch] = {}
         self._token = secrets.token_hex(8)
         self._lock = asyncio.Lock()
+        self.draining = False
+        _FEEDS.add(self)
+
+    def drain(self) -> None:
+        """Hand every subscriber `DRAINED` (and every later one at once)."""
+        self.draining = True
+        for watch in self._watches.values():
+            for queue in watch.subscribers:
+                queue.put_nowait(DRAINED)
 
     @property
     def blocking_client(self) -> AnyRedis:
@@ -149,8 +172,11 @@ class LiveFeed:
         return self._readers[hash(game_id) % len(self._readers)]
 
     async def attach(self, game_id: str) -> asyncio.Queue[StoredEvent]:
-        """A queue receiving every event appended from now on."""
+        """A queue receiving every event appended from now on (`DRAINED` once the process
+        begins to shut down)."""
         queue: asyncio.Queue[StoredEvent] = asyncio.Queue()
+        if self.draining:
+            queue.put_nowait(DRAINED)
         async with self._lock:  # one watch per game, also when many attach at once
             watch = self._watches.get(game_id)
             if watch is None:
@@ -194,6 +220,8 @@ class LiveFeed:
                 try:
                     event = await asyncio.wait_for(queue.get(), left)
                 except TimeoutError:
+                    return False
+                if event is DRAINED:  # shutting down: answer as it is
                     return False
                 if event.version > version:
                     return True

@@ -13,7 +13,9 @@ After the game ends the view feed stays open for ``REMATCH_WAIT_SECONDS`` so the
 learns of a rematch (the view's ``rematch`` and a ``rematch.created`` event); it closes once
 the rematch is made or that time has passed.
 
-Both feeds also come as NDJSON (`as_ndjson`, `sse_as_ndjson`). The subscription is opened
+Both feeds also come as NDJSON (`as_ndjson`, `sse_as_ndjson`). When the process begins to
+shut down, both end at once (`service.live.feed.DRAINED`): the client reconnects to another
+process, resuming after the last version it got. The subscription is opened
 before the backlog is read, so nothing appended in between is missed; versions already sent
 are skipped.
 """
@@ -30,7 +32,7 @@ import msgspec
 from litestar.response import ServerSentEventMessage
 
 from domain.match import FINAL_EVENT_TYPES
-from service.live.feed import LiveFeed
+from service.live.feed import DRAINED, LiveFeed
 from service.play.access import Caller
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
@@ -80,6 +82,8 @@ class GameFeeds:
                 except TimeoutError:
                     yield ServerSentEventMessage(comment="ping")
                     continue
+                if stored is DRAINED:  # the process shuts down: the client reconnects
+                    return
                 if stored.version <= sent:
                     continue
                 message, finished = self._rendered(loaded, stored, caller)
@@ -126,6 +130,8 @@ class GameFeeds:
                 stored = [first]
                 while not queue.empty():
                     stored.append(queue.get_nowait())
+                if any(s is DRAINED for s in stored):  # the process shuts down
+                    return
                 batch = self.games.decode(loaded, [s for s in stored if s.version > sent])
                 if not batch:
                     continue

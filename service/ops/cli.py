@@ -20,6 +20,11 @@ if TYPE_CHECKING:  # imported where used: the embedded server's package only for
     from service.ops.embedded import EmbeddedRedis
 
 
+# How long an API process may take to finish its requests in flight and its lifespan
+# after SIGTERM (Kubernetes' grace period is 30 s: k8s/).
+GRACEFUL_SECONDS = 20
+
+
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     """What every API process is served with, one process or several."""
     return {
@@ -30,7 +35,7 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         # uvicorn from installing its own), and our access log replaces uvicorn's.
         "log_config": None,
         "access_log": False,
-        "timeout_graceful_shutdown": 20,
+        "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
         # (service/http/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
         # any local peer.
@@ -44,6 +49,9 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
 
 
 def _serve(settings: Settings) -> None:
+    if settings.api_server == "granian":
+        _granian(settings, 1).serve()
+        return
     import uvicorn
 
     from service.app import create_app, for_serving
@@ -55,9 +63,12 @@ def _serve(settings: Settings) -> None:
 
 
 def _serve_processes(settings: Settings, processes: int) -> None:
-    """The API in ``processes`` uvicorn processes on one socket (uvicorn restarts a dead one).
+    """The API in ``processes`` processes on one socket (the server restarts a dead one).
 
     Each process builds its app from the environment (``service.app:app_factory``)."""
+    if settings.api_server == "granian":
+        _granian(settings, processes).serve()
+        return
     import uvicorn
 
     uvicorn.run(
@@ -65,6 +76,44 @@ def _serve_processes(settings: Settings, processes: int) -> None:
         factory=True,
         workers=processes,
         **_uvicorn_options(settings),
+    )
+
+
+def _granian(settings: Settings, processes: int) -> Any:
+    """granian serving the app in ``processes`` worker processes, each building it from the
+    environment (``service.app:app_factory``; granian's main process only watches them): as
+    `_uvicorn_options` has uvicorn, with HTTP/1.1 only.
+
+    On SIGTERM or SIGINT the main process stops its workers: each stops accepting, finishes
+    its requests in flight and runs the app's lifespan shutdown; one still running after
+    `GRACEFUL_SECONDS` is killed. A worker that dies is started again. granian writes
+    ``server: granian`` on every answer (it has no setting to leave it out)."""
+    import multiprocessing
+
+    from granian import Granian
+    from granian.constants import HTTPModes, Interfaces, Loops
+    from granian.log import LogLevels
+
+    # Workers start as fresh interpreters, as uvicorn's do: `stakeout run` has threads of
+    # its own (the supervisor, the metrics port) that a fork would copy mid-lock.
+    multiprocessing.set_start_method("spawn", force=True)
+    return Granian(
+        "service.app:app_factory",
+        factory=True,
+        address=settings.host,
+        port=settings.port,
+        workers=processes,
+        interface=Interfaces.ASGI,
+        http=HTTPModes.http1,
+        websockets=False,
+        loop=Loops.uvloop,
+        log_level=LogLevels(settings.log_level.lower()),
+        # granian's own lines go to the root logger (JSON lines: service/observability.py);
+        # our access log replaces granian's. No X-Forwarded-For is read (granian reads none).
+        log_dictconfig={"loggers": {"_granian": {"propagate": True}}},
+        log_access=False,
+        respawn_failed_workers=True,
+        workers_kill_timeout=GRACEFUL_SECONDS,
     )
 
 
@@ -87,8 +136,8 @@ def _run(settings: Settings) -> None:
     embedded, settings = _embedded_unless_configured(settings)
     key_note = "from STAKEOUT_API_KEYS"
     if not settings.api_keys:
-        settings = replace(settings, api_keys=(f"sk_{secrets.token_urlsafe(24)}",))
-        key_note = "generated for this run"
+        key, key_note = _kept_api_key(settings.data_dir)
+        settings = replace(settings, api_keys=(key,))
     # The API processes and the workers read their settings from the environment.
     os.environ["REDIS_URL"] = settings.redis_url or ""
     os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
@@ -114,6 +163,19 @@ def _run(settings: Settings) -> None:
         shutil.rmtree(metrics_dir, ignore_errors=True)
 
 
+def _kept_api_key(data_dir: Path) -> tuple[str, str]:
+    """The API key `stakeout run` made for this data folder (made now, the first time), and
+    what the banner says of it: a restart keeps it, so the games made with it stay listed."""
+    path = data_dir / "api-key"
+    if path.exists():
+        return path.read_text().strip(), f"kept in {path}"
+    key = f"sk_{secrets.token_urlsafe(24)}"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(key + "\n")
+    return key, f"made now and kept in {path}"
+
+
 def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | None, Settings]:
     """The embedded Valkey, started, when no Redis URL is set (and the settings using it)."""
     from service.ops.embedded import EmbeddedRedis
@@ -136,7 +198,12 @@ def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -
         if settings.metrics_port
         else f"{base}/metrics"
     )
-    processes_note = "" if settings.api_processes else "one per core; "
+    cores = os.cpu_count() or 1
+    processes_note = (
+        f"{cores} cores, one left to the store, the workers and the clients; "
+        if not settings.api_processes and cores > 1
+        else ""
+    )
     where = str(settings.data_dir / "valkey")
     redis_note = (
         f"  (embedded, also on {embedded.tcp_url}; AOF in {where}, restarted if it dies)"
@@ -148,8 +215,8 @@ def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -
         f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"
         f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
         f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
-        f"  API processes: {settings.processes}  ({processes_note}STAKEOUT_API_PROCESSES"
-        " changes it)\n"
+        f"  API processes: {settings.processes} under {settings.api_server}  ({processes_note}"
+        "STAKEOUT_API_PROCESSES, STAKEOUT_API_SERVER change them)\n"
         f"  Workers:      {'; '.join(','.join(q) for q in settings.run_workers)}"
         f"  (STAKEOUT_RUN_WORKERS; restarted if they exit)\n"
         f"  Metrics:      {metrics_at}  (all API processes, summed)\n"

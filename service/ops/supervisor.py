@@ -6,7 +6,8 @@ server on the same port and data directory, so its AOF brings back everything
 acknowledged, and every client reconnects to the same URL). A child that exits with status
 0 was told to stop (a Ctrl+C reaches the whole process group) and is left alone. A child
 that keeps dying is restarted with a growing delay (up to ``MAX_DELAY_SECONDS``). The API
-processes are uvicorn's, which restarts those itself.
+processes are the ASGI server's (uvicorn's or granian's: `STAKEOUT_API_SERVER`), which
+restarts those itself.
 """
 
 from __future__ import annotations

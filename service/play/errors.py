@@ -43,6 +43,12 @@ class Unavailable(ServiceError):
     code = "unavailable"
 
 
+class UnknownSeat(ServiceError):
+    """A seat number the game does not have (a well-formed request the game refuses)."""
+
+    code = "unknown-seat"
+
+
 class GameNotFound(ServiceError):
     code = "unknown-game"
 

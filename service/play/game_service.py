@@ -25,8 +25,9 @@ never the other way round.
   version: a restore, a failover to a lagging replica), the whole cache is dropped, the
   games it held are reloaded from their streams, and `/readyz` reports it meanwhile.
 
-Follow-up work after an act (bot turns, deadlines, webhooks, scoring) is handed to
-`on_change`, which the API runs off the request path (`service.follow_ups.follow_ups`).
+Follow-up work after an act (bot turns, deadlines, webhooks, scoring) is not done here: the
+append script writes an outbox entry with the events (service/store/outbox.py), and the
+dispatchers on the workers do it (service/follow_ups/dispatcher.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +58,6 @@ from service.play.errors import (
 )
 from service.play.records import (
     Applied,
-    Change,
     Created,
     GameMeta,
     Loaded,
@@ -86,7 +86,6 @@ log = logging.getLogger("stakeout.games")
 
 # A bot's act, chosen on the latest state; ``bytes`` is the game's seed, for its draws.
 BotChoice = Callable[[Loaded, bytes], Act]
-OnChange = Callable[[Loaded, Change], Awaitable[None]]
 
 MAX_RETRIES = 16
 
@@ -183,12 +182,10 @@ class GameService:
         self,
         store: EventStore,
         cache_size: int = 2048,
-        on_change: OnChange | None = None,
         summarize: Callable[[Loaded], bytes] | None = None,
     ) -> None:
         self.store = store
         self.cache_size = cache_size
-        self.on_change = on_change
         # The game list's record of a game (service/views/summaries.py), kept with every
         # change: written by the append script itself, no round trip of its own.
         self.summarize = summarize
@@ -248,8 +245,6 @@ class GameService:
         loaded = (await self._cold(game_id)).loaded
         if self.summarize is not None:
             await self.store.keep_summary(game_id, self.summarize(loaded))
-        if self.on_change is not None:
-            await self.on_change(loaded, Change(None, meta.created_ms, tuple(events)))
         return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
 
     # ---- loading --------------------------------------------------------------------
@@ -309,17 +304,6 @@ class GameService:
             return await self._cold(game_id)
         self._cache.move_to_end(game_id)
         return entry
-
-    async def make_hot(self, game_id: str) -> Loaded:
-        """The game restored from its archive if it is archived (so that something outside
-        its stream can be written beside it), with its change handed on: its follow-up
-        schedules it to be archived again."""
-        restored = await self.store.restore(game_id) == "ok"
-        self._cache.pop(game_id, None)
-        loaded = (await self._cold(game_id)).loaded
-        if restored and self.on_change is not None:
-            await self.on_change(loaded, Change(None, _now_ms()))
-        return loaded
 
     async def snapshot(self, game_id: str) -> Loaded:
         """The cached snapshot, without a round trip when warm (it may be behind the
@@ -416,6 +400,19 @@ class GameService:
         events = [decoder.decode(s.data) for s in stored[: max(version, opening)]]
         return Loaded(loaded.game_id, loaded.engine, loaded.engine.replay(events), loaded.meta)
 
+    async def change(
+        self, game_id: str, first: int, last: int, before: Loaded | None = None
+    ) -> tuple[Loaded, list[Versioned]]:
+        """The game as its change of versions ``first`` to ``last`` left it, and that
+        change's events. ``before``: the game at ``first - 1``, when the caller has it
+        (then only the change is read and folded)."""
+        stored = await self.store.read_range(game_id, first, last)
+        if before is not None and before.match.version == first - 1:
+            return self._fold(before, stored), self.decode(before, stored)
+        latest = await self.load(game_id)
+        after = latest if latest.match.version == last else await self.at_version(latest, last)
+        return after, self.decode(latest, stored)
+
     # ---- acts -----------------------------------------------------------------------
 
     async def act(self, submission: Submission) -> Applied:
@@ -503,10 +500,11 @@ class GameService:
                 fingerprint=submission.fingerprint,
                 grants=submission.grants,
                 summary=self.summarize(after) if self.summarize is not None else b"",
+                seat=_seat_of(act),
             )
         )
         if result.status == "ok":
-            return await self._appended(entry, after, act, events)
+            return self._appended(entry, after, act, events)
         if result.status == "duplicate":
             applied = self._duplicate(entry, result, submission.fingerprint)
             return _Step(applied, entry, loaded, checked=True)
@@ -527,15 +525,12 @@ class GameService:
         caught_up = entry.advance(self._fold(loaded, result.events))
         return _Step(None, entry, caught_up, checked=True, lost_race=result.version)
 
-    async def _appended(self, entry: _Entry, after: Loaded, act: Any, events: list[Any]) -> _Step:
-        """The act is stored: cache the game as it left it, hand on the change, answer."""
+    def _appended(self, entry: _Entry, after: Loaded, act: Any, events: list[Any]) -> _Step:
+        """The act is stored (with its outbox entry: its follow-ups are the dispatchers'):
+        cache the game as it left it, and answer."""
         count_act(after.engine.game.name, act)
         entry.advance(after)
         now = after.changed_ms
-        if self.on_change is not None:
-            seat = getattr(act, "seat", None)
-            change = Change(seat if isinstance(seat, int) else None, now, tuple(events))
-            await self.on_change(after, change)
         first = after.match.version - len(events) + 1
         versioned = [Versioned(first + i, e, now) for i, e in enumerate(events)]
         return _Step(Applied(after.match.version, versioned, after), entry, after, checked=True)
@@ -562,6 +557,12 @@ class GameService:
         """The game's events with version > ``after``, oldest first (at most ``limit``)."""
         stored = await self.store.read(loaded.game_id, after=after, count=limit)
         return self.decode(loaded, stored)
+
+
+def _seat_of(act: Any) -> int | None:
+    """The seat an act is by (None: a system act, a creator's abort)."""
+    seat = getattr(act, "seat", None)
+    return seat if isinstance(seat, int) else None
 
 
 def _now_ms() -> int:

@@ -51,6 +51,7 @@ from service.store.keys import (
     snapshot_key,
     summary_key,
 )
+from service.store.outbox import Outbox
 from service.store.scripts import Scripts
 
 # Idempotency records last this long after the last act that recorded one in the game.
@@ -79,8 +80,11 @@ for _ = 1, nmeta do
 end
 redis.call('SET', KEYS[2], ARGV[i])
 local now = ARGV[i + 1]
+-- The creation's outbox entry (service/store/outbox.py), with the events, in this step.
+local game = string.match(KEYS[3], '{(.-)}')
+redis.call('XADD', ARGV[i + 2], '*', 'g', game, 'f', 1, 'l', #ARGV - i - 2, 't', now, 's', '')
 local version = 0
-for j = i + 2, #ARGV do
+for j = i + 3, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[3], '0-' .. version, 'e', ARGV[j], 't', now)
 end
@@ -143,7 +147,7 @@ if version < expected or not tip_ok(KEYS[1], math.min(expected, version), ARGV[6
   return {'behind', tostring(version)}
 end
 local nonce = ARGV[9]
--- ARGV[10]: how long the game's idempotency records last after this act (ms).
+-- ARGV[12]: how long the game's idempotency records last after this act (ms).
 if version ~= expected then
   -- This very call, sent again after its connection broke before the reply came: its
   -- batch is in the stream (its first entry carries the call's nonce), so it is answered
@@ -161,24 +165,30 @@ if version ~= expected then
 end
 local first = version + 1
 local now = ARGV[4]
-if #ARGV >= 11 then
+-- The change's outbox entry (service/store/outbox.py), in the same step as its events: the
+-- game, the versions appended, when, and who acted. First, so that a refused write (a key
+-- of another cluster node) leaves nothing written.
+local game = string.match(KEYS[1], '{(.-)}')
+local last = version + #ARGV - 12
+redis.call('XADD', ARGV[10], '*', 'g', game, 'f', first, 'l', last, 't', now, 's', ARGV[11])
+if #ARGV >= 13 then
   -- The first entry of the batch keeps the act that produced it (for verification) and, for
   -- an act without an idempotency key, the call's nonce and the batch's last version.
-  local head = {'e', ARGV[11], 't', now}
+  local head = {'e', ARGV[13], 't', now}
   if ARGV[5] ~= '' then head[#head + 1] = 'c'; head[#head + 1] = ARGV[5] end
   if nonce ~= '' then
-    head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. (version + #ARGV - 10)
+    head[#head + 1] = 'n'; head[#head + 1] = nonce .. '|' .. last
   end
   version = version + 1
   redis.call('XADD', KEYS[1], '0-' .. version, unpack(head))
 end
-for j = 12, #ARGV do
+for j = 14, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[1], '0-' .. version, 'e', ARGV[j], 't', now)
 end
 if key ~= '' then
   redis.call('HSET', KEYS[2], key, ARGV[3] .. '|' .. first .. '|' .. version)
-  redis.call('PEXPIRE', KEYS[2], ARGV[10])
+  redis.call('PEXPIRE', KEYS[2], ARGV[12])
 end
 -- Seat tokens granted (or withdrawn: an empty hash) with the act, in the same step:
 -- "seat=hash,..." into KEYS[4] as s<seat> -> hash and h<hash> -> seat
@@ -324,6 +334,14 @@ redis.call('HSET', KEYS[2], 'format', ARGV[3], 'version', ARGV[1], 'tip', ARGV[2
 return 1
 """
 
+# An archive replaced by another of the same game (a seat token granted into it), unless it
+# changed since it was read.
+_REPLACE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"""
+
 # An exported archive deleted, unless it changed since it was read (restored, archived again).
 _DROP = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -398,6 +416,7 @@ class Batch:
     fingerprint: str = ""
     grants: Mapping[int, str] | None = None
     summary: bytes = b""
+    seat: int | None = None  # who acted, for the outbox entry (None: nobody's seat)
 
 
 @dataclass(frozen=True)
@@ -475,6 +494,8 @@ class EventStore:
         self._create = scripts.script(_CREATE)
         self._append = scripts.script(_APPEND)
         self._catch_up = scripts.script(_CATCH_UP)
+        # Where each change's outbox entry goes (written by the scripts above).
+        self.outbox = Outbox(redis)
         self._opening = scripts.script(_OPENING)
         self._state = scripts.script(_STATE)
         self._archive = scripts.script(_ARCHIVE)
@@ -482,6 +503,7 @@ class EventStore:
         self._import = scripts.script(_IMPORT)
         self._listed = scripts.script(_LISTED)
         self._drop = scripts.script(_DROP)
+        self._replace = scripts.script(_REPLACE)
         self._keep_snapshot = scripts.script(_KEEP_SNAPSHOT)
         self.recent = RecentArchives()
 
@@ -496,7 +518,7 @@ class EventStore:
         args: list[Any] = [len(meta)]
         for name, value in meta.items():
             args += [name, value]
-        args += [seed.hex(), _now_ms(), *events]
+        args += [seed.hex(), _now_ms(), self.outbox.shard_of(game_id), *events]
         keys = [meta_key, seed_key, events_key, archive_key(game_id)]
         status, _ = await self._create(keys=keys, args=args)
         return _text(status) == "ok"
@@ -525,6 +547,8 @@ class EventStore:
                 granted,
                 batch.summary,
                 nonce,
+                self.outbox.shard_of(game_id),
+                "" if batch.seat is None else batch.seat,
                 self.idempotency_ms,
                 *batch.events,
             ],
@@ -801,6 +825,31 @@ class EventStore:
             archive_key(game_id),
         ]
         return _text(await self._restore(keys=keys, args=args))  # type: ignore[return-value]
+
+    async def grant_archived(
+        self, game_id: str, seat: int, digest: str
+    ) -> Literal["ok", "hot", "missing"]:
+        """Grant ``seat`` the token of hash ``digest`` in the game's archive (a rematch's
+        seat asked for after the rematch was archived): the archive is rewritten with it,
+        under a new time, so that no process reads the old one from its cache."""
+        for _ in range(3):
+            value = await self.archive_value(game_id)
+            if value is None:
+                return "hot" if await self.version(game_id) else "missing"
+            archived = archives.decode(value)
+            record = archived.record
+            tokens = dict(record.seat_tokens)
+            old = tokens.pop(f"s{seat}", None)
+            if old is not None:
+                tokens.pop("h" + old.decode(), None)
+            tokens.update({f"s{seat}": digest.encode(), "h" + digest: str(seat).encode()})
+            made = max(_now_ms(), record.archived_ms + 1)
+            changed = msgspec.structs.replace(record, seat_tokens=tokens, archived_ms=made)
+            new = archives.encode(changed, archived.version, archived.tip, archived.summary)
+            if await self._replace(keys=[archive_key(game_id)], args=[value, new]):
+                self.recent.keep(game_id, archives.decode(new))
+                return "ok"
+        raise ValueError(f"game {game_id}: its archive keeps changing")
 
     async def import_archive(self, game_id: str, value: bytes) -> Literal["ok", "hot"]:
         """Store an exported archive (``hot``: the game is hot here, nothing written)."""

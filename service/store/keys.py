@@ -51,7 +51,16 @@ key                               type    holds                                 
 ``invite:<sha256(code)>``         string  ``<game id>|<seat>`` of an open seat       none
 ``ticket:<sha256(ticket)>``       string  what a stream ticket opens (JSON)          60 s
 ``stakeout:live:wake:<p>:<n>``    stream  wakes a live reader of process ``p``       1 hour
+``outbox:{<shard>}``              stream  the changes to follow up (one entry an     trimmed
+                                          append: game, versions, time, seat); its
+                                          consumer group ``follow-ups``
+``outbox:{<shard>}:owner``        string  the dispatcher that holds the shard        lease
+``outbox:{<shard>}:parked``       stream  entries whose follow-up kept failing, with none
+                                          their error (an operator's)
 ================================  ======  =========================================  =======
+
+The outbox's shards have fixed hash tags (`OUTBOX_SHARDS`), chosen at evenly spaced hash
+slots so that a Redis Cluster's masters each hold some (service/store/outbox.py).
 
 The queue's Redis (``STAKEOUT_QUEUE_REDIS_URL``, else the same; RQ's own ``rq:*`` keys are
 RQ's):
@@ -266,6 +275,43 @@ def invite_key(code_hash: str) -> str:
 
 def ticket_key(ticket_hash: str) -> str:
     return "ticket:" + ticket_hash
+
+
+# ---- the outbox: a fixed set of shards, each a stream with its own hash tag -----------
+
+# The tags, at slots 48, 1081, ..., 15396 (one in each sixteenth of the slot space; see
+# tests/test_redis_keys.py). Stored data: never change or reorder them.
+OUTBOX_SHARDS = (
+    "o0.58",
+    "o1.44",
+    "o2.302",
+    "o3.102",
+    "o4.403",
+    "o5.27",
+    "o6.376",
+    "o7.176",
+    "o8.272",
+    "o9.433",
+    "o10.265",
+    "o11.238",
+    "o12.11",
+    "o13.350",
+    "o14.211",
+    "o15.450",
+)
+OUTBOX_GROUP = "follow-ups"
+
+
+def outbox_key(shard: str) -> str:
+    return "outbox:{" + shard + "}"
+
+
+def outbox_owner_key(shard: str) -> str:
+    return "outbox:{" + shard + "}:owner"
+
+
+def outbox_parked_key(shard: str) -> str:
+    return "outbox:{" + shard + "}:parked"
 
 
 # ---- per process ------------------------------------------------------------------------

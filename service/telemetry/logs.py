@@ -71,7 +71,7 @@ def now_iso() -> str:
 
 # ---- JSON logs -------------------------------------------------------------------------
 
-_ACCESS_FIELDS = ("method", "route", "status", "duration_ms", "outcome")
+_ACCESS_FIELDS = ("method", "route", "path", "status", "duration_ms", "outcome")
 
 
 class JsonFormatter(logging.Formatter):

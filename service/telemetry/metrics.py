@@ -39,7 +39,7 @@ from prometheus_client.metrics_core import (
 from prometheus_client.multiprocess import MultiProcessCollector
 from rq import Queue, get_current_job
 
-from service.store.keys import JOB_SECONDS, WORKER_ACTS
+from service.store.keys import JOB_SECONDS, OUTBOX_GROUP, OUTBOX_SHARDS, WORKER_ACTS, outbox_key
 from service.telemetry.logs import LogFields, log_fields
 
 log = logging.getLogger("stakeout.observability")
@@ -81,6 +81,14 @@ FOLLOW_UP_FAILURES = Counter(
     "stakeout_follow_up_failures",
     "Follow-up work after an act (jobs, deadlines, webhooks) that failed and will be retried",
 )
+OUTBOX_FOLLOWED = Counter(
+    "stakeout_outbox_followed_total",
+    "Outbox entries followed up by this process's dispatcher",
+)
+OUTBOX_PARKED = Counter(
+    "stakeout_outbox_parked_total",
+    "Outbox entries this process's dispatcher set aside after their follow-up kept failing",
+)
 
 
 def act_kind(act: object) -> str:
@@ -108,6 +116,10 @@ def count_act(game: str, act: object) -> None:
 JOB_BUCKETS: tuple[float, ...] = (
     0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, float("inf"),
 )  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _le(bound: float) -> str:
@@ -177,12 +189,22 @@ def timed_job(job: str, game_id: str) -> Iterator[None]:
 
 
 class QueueCollector:
-    """Read at scrape time from the queue Redis: RQ queue depths and the job histograms."""
+    """Read at scrape time: from the queue Redis, the RQ queue depths and the job histograms;
+    from the event store's, the outbox's backlog per shard (service/store/outbox.py)."""
 
-    def __init__(self, url: str, queues: Sequence[str]) -> None:
+    def __init__(
+        self,
+        url: str,
+        queues: Sequence[str],
+        events_url: str | None = None,
+        events_cluster: bool = False,
+    ) -> None:
         self._url = url
         self._queues = tuple(queues)
         self._redis: redis.Redis | None = None
+        self._events_url = events_url
+        self._events_cluster = events_cluster
+        self._events: redis.Redis | redis.RedisCluster | None = None
 
     def _connection(self) -> redis.Redis:
         if self._redis is None:
@@ -192,6 +214,47 @@ class QueueCollector:
                 self._url, socket_timeout=2.0, socket_connect_timeout=1.0
             )
         return self._redis
+
+    def _outbox(self) -> Iterator[Metric]:
+        if self._events_url is None:
+            return
+        if self._events is None:
+            bounds: dict[str, Any] = {"socket_timeout": 2.0, "socket_connect_timeout": 1.0}
+            self._events = (
+                redis.RedisCluster.from_url(self._events_url, **bounds)
+                if self._events_cluster
+                else redis.Redis.from_url(self._events_url, **bounds)
+            )
+        pipe = self._events.pipeline(transaction=False)
+        for shard in OUTBOX_SHARDS:
+            pipe.xlen(outbox_key(shard))
+            pipe.xinfo_groups(outbox_key(shard))
+        try:
+            replies = pipe.execute(raise_on_error=False)
+        except redis.RedisError:
+            log.warning("event store unreachable during a metrics scrape", exc_info=True)
+            return
+        lag = GaugeMetricFamily(
+            "stakeout_outbox_lag",
+            "Changes in an outbox shard no dispatcher has taken yet",
+            labels=["shard"],
+        )
+        pending = GaugeMetricFamily(
+            "stakeout_outbox_pending",
+            "Changes in an outbox shard taken by a dispatcher and not yet followed up",
+            labels=["shard"],
+        )
+        for i, shard in enumerate(OUTBOX_SHARDS):
+            length, groups = replies[2 * i], replies[2 * i + 1]
+            waiting, taken = 0, 0
+            if not isinstance(groups, Exception) and not isinstance(length, Exception):
+                group = next((g for g in groups if _text(g["name"]) == OUTBOX_GROUP), None)
+                waiting = int(length) if group is None else int(group.get("lag") or 0)
+                taken = 0 if group is None else int(group["pending"])
+            lag.add_metric([shard], waiting)
+            pending.add_metric([shard], taken)
+        yield lag
+        yield pending
 
     def collect(self) -> Iterator[Metric]:
         try:
@@ -220,11 +283,15 @@ class QueueCollector:
             game, act = field_name.decode().split("|", 1)
             worker_acts.add_metric([game, act], int(count))
         yield worker_acts
+        yield from self._outbox()
 
     def close(self) -> None:
         if self._redis is not None:
             self._redis.close()
             self._redis = None
+        if self._events is not None:
+            self._events.close()
+            self._events = None
 
 
 def _job_histogram(fields: dict[str, str]) -> HistogramMetricFamily:
@@ -277,6 +344,8 @@ __all__ = [
     "HTTP_REQUESTS",
     "IDEMPOTENT_REPLAYS",
     "MOVES_APPLIED",
+    "OUTBOX_FOLLOWED",
+    "OUTBOX_PARKED",
     "STORE_REGRESSIONS",
     "QueueCollector",
     "act_kind",

@@ -180,6 +180,9 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "store_regressions": "/readyz only: how many times this process found the event store "
         "behind its warm cache (a restore, a failover to a lagging replica) and reloaded.",
         "last_store_regression_ms": "/readyz only: when it last did (epoch milliseconds).",
+        "outbox_lag": "/readyz only: changes of games whose follow-ups (bot turns, deadlines, "
+        "webhooks, feed entries, scoring) no dispatcher has taken yet, over all outbox shards.",
+        "outbox_pending": "/readyz only: changes a dispatcher has taken and not yet finished.",
     },
     "HumanSeat": {
         "": "A seat played by a client; its token is returned once, at creation.",

@@ -289,3 +289,7 @@ class Health(msgspec.Struct, frozen=True, omit_defaults=True):
     # /readyz only, once this process has found the event store behind its warm cache.
     store_regressions: int | None = None
     last_store_regression_ms: int | None = None
+    # /readyz only: the changes not yet followed up (service/store/outbox.py), over all
+    # shards: not yet read by a dispatcher, and read but not yet done.
+    outbox_lag: int | None = None
+    outbox_pending: int | None = None

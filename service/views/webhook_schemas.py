@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, get_args
 
 import msgspec
 
 from service.notify.webhooks import Attempt, EventKind
 
+# Every kind a webhook may ask for (each at most once).
+EVENT_KINDS = get_args(EventKind)
+
 
 class RegisterWebhook(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Where to POST, which event kinds, and optionally only one game's."""
 
-    url: Annotated[str, msgspec.Meta(pattern="^https?://[^\\s]{1,2040}$", max_length=2048)]
-    events: Annotated[list[EventKind], msgspec.Meta(min_length=1, max_length=3)]
+    # Printable ASCII only (no spaces): a class that means the same in JSON Schema's regular
+    # expressions (ECMA-262) and in Python's, unlike ``\s`` (a URL is percent-encoded).
+    url: Annotated[str, msgspec.Meta(pattern="^https?://[!-~]{1,2040}$", max_length=2048)]
+    events: Annotated[list[EventKind], msgspec.Meta(min_length=1, max_length=len(EVENT_KINDS))]
     game_id: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{24}$")] | None = None
 
 

@@ -3,7 +3,7 @@
 The `domain.engine.Game` interface has no hook that says which parts of a state or an event
 a viewer may not know: that is exactly what ``view`` and ``redact`` must get right, so it
 cannot be read back from them without making the test circular. Each game therefore gets a
-small test-side adapter here, written from its rules document (HOUSE-RULES): a list of
+small test-side adapter here, written from its rules (docs/house-rules.md): a list of
 `Hidden` kinds, each able to
 
 - ``state``: permute the cards of that kind that are hidden from ``viewer`` among the
@@ -25,7 +25,7 @@ from msgspec.structs import replace
 
 from domain.bonnie_clyde import events as bc_events
 from domain.bonnie_clyde.cards import full_deck
-from domain.bonnie_clyde.state import State as BcState
+from domain.bonnie_clyde.state import BonnieClydeState as BcState
 from domain.fbi import events as fbi_events
 from domain.fbi.cards import AGENTS, card
 from domain.fbi.evolve import agents_in_play
@@ -87,7 +87,8 @@ def _sealed_event(event: Any, viewer: Viewer, rng: Rng) -> Any:
 SEALED = Hidden("sealed reveals", _same, _sealed_event)
 
 
-# ---- FBI (HOUSE-RULES §1): the deck order; other seats' chosen, unplayed agents --------
+# ---- FBI (docs/house-rules.md#fbi-secret-agents): the deck order; other seats' chosen,
+# ---- unplayed agents --------------------------------------------------------------------
 
 
 def _fbi_deck_state(state: FbiState, viewer: Viewer, rng: Rng) -> FbiState:
@@ -132,8 +133,8 @@ FBI_DECK = Hidden("deck", _fbi_deck_state, _fbi_deck_event)
 FBI_AGENTS = Hidden("agents", _fbi_agents_state, _fbi_agents_event)
 
 
-# ---- The Feds (HOUSE-RULES §2): each seat's hand, step-1 card and face-down moles; the
-# ---- Officer's deck; face-down utility tokens -------------------------------------------
+# ---- The Feds (docs/house-rules.md#feds): each seat's hand, step-1 card and face-down
+# ---- moles; the Officer's deck; face-down utility tokens ---------------------------------
 
 
 def _mole(state: FedsState, index: int) -> Mole:
@@ -230,8 +231,9 @@ FEDS_TOKENS = Hidden(
 )
 
 
-# ---- Bonnie and Clyde (HOUSE-RULES §3): other hands, the Case File, the FBI Files below
-# ---- the top, the cards under locations the viewer has not looked at ---------------------
+# ---- Bonnie and Clyde (docs/house-rules.md#bonnie_clyde-fbi-files-hidden): other hands,
+# ---- the Case File, the FBI Files below the top, the cards under locations the viewer has
+# ---- not looked at -----------------------------------------------------------------------
 
 
 def _bc_cards_state(state: BcState, viewer: Viewer, rng: Rng) -> BcState:

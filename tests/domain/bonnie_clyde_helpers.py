@@ -24,7 +24,7 @@ from domain.bonnie_clyde.cards import (
     full_deck,
 )
 from domain.bonnie_clyde.events import GameStarted, HandDealt
-from domain.bonnie_clyde.state import PlayedSet, State
+from domain.bonnie_clyde.state import BonnieClydeState, PlayedSet
 from domain.rng import Rng
 
 TED = TED_HINTON
@@ -43,7 +43,7 @@ def table(
     files: list[Card] | None = None,
     dealer: int | None = None,
     target: int = 100,
-) -> State:
+) -> BonnieClydeState:
     """A hand dealt with these cards. ``under`` names cards under locations (None: the
     spot is empty; unnamed spots get Bonnie, Clyde, then filler). ``next_draws`` are the
     Case File's top cards in drawing order; ``case_file_size`` trims the Case File (the
@@ -94,7 +94,7 @@ def table(
     return replace(state, locations=locations, files=list(files))
 
 
-def playing(state: State, seat: int | None = None, **changes: Any) -> State:
+def playing(state: BonnieClydeState, seat: int | None = None, **changes: Any) -> BonnieClydeState:
     """``state`` in the play step of ``seat``'s turn (the draw already made)."""
     turn_seat = state.turn_seat if seat is None else seat
     return replace(state, turn_seat=turn_seat, drawn=True, **changes)
@@ -104,7 +104,9 @@ def melds(*sets: tuple[int, int]) -> list[PlayedSet]:
     return [PlayedSet("meld", location, count, False) for location, count in sets]
 
 
-def act(state: State, seat: int, command: Any, seed: str = "t") -> tuple[State, list[Any]]:
+def act(
+    state: BonnieClydeState, seat: int, command: Any, seed: str = "t"
+) -> tuple[BonnieClydeState, list[Any]]:
     """Decide and fold one command; returns the new state and its events."""
     events = GAME.decide(state, seat, command, Rng(seed.encode(), "test"))
     for event in events:
@@ -112,7 +114,7 @@ def act(state: State, seat: int, command: Any, seed: str = "t") -> tuple[State, 
     return state, events
 
 
-def card_count(state: State) -> int:
+def card_count(state: BonnieClydeState) -> int:
     in_front = sum(p.count for t in state.tables for p in t) + sum(map(len, state.fugitives))
     under = sum(1 for c in state.locations if c is not None)
     held = sum(map(len, state.hands))

@@ -14,7 +14,7 @@ import msgspec
 
 from domain import sealed
 from domain.engine import AnyGame
-from domain.match import Match, MatchEngine, SeatSpec
+from domain.match import CommitSeal, Match, MatchEngine, RevealSeal, SeatSpec
 from domain.rng import Rng
 
 MAX_DECISIONS = 20_000
@@ -53,7 +53,7 @@ def play(
         seat = action.seat
         if action.action == "reveal":
             move, salt = secret.pop(seat)
-            apply(rules.reveal(match, seat, move, salt, seed_bytes))
+            apply(rules.perform(match, RevealSeal(seat, move, salt), seed_bytes))
             continue
         legal = rules.legal(match, seat)
         assert legal, f"seat {seat} is awaited for {action.step} with no legal move"
@@ -63,7 +63,7 @@ def play(
             salt = sealed.new_salt()
             secret[seat] = (move, salt)
             digest = sealed.commitment(match.game_id, action.step, seat, move, salt)
-            apply(rules.commit(match, seat, digest, action.step))
+            apply(rules.perform(match, CommitSeal(seat, digest, action.step), seed_bytes))
         else:
             apply(rules.move(match, seat, command, seed_bytes))
     raise AssertionError("the game did not end")

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.bonnie_clyde import GAME, expert
-from domain.bonnie_clyde.bots import greedy_from_view
+from domain.bonnie_clyde import GAME, greedy
 from domain.bonnie_clyde.cards import BONNIE
 from domain.bonnie_clyde.commands import (
     Discard,
@@ -20,6 +19,7 @@ from domain.bonnie_clyde.commands import (
     TakeHiddenCard,
     TedHintonSearchFiles,
 )
+from domain.bonnie_clyde.determinize import determinize
 from domain.budget import Budget
 from domain.engine import BotLevel
 from domain.match import Match, MatchEngine
@@ -76,7 +76,7 @@ def test_the_expert_bot_only_makes_legal_moves() -> None:
             else:
                 move = GAME.bot_move("expert", view, legal, rng, Budget(effort=0.01))
         else:
-            move = greedy_from_view(view, legal)
+            move = greedy.choose(view, legal)
         assert move in legal
         return move
 
@@ -88,7 +88,7 @@ def test_the_expert_bot_only_makes_legal_moves() -> None:
 def test_the_experts_sampled_tables_agree_with_everything_its_view_shows() -> None:
     def choose(rules: MatchEngine, match: Match, seat: int, legal: list[Any], rng: Rng) -> Any:
         view = GAME.view(match.state, seat)
-        world = expert.determinize(view, rng.fork("world"))
+        world = determinize(view, rng.fork("world"))
         assert GAME.view(world, seat) == view
         assert GAME.legal(world, seat) == legal
         return rng.choice(legal)
@@ -98,9 +98,9 @@ def test_the_experts_sampled_tables_agree_with_everything_its_view_shows() -> No
 
 
 def test_greedy_beats_random_clearly() -> None:
-    greedy, random = _wins(["greedy", "random"], 24, 30, 300)
-    assert greedy >= 20
-    assert greedy > 3 * random
+    greedy_wins, random_wins = _wins(["greedy", "random"], 24, 30, 300)
+    assert greedy_wins >= 20
+    assert greedy_wins > 3 * random_wins
     wins = _wins(["greedy", "random", "random"], 18, 30, 400)
     assert wins[0] >= 12
 
@@ -117,19 +117,19 @@ def test_greedy_self_play_always_finishes() -> None:
 def test_greedy_melds_at_the_car_first_for_the_sideways_points() -> None:
     hand = [ev(2), ev(2), ev(2), ev(5), ev(5), ev(5), ev(9)]
     state = playing(table([hand, [ev(1)]], under={2: None, 5: None}), car=5)
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == Meld(5, 3)
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == Meld(5, 3)
 
 
 def test_greedy_lays_off_what_it_can() -> None:
     state = playing(table([[ev(3), ev(8)], [ev(1)]]), tables=[[], melds((3, 3))])
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == LayOff(3, 1)
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == LayOff(3, 1)
 
 
 def test_greedy_takes_the_files_top_only_when_it_can_play_it_at_once() -> None:
     state = table([[ev(3), ev(3), ev(8)], [ev(1)]], files=[ev(3)])
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == DrawFromFiles()
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == DrawFromFiles()
     state = table([[ev(3), ev(8)], [ev(1)]], files=[ev(3)])
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == DrawFromCaseFile()
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == DrawFromCaseFile()
 
 
 def test_greedy_steers_the_car_towards_a_fugitive_it_has_seen() -> None:
@@ -138,17 +138,17 @@ def test_greedy_steers_the_car_towards_a_fugitive_it_has_seen() -> None:
     seen[0][3] = BONNIE
     state = playing(state, tables=[[], melds((3, 3))], car=6, seen=seen)
     state, _ = act(state, 0, LayOff(3, 1))
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == MoveCar("down")
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == MoveCar("down")
 
 
 def test_greedy_keeps_a_useful_card_it_finds_and_leaves_a_useless_one() -> None:
     hand = [ev(4), ev(4), ev(4), ev(7), ev(7)]
     state = playing(table([hand, [ev(1)]], under={4: ev(7)}), car=2)
     state, _ = act(state, 0, Meld(4, 3))
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == TakeHiddenCard()
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == TakeHiddenCard()
     state = playing(table([hand, [ev(1)]], under={4: ev(9)}), car=2)
     state, _ = act(state, 0, Meld(4, 3))
-    assert greedy_from_view(GAME.view(state, 0), GAME.legal(state, 0)) == LeaveHiddenCard()
+    assert greedy.choose(GAME.view(state, 0), GAME.legal(state, 0)) == LeaveHiddenCard()
 
 
 def _lone_ted_hinton() -> Any:
@@ -162,7 +162,7 @@ def test_greedy_goes_out_with_a_lone_ted_hinton() -> None:
     state = _lone_ted_hinton()
     legal = GAME.legal(state, 0)
     assert len(legal) == 3  # draw two, search the Files, or discard it
-    assert greedy_from_view(GAME.view(state, 0), legal) == Discard(TED)
+    assert greedy.choose(GAME.view(state, 0), legal) == Discard(TED)
 
 
 def test_the_expert_samples_and_decides_with_a_lone_ted_hinton_and_an_empty_hand() -> None:
@@ -173,7 +173,7 @@ def test_the_expert_samples_and_decides_with_a_lone_ted_hinton_and_an_empty_hand
         view = GAME.view(position, 0)
         legal = GAME.legal(position, 0)
         for n in range(4):
-            world = expert.determinize(view, Rng(b"lone-ted", f"world{n}"))
+            world = determinize(view, Rng(b"lone-ted", f"world{n}"))
             assert GAME.view(world, 0) == view
             assert GAME.legal(world, 0) == legal
         move = GAME.bot_move("expert", view, legal, Rng(b"lone-ted", "move"), Budget(effort=0.05))

@@ -1,4 +1,4 @@
-"""Bonnie and Clyde rules, one fixed deal per rule (HOUSE-RULES §3)."""
+"""Bonnie and Clyde rules, one fixed deal per rule (docs/house-rules.md#bonnie_clyde)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from domain.bonnie_clyde.events import (
     TedHintonPlayed,
 )
 from domain.bonnie_clyde.scoring import table_points
-from domain.bonnie_clyde.state import PlayedSet, State, phase
+from domain.bonnie_clyde.state import BonnieClydeState, PlayedSet, phase
 from domain.errors import GameOver, IllegalMove, InvalidOptions, NotYourTurn, WrongPhase
 from domain.match import MatchEngine, SeatSpec
 from domain.rng import Rng
@@ -294,7 +294,7 @@ def test_a_layoff_of_the_last_card_is_illegal() -> None:
         act(state, 0, LayOff(4, 1))
 
 
-def _ted_hinton_left_alone() -> State:
+def _ted_hinton_left_alone() -> BonnieClydeState:
     """Seat 0 draws a Ted Hinton, then melds its three Evidence: the Ted Hinton is the
     only card left, after the draw and before the discard."""
     state = table(

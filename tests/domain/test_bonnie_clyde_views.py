@@ -1,4 +1,5 @@
-"""What each seat may see of Bonnie and Clyde: views and redacted events (HOUSE-RULES §3)."""
+"""What each seat may see of Bonnie and Clyde: views and redacted events
+(docs/house-rules.md#bonnie_clyde)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from domain.bonnie_clyde.events import (
     HiddenCardTaken,
     MeldPlayed,
 )
-from domain.bonnie_clyde.state import State
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.rng import Rng
 from tests.domain.bonnie_clyde_helpers import TED, act, ev, playing, table
 from tests.domain.playthrough import play
@@ -151,7 +152,7 @@ def test_public_events_are_not_redacted() -> None:
         assert GAME.redact(event, None) == event
 
 
-def _scrambled(state: State, seat: int, rng: Rng) -> State:
+def _scrambled(state: BonnieClydeState, seat: int, rng: Rng) -> BonnieClydeState:
     """``state`` with every card ``seat`` may not know shuffled among the hidden places:
     the other hands, the Case File, the FBI Files below the top and the unseen location
     cards (the Files stay as they are while ``seat`` searches them)."""

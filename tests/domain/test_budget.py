@@ -7,6 +7,7 @@ nothing depends on how fast this machine is.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -14,15 +15,16 @@ from typing import Any
 
 import pytest
 
-import domain.bonnie_clyde.expert
 import domain.budget
-import domain.fbi.bots
-import domain.feds.bots
 from domain.bonnie_clyde import GAME as BONNIE_CLYDE
+from domain.bonnie_clyde import bots as bonnie_clyde_bots
 from domain.budget import Budget, Pacer
 from domain.engine import AnyGame
 from domain.fbi import GAME as FBI
+from domain.fbi import bots as fbi_bots
 from domain.feds import GAME as FEDS
+from domain.feds import bots as feds_bots
+from domain.kit import Search
 from domain.match import Match, MatchEngine
 from domain.rng import Rng
 from tests.domain.playthrough import play
@@ -88,36 +90,13 @@ class Expert:
     game: AnyGame
     options: dict[str, Any]
     seats: int
-    module: Any  # where the per-sample function lives
-    per_sample: str  # called once per sample, or per sample and candidate…
-    calls_per_sample: Callable[[list[Any]], int]  # …as this says, given the legal list
-    minimum: int
-
-
-def one(legal: list[Any]) -> int:
-    return 1
-
-
-def fbi_candidates(legal: list[Any]) -> int:
-    return min(len(legal), domain.fbi.bots.EXPERT_CANDIDATES)
+    search: Search[Any, Any, Any]  # the game's expert: the kit's search with its parts
 
 
 EXPERTS = {
-    "fbi": Expert(
-        FBI, {}, 4, domain.fbi.bots, "_playout", fbi_candidates, domain.fbi.bots.EXPERT_MIN_SAMPLES
-    ),
-    "feds": Expert(
-        FEDS, {}, 4, domain.feds.bots, "determinize", one, domain.feds.bots.EXPERT_MIN_WORLDS
-    ),
-    "bonnie-clyde": Expert(
-        BONNIE_CLYDE,
-        {"target": 10},
-        2,
-        domain.bonnie_clyde.expert,
-        "determinize",
-        one,
-        domain.bonnie_clyde.expert.MIN_SAMPLES,
-    ),
+    "fbi": Expert(FBI, {}, 4, fbi_bots.EXPERT),
+    "feds": Expert(FEDS, {}, 4, feds_bots.EXPERT),
+    "bonnie-clyde": Expert(BONNIE_CLYDE, {"target": 10}, 2, bonnie_clyde_bots.EXPERT),
 }
 
 
@@ -148,42 +127,61 @@ def test_the_expert_samples_as_much_as_its_budget_allows(
     expert = EXPERTS[name]
     rules = MatchEngine(expert.game)
     calls = 0
-    inner = getattr(expert.module, expert.per_sample)
 
-    def counting(*args: Any) -> Any:
+    def counting(*args: Any) -> Any:  # one world drawn per sample
         nonlocal calls
         calls += 1
-        return inner(*args)
+        return expert.search.determinize(*args)
 
-    monkeypatch.setattr(expert.module, expert.per_sample, counting)
+    search = dataclasses.replace(expert.search, determinize=counting)
     # Each reading of the clock moves it on a second.
     monkeypatch.setattr(domain.budget, "time", SimpleNamespace(monotonic=TickingClock(1.0)))
 
-    def sampled(match: Match, seat: int, legal: list[Any], budget: Budget) -> int:
+    def samples(match: Match, seat: int, legal: list[Any], budget: Budget) -> int:
         nonlocal calls
         calls = 0
-        move = rules.bot_move(match, seat, "expert", Rng(b"budget"), budget)
+        move = search(rules.view(match, seat), seat, legal, Rng(b"budget"), budget)
         assert move in legal
         return calls
 
     # The first decision where the expert searches (it has more than one candidate).
     match, seat, legal = first_search(
-        expert, lambda m, s, legal: sampled(m, s, legal, Budget(seconds=0)) > 0
+        expert, lambda m, s, legal: samples(m, s, legal, Budget(seconds=0)) > 0
     )
-    at_least = sampled(match, seat, legal, Budget(seconds=0))
-    candidates = expert.calls_per_sample(legal)
-    # A zero budget: the minimum, for every candidate.
-    assert at_least == expert.minimum * candidates
-
-    def samples(budget: Budget) -> int:
-        total = sampled(match, seat, legal, budget)
-        assert total % candidates == 0, "every candidate meets every sample"
-        return total // candidates
-
-    tuned = samples(Budget())
-    assert tuned > 2 * expert.minimum, "the position must leave room to scale"
-    assert samples(Budget(effort=0.5)) == max(expert.minimum, round(tuned / 2))
-    assert samples(Budget(effort=2)) == 2 * tuned
+    # A zero budget: the minimum.
+    assert samples(match, seat, legal, Budget(seconds=0)) == expert.search.minimum
+    tuned = samples(match, seat, legal, Budget())
+    assert tuned > 2 * expert.search.minimum, "the position must leave room to scale"
+    assert samples(match, seat, legal, Budget(effort=0.5)) == max(
+        expert.search.minimum, round(tuned / 2)
+    )
+    assert samples(match, seat, legal, Budget(effort=2)) == 2 * tuned
     # Ten (ticking) seconds: 13 samples, as the pacer test above derives.
-    assert samples(Budget(seconds=10)) == min(13, tuned)
-    assert samples(Budget(seconds=10, effort=2)) == min(13, 2 * tuned)
+    assert samples(match, seat, legal, Budget(seconds=10)) == min(13, tuned)
+    assert samples(match, seat, legal, Budget(seconds=10, effort=2)) == min(13, 2 * tuned)
+
+
+def test_every_candidate_meets_every_sampled_world() -> None:
+    worlds: list[int] = []
+    played: list[tuple[int, str]] = []
+
+    def determinize(view: Any, rng: Rng) -> int:
+        worlds.append(len(worlds))
+        return worlds[-1]
+
+    def playout(world: int, seat: int, move: str, rng: Rng) -> float:
+        played.append((world, move))
+        return {"a": 1.0, "b": 2.0, "c": 2.0}[move]
+
+    search = Search[Any, str, int](
+        candidates=lambda view, legal: legal,
+        determinize=determinize,
+        playout=playout,
+        samples=3,
+        minimum=1,
+    )
+    view = SimpleNamespace(seat=0)
+    assert search(view, 0, ["a", "b", "c"], Rng(b"search"), Budget()) == "b"  # first best
+    assert played == [(w, m) for w in range(3) for m in "abc"]
+    keeps_first = dataclasses.replace(search, keep_first_by=1.5)
+    assert keeps_first(view, 0, ["a", "b", "c"], Rng(b"search"), Budget()) == "a"

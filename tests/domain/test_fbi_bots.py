@@ -10,8 +10,8 @@ import pytest
 from domain.budget import Budget
 from domain.engine import BotLevel
 from domain.fbi import GAME
-from domain.fbi.bots import agent_options, sample_agents
 from domain.fbi.commands import Release, ReleaseNone, SelectAgents, UseAgent
+from domain.fbi.determinize import agent_options, sample_agents
 from domain.fbi.state import FbiState
 from domain.match import Match, MatchEngine, SeatSpec
 from domain.rng import Rng

@@ -41,7 +41,8 @@ def cards_in_play(state: FbiState) -> list[int]:
 
 
 def expected_scores(slammers: list[list[int]]) -> list[int]:
-    """Independent of the scoring module: HOUSE-RULES §1 "Bonus cards" and "Score"."""
+    """Independent of the scoring module: docs/house-rules.md#fbi-bonus-cards and
+    docs/house-rules.md#fbi-score-ties."""
     totals = [sum(ALL_CARDS[i].value for i in slammer) for slammer in slammers]
     for colour in COLOURS:
         sums = [

@@ -1,4 +1,4 @@
-"""FBI rules, scenario by scenario (HOUSE-RULES §1), with fixed deals."""
+"""FBI rules, scenario by scenario (docs/house-rules.md#fbi), with fixed deals."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from domain.fbi.events import (
 from domain.fbi.options import FbiOptions
 from domain.fbi.rules import card_to_arrest, with_automatic
 from domain.fbi.state import FbiState, arrest_sequence
-from domain.match import MatchEngine, SealForfeited, SeatSpec
+from domain.match import CommitSeal, MatchEngine, RevealSeal, SealForfeited, SeatSpec
 from domain.rng import Rng
 from tests.domain.fbi_helpers import Deal, act, build, cards, decide
 
@@ -676,11 +676,11 @@ def test_an_illegal_sealed_agent_choice_is_forfeited_for_a_legal_one() -> None:
     salt = sealed.new_salt()
     for seat in range(3):
         commitment = sealed.commitment("g1", "t1.agents", seat, moves[seat], salt)
-        for event in rules.commit(match, seat, commitment, "t1.agents"):
+        for event in rules.perform(match, CommitSeal(seat, commitment, "t1.agents"), seed):
             match = rules.fold(match, event)
     events: list[Any] = []
     for seat in range(3):
-        events = rules.reveal(match, seat, moves[seat], salt, seed)
+        events = rules.perform(match, RevealSeal(seat, moves[seat], salt), seed)
         for event in events:
             match = rules.fold(match, event)
 

@@ -15,7 +15,7 @@ from domain.feds.events import (
     UtilityTokenWon,
 )
 from domain.feds.rules import pending
-from domain.feds.scoring import outcome
+from domain.feds.scoring import standing
 from tests.domain.feds_helpers import (
     BLUE,
     OFFICER,
@@ -140,7 +140,7 @@ def test_the_officer_is_not_scored() -> None:
     state = given(seats=2, jails=[crims(pink=1), crims(blue=1)])
     officer = msgspec.structs.replace(officer_of(state), jail=crims(orange=6), utility_tokens=[4])
     state = msgspec.structs.replace(state, officer=officer, phase="over")
-    result = outcome(state)
+    result = standing(state)
     assert result.scores == [1, 2]
     assert result.winners == [RED]
     assert result.places == [2, 1]
@@ -160,4 +160,4 @@ def test_a_utility_token_the_officer_wins_leaves_the_game() -> None:
     assert state.phase == "over"
     assert at(state, "club").utility_token is None
     assert state.utility_tokens == [[], []]  # no player holds it
-    assert outcome(state).scores == [1, 2]  # it counts for nobody
+    assert standing(state).scores == [1, 2]  # it counts for nobody

@@ -25,7 +25,7 @@ from domain.feds.events import (
 )
 from domain.feds.options import FedsOptions
 from domain.feds.rules import legal, pending
-from domain.feds.scoring import jail_points, outcome
+from domain.feds.scoring import jail_points, standing
 from domain.feds.state import Activation
 from domain.match import MatchEngine, SeatSpec
 from domain.rng import Rng
@@ -267,7 +267,7 @@ def test_the_rulebook_scoring_example_is_worth_26() -> None:
     # 4 pink 6 + 1 lime 3 + 2 orange and 1 gray 14 + a utility token worth 3.
     state = given(seats=3, jails=[crims(pink=4, lime=1, orange=2, gray=1), crims(), crims()])
     state = msgspec.structs.replace(state, utility_tokens=[[3], [], []], phase="over")
-    assert outcome(state).scores == [26, 0, 0]
+    assert standing(state).scores == [26, 0, 0]
 
 
 @pytest.mark.parametrize(
@@ -290,7 +290,7 @@ def test_grays_are_assigned_to_the_colour_that_maximises_the_score(
 def _over(scores_jails: list[Criminals], tokens: list[list[int]]) -> list[int]:
     state = given(seats=len(scores_jails), jails=scores_jails)
     state = msgspec.structs.replace(state, utility_tokens=tokens, phase="over")
-    return outcome(state).places
+    return standing(state).places
 
 
 def test_a_score_tie_goes_to_the_highest_utility_token() -> None:
@@ -310,7 +310,7 @@ def test_then_the_tied_players_share_the_place() -> None:
     assert places == [1, 1, 3]
     state = given(seats=3, jails=[crims(lime=1), crims(lime=1), crims(blue=1)])
     state = msgspec.structs.replace(state, utility_tokens=[[2], [2], []], phase="over")
-    assert outcome(state).winners == [0, 1]
+    assert standing(state).winners == [0, 1]
 
 
 # ---- refusals ----------------------------------------------------------------------------

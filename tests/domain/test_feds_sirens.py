@@ -180,7 +180,7 @@ def test_sirens_are_set_one_per_location_at_random() -> None:
     assert sorted(s for s in event.siren_tokens if s is not None) == [3, 4, 5, 6]
 
 
-# ---- HOUSE-RULES §2, decided for every mini-bust ------------------------------------------
+# ---- Decided for every mini-bust (docs/house-rules.md#feds-mini-bust-who) -----------------
 
 
 def test_a_mini_bust_counts_field_cards_only_never_the_face_down_mole() -> None:

@@ -7,8 +7,8 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
-from domain.errors import GameOver, IllegalMove, NotYourTurn, WrongPhase
-from domain.kit import Commands, Fold, RedactedEvent, on, ranking, settle, unredacted
+from domain.errors import GameOver, IllegalMove, NotYourTurn, RedactedEvent, WrongPhase
+from domain.kit import Commands, Fold, on, ranking, settle, unredacted
 from domain.rng import Rng
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import msgspec
@@ -11,6 +12,7 @@ from domain import registry, sealed
 from domain.errors import CommitmentError, GameOver, RevealMismatch, SealedStepRequired, WrongPhase
 from domain.match import (
     Abandon,
+    Act,
     CommitSeal,
     GameAbandoned,
     MakeMove,
@@ -22,6 +24,7 @@ from domain.match import (
     TimeOut,
     TurnTimedOut,
 )
+from domain.match.engine import ACT_HANDLERS
 
 SEED = bytes(range(32))
 
@@ -157,3 +160,19 @@ def test_an_abandoned_game_awaits_nobody_refuses_every_act_and_is_abandoned_once
         [*rules.create("g1", {}, [SeatSpec("human")] * 3, SEED), GameAbandoned(90)]
     )
     assert again.abandoned
+
+
+class _Nudge(msgspec.Struct, frozen=True, tag="nudge", tag_field="kind"):
+    """An act the match engine does not know (as a new act type would be, unregistered)."""
+
+    seat: int
+
+
+def test_an_act_the_engine_has_no_handler_for_is_refused_not_taken_for_another() -> None:
+    rules, match = _fbi()
+    with pytest.raises(TypeError, match="not an act"):
+        rules.perform(match, _Nudge(0), SEED)
+
+
+def test_every_kind_of_act_has_its_handler() -> None:
+    assert set(typing.get_args(Act)) == set(ACT_HANDLERS)

@@ -23,17 +23,17 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec.structs import replace
 
-from domain.budget import TUNED, Budget
-from domain.engine import Awaiting, BotLevel, Game, HouseRule, Outcome
+from domain.budget import Budget
+from domain.engine import Awaiting, Game, HouseRule, Outcome
 from domain.errors import IllegalMove
-from domain.kit import Assembled, Commands, Fold, on, ranking, settle, unredacted
+from domain.kit import Assembled, Bots, Commands, Fold, on, ranking, settle, unredacted
 from domain.rng import Rng
 
 CARDS = tuple(sorted(list(range(1, 10)) * 2))
 MAX_DRAW = 2
 
 # What Tip-off's own rules leave open, decided once (served with its rules document).
-HOUSE_RULES = [
+HOUSE_RULES = (
     HouseRule(
         "tied-stakes",
         "Stake",
@@ -46,7 +46,7 @@ HOUSE_RULES = [
         "The winner may draw at most what the deck still holds; with an empty deck there is "
         "no draw step.",
     ),
-]
+)
 Phase = Literal["stake", "draw", "over"]
 
 
@@ -297,19 +297,18 @@ def result(state: TipoffState | None) -> Outcome | None:
     return ranking(state.points)
 
 
-def bot_move(
-    level: BotLevel,
-    view: TipoffView,
-    legal: Sequence[TipoffCommand],
-    rng: Rng,
-    budget: Budget = TUNED,
+def greedy(view: TipoffView, legal: Sequence[TipoffCommand]) -> TipoffCommand:
+    """The highest stake, the biggest draw."""
+    return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
+
+
+def expert(
+    view: TipoffView, seat: int, legal: Sequence[TipoffCommand], rng: Rng, budget: Budget
 ) -> TipoffCommand:
-    """random: any legal move. greedy: the highest stake, the biggest draw. expert: the
-    lowest card that beats every card it has not seen, else its lowest card."""
-    if level == "random":
-        return rng.choice(legal)
-    if isinstance(legal[0], Draw) or level == "greedy":
-        return max(legal, key=lambda m: m.count if isinstance(m, Draw) else m.card)
+    """The lowest card that beats every card it has not seen, else its lowest card (and
+    the biggest draw, as greedy)."""
+    if isinstance(legal[0], Draw):
+        return greedy(view, legal)
     unseen = list(CARDS)
     for card in [*(view.hand or []), *view.out]:
         unseen.remove(card)
@@ -318,19 +317,24 @@ def bot_move(
     return min(beating or stakes, key=lambda m: m.card)
 
 
+#: The kit dispatches by level (random: any legal move) to the two policies above.
+BOTS = Bots[TipoffView, TipoffCommand](greedy=greedy, expert=expert)
+
+
 # ---- the game: the uniform interface, assembled from the parts above ----------------------
 
 GAME: Game[TipoffState, TipoffCommand, TipoffEvent, TipoffView] = Assembled(
     name="tipoff",
     title="Tip-off",
-    seats=(2, 4),
+    min_seats=2,
+    max_seats=4,
     options_type=TipoffOptions,
     command_types=COMMANDS.command_types,
     event_types=EVOLVE.event_types,
     view_type=TipoffView,
     state_type=TipoffState,
-    rulebook=TipoffRules("Tip-off", __doc__ or "", 2, 4, list(CARDS), MAX_DRAW),
-    house_rules=HOUSE_RULES,
+    published_rulebook=TipoffRules("Tip-off", __doc__ or "", 2, 4, list(CARDS), MAX_DRAW),
+    published_house_rules=HOUSE_RULES,
     setup=setup,
     evolve=EVOLVE,
     pending=pending,
@@ -339,5 +343,5 @@ GAME: Game[TipoffState, TipoffCommand, TipoffEvent, TipoffView] = Assembled(
     view=view,
     redact=redact,
     result=result,
-    bot_move=bot_move,
+    bot_move=BOTS,
 )

@@ -24,9 +24,8 @@ def test_activity_is_written_once_a_period_and_at_once_when_the_game_ends(
         client = redis.asyncio.Redis.from_url(clean_redis)
         settings = Settings(redis_url=clean_redis)
         try:
-            # No follow-ups of the changes themselves: each is run here, at a chosen time.
-            async with open_wiring(settings, background=False) as wiring:
-                wiring.games.on_change = None
+            # No dispatcher runs here: each follow-up is run by the test, at a chosen time.
+            async with open_wiring(settings) as wiring:
                 await _check(wiring, client)
         finally:
             await client.aclose()

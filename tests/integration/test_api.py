@@ -244,7 +244,8 @@ def test_events_page_with_after_and_limit(client: Any) -> None:
 
 def test_probes(client: Any) -> None:
     assert client.get("/healthz").json() == {"status": "ok"}
-    assert client.get("/readyz").json() == {"status": "ok"}
+    # Ready, and nothing waits in the outbox (no game was changed yet).
+    assert client.get("/readyz").json() == {"status": "ok", "outbox_lag": 0, "outbox_pending": 0}
 
 
 def test_an_api_key_lists_its_own_games_with_filters_and_cursor_pages(client: Any) -> None:

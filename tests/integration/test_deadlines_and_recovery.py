@@ -97,22 +97,20 @@ from domain.match import SeatSpec
 from service.play.game_service import GameService, NewGame
 from service.store.event_store import EventStore
 
-async def crash(loaded, change):
-    # The process dies after the append and before it could enqueue any job.
-    print(loaded.game_id, flush=True)
-    os.kill(os.getpid(), signal.SIGKILL)
-
 async def main():
     store = EventStore(redis.asyncio.Redis.from_url(sys.argv[1]))
-    games = GameService(store, on_change=crash)
+    games = GameService(store)
     seats = [SeatSpec("bot", "random") for _ in range(3)]
-    await games.create(NewGame("crash-test", "fbi", {}, seats))
+    created = await games.create(NewGame("crash-test", "fbi", {}, seats))
+    # The process dies right after the append, before it could enqueue any job.
+    print(created.game_id, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 asyncio.run(main())
 """
 
 
-def test_work_lost_between_an_append_and_its_enqueue_is_found_by_the_sweep(
+def test_a_creator_killed_right_after_its_append_loses_no_follow_up(
     settings: Any, client: Any
 ) -> None:
     url = settings.redis_url

@@ -112,13 +112,24 @@ def test_registering_a_private_target_is_refused_and_stores_nothing(
     assert listed == []
 
 
-@pytest.mark.parametrize("url", ["http://I\u00a1x/hook", "https://:443/"])
+@pytest.mark.parametrize("url", ["https://:443/", "http://[::1/hook"])
 def test_a_url_that_is_not_one_is_refused(strict_client: Any, url: str) -> None:
     response = strict_client.post(
         "/v1/webhooks", json={"url": url, "events": ["seat.awaited"]}, headers=auth(API_KEY)
     )
     assert response.status_code == 422, response.text
     assert response.json()["type"] == "urn:stakeout:problem:webhook-url-invalid"
+
+
+@pytest.mark.parametrize("url", ["http://I\u00a1x/hook", "http://a\u001cb/", "http://a b/"])
+def test_a_url_outside_the_contracts_pattern_is_malformed(strict_client: Any, url: str) -> None:
+    """Printable ASCII only, as the contract's pattern says (the same in JSON Schema's and
+    Python's regular expressions): a URL with anything else is a malformed request."""
+    response = strict_client.post(
+        "/v1/webhooks", json={"url": url, "events": ["seat.awaited"]}, headers=auth(API_KEY)
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["type"] == "urn:stakeout:problem:invalid-request"
 
 
 def test_a_public_target_is_accepted(strict_client: Any) -> None:

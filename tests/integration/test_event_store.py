@@ -25,13 +25,21 @@ async def _new_game(store: EventStore, game_id: str = "g1") -> None:
     assert await store.create(game_id, {"meta": "{}"}, b"\x01" * 32, [b'{"n":1}'])
 
 
-def test_a_new_stream_starts_at_version_one_and_keys_share_one_hash_tag(clean_redis: str) -> None:
+def test_a_new_stream_starts_at_version_one_with_its_outbox_entry_and_one_hash_tag(
+    clean_redis: str,
+) -> None:
     async def scenario() -> None:
         store = await _store(clean_redis)
         await _new_game(store)
         assert await store.version("g1") == 1
         keys = sorted(k.decode() for k in await store.redis.keys("*"))
-        assert keys == ["game:{g1}:events", "game:{g1}:meta", "game:{g1}:seed"]
+        # The game's keys share its tag; the creation's outbox entry is in its shard.
+        shard = store.outbox.shard_of("g1")
+        assert keys == sorted(["game:{g1}:events", "game:{g1}:meta", "game:{g1}:seed", shard])
+        outbox = await store.redis.xrange(shard)
+        assert [fields for _, fields in outbox] == [
+            {b"g": b"g1", b"f": b"1", b"l": b"1", b"t": outbox[0][1][b"t"], b"s": b""}
+        ]
         assert not await store.create("g1", {"meta": "{}"}, b"\x02" * 32, [b"{}"])
         assert await store.seed("g1") == b"\x01" * 32
         await store.redis.aclose()

@@ -73,19 +73,12 @@ def _spy(monkeypatch: pytest.MonkeyPatch, ctx: Wiring) -> Counter[str]:
     return calls
 
 
-def _settle(client: Any, ctx: Wiring) -> None:
-    """Every follow-up run (they write the summaries after the answers)."""
-    assert ctx.follow_ups is not None
-    assert client.blocking_portal.call(ctx.follow_ups.drain, 30.0)
-
-
 def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
     client: Any, clean_redis: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ctx: Wiring = client.app.state.wiring
     created = _games_of_every_kind(client)
     games = [c["id"] for c in created.values()]
-    _settle(client, ctx)
     first = _listing(client)
     raw = redis.Redis.from_url(clean_redis)
     try:
@@ -112,7 +105,6 @@ def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
         behind = raw.get(summary_key(running["id"]))
         assert behind is not None
         _resign(client, running, 1)
-        _settle(client, ctx)
         calls.clear()
         fresh = _listing(client)
         assert fresh != first

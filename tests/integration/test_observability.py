@@ -178,11 +178,11 @@ def test_an_append_conflict_is_counted_and_retried(client: Any, settings: Settin
 
 
 def test_queue_depth_then_worker_job_latency_and_acts(
-    client: Any, request: pytest.FixtureRequest
+    client: Any, dispatcher: None, request: pytest.FixtureRequest
 ) -> None:
     # No worker yet: the bot job waits in its queue.
     game_id = create(client, "fbi", BOTS2)["id"]
-    # The bot job is enqueued just after the answer (follow-ups run off the request path).
+    # The bot job is enqueued by the dispatcher, just after the creation.
     samples, types = wait_for(
         lambda: (
             (found := scrape(client))
@@ -299,6 +299,11 @@ def test_access_log_is_json_with_the_request_id(client: Any, json_lines: io.Stri
     assert {"time", "message"} <= line.keys()
     missing = next(x for x in lines if x.get("request_id") == "log-404")
     assert missing["status"] == 404
+    # A path no route matched: the metrics' one label, and the path itself in the line.
+    client.get("/no/such/thing", headers={"X-Request-ID": "log-unmatched"})
+    unmatched = next(x for x in _lines(json_lines) if x.get("request_id") == "log-unmatched")
+    assert (unmatched["route"], unmatched["path"]) == ("unmatched", "/no/such/thing")
+    assert unmatched["message"] == "GET /no/such/thing 404"
 
 
 def test_a_job_logs_a_json_line_with_its_duration(json_lines: io.StringIO) -> None:
@@ -447,6 +452,25 @@ def test_a_fast_access_line_is_the_line_the_json_formatter_writes() -> None:
         duration_ms=1.25,
     )
     assert list(json.loads(msgspec.json.encode(fast)).items()) == list(formatted.items())
+    # An unmatched path: the same again, with the path.
+    record.__dict__.update(route="unmatched", path="/nope")
+    record.args = ("GET", "/nope", 404)
+    record.__dict__["status"] = 404
+    token = log_fields.set(LogFields(request_id="r-1"))
+    try:
+        with_path = json.loads(JsonFormatter().format(record))
+    finally:
+        log_fields.reset(token)
+    line = msgspec.structs.replace(
+        fast,
+        time=with_path["time"],
+        message="GET /nope 404",
+        game_id=None,
+        route="unmatched",
+        path="/nope",
+        status=404,
+    )
+    assert list(json.loads(msgspec.json.encode(line)).items()) == list(with_path.items())
     # Without a game: no game_id key at all, as the formatter leaves out what is None.
     bare = msgspec.structs.replace(fast, game_id=None)
     assert "game_id" not in json.loads(msgspec.json.encode(bare))

@@ -1,5 +1,5 @@
 """Active games per API key are limited; games nobody plays are ended by the sweep as
-abandoned and leave its working set; the sweep loads only the games that may need it."""
+abandoned and leave its working set; the sweep loads no game the activity index knows."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ import redis
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.follow_ups.abandonment import ROTATION
 from service.follow_ups.sweep import SweepReport
 from service.settings import Settings
 from service.store.keys import INDEX_BUCKETS, active_games_key, game_activity_key
@@ -114,26 +113,24 @@ def test_concurrent_creations_never_overshoot_the_quota(procs: Processes, clean_
 HOUR_MS = 3600 * 1000
 
 
-async def _sweep_at(settings: Settings, now_ms: int, number: int = 0) -> SweepReport:
+async def _sweep_at(settings: Settings, now_ms: int) -> SweepReport:
     async with open_wiring(settings) as wiring:  # a cold cache, as a fresh worker has
-        return await wiring.sweep.run(
-            now_ms, abandon_after_ms=settings.abandon_seconds * 1000, sweep_number=number
-        )
+        return await wiring.sweep.run(now_ms, abandon_after_ms=settings.abandon_seconds * 1000)
 
 
-def test_the_sweep_loads_recent_games_every_time_and_idle_ones_in_rotation(
+def test_the_sweep_loads_a_game_only_while_the_activity_index_does_not_know_it(
     client: Any, settings: Settings
 ) -> None:
+    """No dispatcher runs here, so nothing recorded these games' activity: the first sweep
+    loads each (judging it by its stream's last change) and records it; later sweeps load
+    none. Recent games are not abandoned."""
     ids = [create(client, "fbi", HUMANS)["id"] for _ in range(40)]
     now = int(time.time() * 1000)
-    recent = asyncio.run(_sweep_at(settings, now + 1000))
-    assert (recent.seen, recent.loaded) == (40, 40)
-    # An hour later nobody has acted: each sweep looks at one share of them, and all of
-    # them are looked at over one rotation.
-    reports = [asyncio.run(_sweep_at(settings, now + HOUR_MS, n)) for n in range(ROTATION)]
-    assert all(r.seen == 40 and r.abandoned == 0 for r in reports)
-    assert max(r.loaded for r in reports) < 40 // 2, [r.loaded for r in reports]
-    assert sum(r.loaded for r in reports) == 40
+    abandon_after = replace(settings, abandon_seconds=3600)
+    first = asyncio.run(_sweep_at(abandon_after, now + 1000))
+    assert (first.seen, first.loaded, first.abandoned) == (40, 40, 0)
+    later = asyncio.run(_sweep_at(abandon_after, now + 2000))
+    assert (later.seen, later.loaded, later.abandoned) == (40, 0, 0)
     assert all(view(client, g)["status"] == "active" for g in ids)
 
 

@@ -57,6 +57,7 @@ def test_views_of_the_past_open_when_the_game_is_over(client: TestClient[Litesta
 
     past_end = client.get(f"/v1/games/{game_id}/replay/{final['version'] + 1}")
     assert past_end.status_code == 404
+    # A well-formed request the game refuses: no such seat in it.
     no_seat = client.get(f"/v1/games/{game_id}/replay/2", params={"seat": 7})
-    assert no_seat.status_code == 400
-    assert no_seat.json()["type"].endswith("invalid-request")
+    assert no_seat.status_code == 422
+    assert no_seat.json()["type"].endswith("unknown-seat")

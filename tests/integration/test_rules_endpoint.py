@@ -11,8 +11,11 @@ import pytest
 from domain import registry
 
 # reST and Markdown markup a client would show verbatim: inline literals and roles,
-# emphasis, directives, links, and the project's internal citations.
-_MARKUP = re.compile(r"``|`|\*\*|:[a-z]+:|^\.\. |\]\(|\|_|HOUSE-RULES|§", re.MULTILINE)
+# emphasis, directives, links, and the project's internal citations (docs/house-rules.md,
+# and the older HOUSE-RULES §N).
+_MARKUP = re.compile(
+    r"``|`|\*\*|:[a-z]+:|^\.\. |\]\(|\|_|house-rules\.md|HOUSE-RULES|§", re.MULTILINE
+)
 
 
 @pytest.mark.parametrize("game", registry.names())
@@ -37,6 +40,7 @@ def test_every_game_serves_its_house_rules_in_plain_text(client: Any, game: str)
 
 
 def test_the_markup_check_catches_rest_literals_and_citations() -> None:
-    for text in ("a ``2x`` agent", "see `cards`", "**bold**", ":ref:`x`", "HOUSE-RULES §3"):
+    citations = ("docs/house-rules.md#fbi-release", "HOUSE-RULES §3")
+    for text in ("a ``2x`` agent", "see `cards`", "**bold**", ":ref:`x`", *citations):
         assert _MARKUP.search(text), text
     assert _MARKUP.search("+5 +4 -1 and 2x, in order (a) or (b): fine.") is None

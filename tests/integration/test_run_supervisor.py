@@ -197,3 +197,102 @@ def _state(pid: int) -> str:
         return (Path(f"/proc/{pid}") / "status").read_text().split("State:", 1)[1].split("\n")[0]
     except OSError:
         return "zombie"
+
+
+def _banner_key(text: str) -> str:
+    found = re.search(r"API key:\s+(\S+)", text)
+    assert found is not None, text[-2000:]
+    return found.group(1)
+
+
+def test_run_keeps_its_api_key_in_the_data_folder_across_restarts(
+    processes: Processes, tmp_path: Path
+) -> None:
+    """With no STAKEOUT_API_KEYS, `stakeout run` makes a key the first time and keeps it in
+    its data folder: after a restart it prints the same key, and the games made with it are
+    still listed."""
+    port = free_port()
+    data = tmp_path / "data"
+    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data))
+    del env["REDIS_URL"]  # the embedded Valkey, in the data folder too
+    del env["STAKEOUT_API_KEYS"]
+    run, base, _ = _start_run(processes, env, port)
+    key = _banner_key(processes.log_of(run).read_text(errors="replace"))
+    created = httpx.post(
+        f"{base}/v1/games",
+        json={"game": "fbi", "seats": [{"type": "human"}] * 3},
+        headers=auth(key),
+        timeout=30,
+    )
+    assert created.status_code == 201, created.text
+    assert (data / "api-key").stat().st_mode & 0o777 == 0o600
+    processes.stop(run, signal.SIGINT)
+    again, base, _ = _start_run(processes, env, port)
+    assert _banner_key(processes.log_of(again).read_text(errors="replace")) == key
+    listed = httpx.get(f"{base}/v1/games", headers=auth(key), timeout=30).json()
+    assert [g["id"] for g in listed["games"]] == [created.json()["id"]]
+
+
+def test_ctrl_c_with_live_feeds_open_ends_them_and_exits_without_a_traceback(
+    processes: Processes, tmp_path: Path
+) -> None:
+    """A table open in a browser holds live feeds (its game's, the lobby's account feed) and
+    long polls. Ctrl+C ends them at once: the game feeds end as a feed ends, the long poll
+    answers, the account feed is hung up; `stakeout run` exits with no error logged."""
+    import threading
+
+    port = free_port()
+    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
+    del env["REDIS_URL"]
+    run, base, _ = _start_run(processes, env, port)
+    created = httpx.post(
+        f"{base}/v1/games",
+        json={"game": "fbi", "seats": [{"type": "human"}] * 3},
+        headers=auth(API_KEY),
+        timeout=30,
+    ).json()
+    game_id, token = created["id"], created["seats"][0]["token"]
+    ended: dict[str, str] = {}
+    opened = threading.Barrier(5)
+
+    def follow(name: str, url: str, **kwargs: Any) -> None:
+        try:
+            with httpx.stream("GET", url, timeout=60, **kwargs) as response:
+                opened.wait(30)
+                for _ in response.iter_lines():
+                    pass
+            ended[name] = "ended"
+        except httpx.HTTPError as exc:
+            ended[name] = type(exc).__name__
+
+    def poll() -> None:
+        opened.wait(30)
+        answer = httpx.get(
+            f"{base}/v1/games/{game_id}",
+            params={"after_version": 1000, "wait": 30},
+            headers=auth(token),
+            timeout=60,
+        )
+        ended["poll"] = str(answer.status_code)
+
+    feeds = [
+        ("events", f"{base}/v1/games/{game_id}/stream", {"headers": auth(token)}),
+        ("view", f"{base}/v1/games/{game_id}/stream?feed=view", {"headers": auth(token)}),
+        ("account", f"{base}/v1/feed", {"headers": auth(API_KEY)}),
+    ]
+    threads = [threading.Thread(target=follow, args=(n, u), kwargs=k) for n, u, k in feeds]
+    threads.append(threading.Thread(target=poll))
+    for thread in threads:
+        thread.start()
+    opened.wait(30)
+    time.sleep(0.5)  # the poll is waiting in the server
+    os.killpg(run.pid, signal.SIGINT)  # what Ctrl+C does
+    assert run.wait(timeout=60) is not None
+    for thread in threads:
+        thread.join(timeout=30)
+    assert ended["events"] == ended["view"] == "ended", ended
+    assert ended["poll"] == "200", ended
+    assert "account" in ended, ended
+    output = processes.log_of(run).read_text(errors="replace")
+    assert "Traceback" not in output, output[-3000:]
+    assert "Exception in ASGI application" not in output, output[-3000:]

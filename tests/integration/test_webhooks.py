@@ -208,6 +208,7 @@ def test_one_attempt_has_one_overall_deadline(settings: Settings) -> None:
     deliveries = start_worker(
         settings.redis_url or "", queues="webhooks", STAKEOUT_WEBHOOK_TIMEOUT_SECONDS="2"
     )
+    games = start_worker(settings.redis_url or "")  # its dispatcher enqueues the delivery
     try:
         with TestClient(app=create_app(lenient)) as api:
             hook = _register(api, receiver.url, ["seat.awaited"])
@@ -220,12 +221,14 @@ def test_one_attempt_has_one_overall_deadline(settings: Settings) -> None:
     finally:
         receiver.close()
         stop_worker(deliveries)
+        stop_worker(games)
 
 
 def test_a_receiver_that_floods_its_answer_is_not_read(settings: Settings) -> None:
     receiver = Receiver(flood_bytes=256 * 1024 * 1024)
     lenient = replace(settings, webhook_allow_private=True)
     deliveries = start_worker(settings.redis_url or "", queues="webhooks")
+    games = start_worker(settings.redis_url or "")  # its dispatcher enqueues the delivery
     try:
         with TestClient(app=create_app(lenient)) as api:
             hook = _register(api, receiver.url, ["seat.awaited"])
@@ -239,3 +242,4 @@ def test_a_receiver_that_floods_its_answer_is_not_read(settings: Settings) -> No
     finally:
         receiver.close()
         stop_worker(deliveries)
+        stop_worker(games)

@@ -30,6 +30,7 @@ def test_claim_ticket_rematch_and_feed_across_two_api_processes(
 ) -> None:
     env = service_env(own_redis)
     bases = [processes.api(env).base, processes.api(env).base]
+    processes.worker(env)  # its dispatcher writes the feed's entries
     with httpx.Client(timeout=30) as http:
         assert http.post(f"{bases[1]}/v1/feed/tickets", headers=auth(API_KEY)).status_code == 201
         time.sleep(1.1)  # both processes learn within a second that the feed is read

@@ -222,7 +222,7 @@ def test_acts_answer_while_the_queue_redis_is_down_and_bots_and_deadlines_resume
     queue_server = EmbeddedRedis(tmp_path / "queue")
     queue_url = queue_server.start()
     queue_port = queue_server.port
-    # The sweep is slowed right down: what resumes the game here is the API's own retry.
+    # The sweep is slowed right down: what resumes the game here is the dispatcher's retry.
     env = service_env(own_redis, QUEUE_REDIS_URL=queue_url, STAKEOUT_SWEEP_SECONDS="3600")
     api = processes.api(env)
     processes.worker(env)
@@ -273,8 +273,9 @@ def test_acts_answer_while_the_queue_redis_is_down_and_bots_and_deadlines_resume
         queue_server = EmbeddedRedis(tmp_path / "queue", port=queue_port)
         queue_server.start()
     try:
-        # The API's retried follow-up enqueues the bots' turn once the queue is back: they
-        # move, and it is the human's turn again (or the game ends).
+        # The dispatcher retries the follow-up in place (the outbox keeps it) and enqueues
+        # the bots' turn once the queue is back: they move, and it is the human's turn
+        # again (or the game ends).
         _wait(
             "the bots to move again",
             lambda: (

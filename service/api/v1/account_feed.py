@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller, Request, get, post
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
@@ -62,6 +62,7 @@ class AccountFeedController(Controller):
     )
     async def stream_feed(
         self,
+        request: Request[Any, Any, Any],
         access: Injected[Access],
         tickets: Injected[TicketStore],
         account_feed: Injected[AccountFeed],
@@ -91,16 +92,9 @@ class AccountFeedController(Controller):
                 "Authorization",
             ),
         ] = None,
-        token: Annotated[
-            str | None,
-            QueryParameter(
-                required=False,
-                max_length=512,
-                description="Refused (400 token-in-url): get a feed ticket instead",
-            ),
-        ] = None,
     ) -> Stream:
-        if token is not None:
+        # Not a declared parameter (nothing accepts it), refused all the same.
+        if "token" in request.query_params:
             raise TokenInUrl("an API key never goes into a URL: use POST /v1/feed/tickets")
         if ticket is not None:
             owner = await feed_ticket_owner(tickets, ticket)

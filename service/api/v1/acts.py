@@ -1,5 +1,8 @@
 """Controllers for acts: a seat's move, commitment or reveal; a seat resigns; the creator
-aborts the game. A seat's act is one `ActRequest`, answered by `Answers.act`."""
+aborts the game. A seat's act is one `ActRequest`, answered by `Answers.act`.
+
+The acts are hot routes: they take `Answers` from the app's state, not by dependency
+injection, and send their answer without a `Response` (service/api/v1/responses.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +10,13 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, post
 from litestar.params import Body
-from litestar.response import Response
+from litestar.response.base import ASGIResponse
 
 from domain.match import Abort, Act, Resign
 from service.api.v1.answers import (
     ActRequest,
     Answers,
+    answers_of,
     expected_version,
     fingerprint,
     wants_representation,
@@ -25,6 +29,7 @@ from service.api.v1.params import (
     Injected,
     PreferHeader,
 )
+from service.api.v1.responses import declared, json_answer
 from service.play.access import Access, Caller
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
@@ -40,7 +45,7 @@ class ActsController(Controller):
     @post(
         "/{game_id:str}/moves",
         operation_id="postMove",
-        opt={"lane": "moves"},  # also served by the fast lane (fast_lane.py)
+        responses=declared(MoveAccepted),
         summary="Make a public move",
         description=(
             "Body: one item of `legal`. Without If-Match the move is decided on the latest "
@@ -51,14 +56,13 @@ class ActsController(Controller):
     async def post_move(
         self,
         request: Request[Any, Any, Any],
-        answers: Injected[Answers],
         game_id: GameId,
         data: Annotated[Move, Body(description="One item of the view's legal list")],
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
         if_match: IfMatch = None,
         prefer: PreferHeader = None,
-    ) -> Response[MoveAccepted]:
+    ) -> ASGIResponse:
         act = ActRequest(
             game_id,
             authorization,
@@ -68,13 +72,12 @@ class ActsController(Controller):
             expected_version(if_match),
             wants_representation(prefer),
         )
-        answer, headers = await answers.act(act)
-        return Response(answer, headers=headers)
+        return json_answer(*await answers_of(request).act(act))
 
     @post(
         "/{game_id:str}/commitments",
         operation_id="postCommitment",
-        opt={"lane": "commitments"},  # also served by the fast lane (fast_lane.py)
+        responses=declared(MoveAccepted),
         summary="Commit to a sealed move",
         description=(
             "commitment = hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}')),"
@@ -86,13 +89,12 @@ class ActsController(Controller):
     async def post_commitment(
         self,
         request: Request[Any, Any, Any],
-        answers: Injected[Answers],
         game_id: GameId,
         data: Annotated[Commit, Body()],
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
-    ) -> Response[MoveAccepted]:
+    ) -> ASGIResponse:
         act = ActRequest(
             game_id,
             authorization,
@@ -101,13 +103,12 @@ class ActsController(Controller):
             idempotency_key,
             wants_view=wants_representation(prefer),
         )
-        answer, headers = await answers.act(act)
-        return Response(answer, headers=headers)
+        return json_answer(*await answers_of(request).act(act))
 
     @post(
         "/{game_id:str}/reveals",
         operation_id="postReveal",
-        opt={"lane": "reveals"},  # also served by the fast lane (fast_lane.py)
+        responses=declared(MoveAccepted),
         summary="Reveal a sealed move",
         description="Opens once every seat of the step has committed; must hash to the commitment.",
         status_code=200,
@@ -115,13 +116,12 @@ class ActsController(Controller):
     async def post_reveal(
         self,
         request: Request[Any, Any, Any],
-        answers: Injected[Answers],
         game_id: GameId,
         data: Annotated[Reveal, Body()],
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
-    ) -> Response[MoveAccepted]:
+    ) -> ASGIResponse:
         act = ActRequest(
             game_id,
             authorization,
@@ -130,8 +130,7 @@ class ActsController(Controller):
             idempotency_key,
             wants_view=wants_representation(prefer),
         )
-        answer, headers = await answers.act(act)
-        return Response(answer, headers=headers)
+        return json_answer(*await answers_of(request).act(act))
 
 
 class GameEndingsController(Controller):

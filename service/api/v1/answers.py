@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from litestar import Request
 
 from domain.match import Act, CommitSeal, MakeMove, RevealSeal
-from service.http.strictness import etag
+from service.http.strictness import etag, not_modified
+from service.live.feed import LiveFeed
 from service.play.access import Access, Caller
 from service.play.deadlines import DeadlineStore
 from service.play.errors import InvalidRequest
@@ -47,14 +49,36 @@ class ActRequest:
     wants_view: bool = False
 
 
-class Answers:
-    """The view and act answers, from the game service, the callers' access and the turn
-    deadlines (every view and act answer shows them)."""
+@dataclass(frozen=True, slots=True)
+class Poll:
+    """A view read's conditions: a long poll (``wait`` seconds at most for a version past
+    ``after_version``) and the ETag of the client's copy."""
 
-    def __init__(self, games: GameService, access: Access, deadlines: DeadlineStore) -> None:
+    after_version: int = 0
+    wait: int = 0
+    if_none_match: str | None = None
+
+
+def answers_of(request: Request[Any, Any, Any]) -> Answers:
+    """The process's `Answers`, for the hot routes (the view and the acts), from the app's
+    state where the lifespan put it: Litestar's dependency injection costs those routes more
+    per request than the rest of its work on them (docs/design-move-path.md)."""
+    answers: Answers = request.app.state.answers
+    return answers
+
+
+class Answers:
+    """The view and act answers, from the game service, the callers' access, the turn
+    deadlines (every view and act answer shows them) and the live readers (a long poll
+    waits on them)."""
+
+    def __init__(
+        self, games: GameService, access: Access, deadlines: DeadlineStore, live: LiveFeed
+    ) -> None:
         self.games = games
         self.access = access
         self.deadlines = deadlines
+        self.live = live
 
     async def view(self, loaded: Loaded, caller: Caller) -> tuple[GameView, dict[str, str]]:
         """The caller's view of a game as `GET /v1/games/{id}` answers it, and its headers."""
@@ -68,6 +92,23 @@ class Answers:
         """`view` for a game and a credential (no long poll, no If-None-Match)."""
         loaded = await self.games.load(game_id)
         return await self.view(loaded, await self.access.viewer(loaded, authorization))
+
+    async def view_polled(
+        self, game_id: str, authorization: str | None, poll: Poll
+    ) -> tuple[GameView | None, dict[str, str], int]:
+        """`view_of`, waiting first for a version past ``poll.after_version`` (up to
+        ``poll.wait`` seconds); no view (None) while the client's copy is current
+        (``poll.if_none_match``). Also the version answered."""
+        loaded = await self.games.load(game_id)
+        caller = await self.access.viewer(loaded, authorization)
+        waits = poll.wait and loaded.match.version <= poll.after_version
+        if waits and await self.live.wait_past(game_id, poll.after_version, poll.wait):
+            loaded = await self.games.load(game_id)
+        version = loaded.match.version
+        if not_modified(poll.if_none_match, version):
+            return None, {}, version
+        view, headers = await self.view(loaded, caller)
+        return view, headers, version
 
     async def act(self, request: ActRequest) -> tuple[MoveAccepted, dict[str, str]]:
         """A seat's act (move, commitment, reveal) applied, and the answer with its headers."""

@@ -7,14 +7,15 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller, Request, get, post
 from litestar.params import Body, QueryParameter
 from litestar.response import Response, ServerSentEvent, Stream
+from litestar.response.base import ASGIResponse
 
 from domain.errors import InvalidOptions
 from domain.match import SeatSpec
 from domain.verify import ReplayDocument
-from service.api.v1.answers import Answers
+from service.api.v1.answers import Poll, answers_of
 from service.api.v1.params import (
     Authorization,
     FeedAccept,
@@ -27,12 +28,11 @@ from service.api.v1.params import (
     StreamAfter,
     StreamFeed,
     StreamTicketParameter,
-    TokenParameter,
 )
+from service.api.v1.responses import declared, json_answer, unchanged
 from service.http.strictness import etag, not_modified, not_modified_response
 from service.live.access import ticket_caller
 from service.live.errors import TokenInUrl
-from service.live.feed import LiveFeed
 from service.live.game_feeds import GameFeeds, as_ndjson, as_sse, sse_as_ndjson
 from service.live.tickets import TicketStore
 from service.lobby import invites
@@ -171,7 +171,7 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
-        opt={"lane": "view"},  # also served by the fast lane (fast_lane.py)
+        responses=declared(GameView),
         summary="The caller's view of a game",
         description=(
             "With a seat token: that seat's view and legal moves; without: a spectator's. "
@@ -182,10 +182,7 @@ class GamesController(Controller):
     )
     async def get_game(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
-        live: Injected[LiveFeed],
-        answers: Injected[Answers],
+        request: Request[Any, Any, Any],
         game_id: GameId,
         authorization: Authorization = None,
         after_version: Annotated[
@@ -206,16 +203,13 @@ class GamesController(Controller):
             ),
         ] = 0,
         if_none_match: IfNoneMatch = None,
-    ) -> Response[GameView]:
-        loaded = await games.load(game_id)
-        caller = await access.viewer(loaded, authorization)
-        waits = wait and loaded.match.version <= after_version
-        if waits and await live.wait_past(game_id, after_version, wait):
-            loaded = await games.load(game_id)
-        if not_modified(if_none_match, loaded.match.version):
-            return not_modified_response(loaded.match.version)
-        view, headers = await answers.view(loaded, caller)
-        return Response(view, headers=headers)
+    ) -> ASGIResponse:
+        answers = answers_of(request)
+        if not wait and if_none_match is None:  # a plain read: the common case
+            return json_answer(*await answers.view_of(game_id, authorization))
+        poll = Poll(after_version, wait, if_none_match)
+        view, headers, version = await answers.view_polled(game_id, authorization, poll)
+        return unchanged(version) if view is None else json_answer(view, headers)
 
     @get(
         "/{game_id:str}/events",
@@ -298,6 +292,7 @@ class GamesController(Controller):
     )
     async def stream_events(
         self,
+        request: Request[Any, Any, Any],
         games: Injected[GameService],
         access: Injected[Access],
         tickets: Injected[TicketStore],
@@ -309,9 +304,9 @@ class GamesController(Controller):
         after: StreamAfter = None,
         feed: StreamFeed = "events",
         ticket: StreamTicketParameter = None,
-        token: TokenParameter = None,
     ) -> Stream:
-        if token is not None:
+        # Not a declared parameter (nothing accepts it), refused all the same.
+        if "token" in request.query_params:
             raise TokenInUrl(
                 "a seat token or API key never goes into a URL: POST "
                 "/v1/games/{id}/stream-tickets with it and pass ?ticket= instead"

@@ -72,6 +72,7 @@ class HealthController(Controller):
             # when none), so a store that went backwards is found here too.
             if await games.check_cached() is None:
                 await store.ping()
+            backlog = await store.outbox.lag()
         except Exception as exc:
             raise Unavailable(f"event store unreachable: {type(exc).__name__}") from exc
         if games.reloading:
@@ -82,4 +83,6 @@ class HealthController(Controller):
             status="ok",
             store_regressions=games.regressions or None,
             last_store_regression_ms=games.last_regression_ms,
+            outbox_lag=sum(shard.lag for shard in backlog),
+            outbox_pending=sum(shard.pending for shard in backlog),
         )

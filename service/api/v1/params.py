@@ -116,11 +116,3 @@ StreamTicketParameter = Annotated[
         "instead of Authorization",
     ),
 ]
-TokenParameter = Annotated[
-    str | None,
-    QueryParameter(
-        required=False,
-        max_length=512,
-        description="Refused (400 token-in-url): get a stream ticket instead",
-    ),
-]

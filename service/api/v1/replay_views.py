@@ -16,7 +16,7 @@ from litestar.params import PathParameter, QueryParameter
 
 from service.api.v1.params import Authorization, GameId, Injected
 from service.play.access import Access, Caller
-from service.play.errors import InvalidRequest
+from service.play.errors import UnknownSeat
 from service.play.game_service import GameService
 from service.play.replays import opened
 from service.views.presenter import awaiting_of, game_view
@@ -60,6 +60,6 @@ class ReplayViewsController(Controller):
         if version > loaded.match.version:
             raise NotFoundException(f"the game ended at version {loaded.match.version}")
         if seat >= len(loaded.match.seats):
-            raise InvalidRequest(f"the game has seats 0 to {len(loaded.match.seats) - 1}")
+            raise UnknownSeat(f"the game has seats 0 to {len(loaded.match.seats) - 1}")
         past = await games.at_version(loaded, version)
         return game_view(past, Caller(seat=None if seat < 0 else seat), awaiting_of(past, {}))

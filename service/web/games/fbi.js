@@ -77,7 +77,7 @@ function agentChip(agent, label) {
   return h("span", { class: `fbi-agent a-${agent}`, role: "img", "aria-label": words, title: words }, agent === "2x" ? "2×" : agent);
 }
 
-/** Which table card an agent of this colour would arrest now (HOUSE-RULES §1.6). */
+/** Which table card an agent of this colour would arrest now (docs/house-rules.md#fbi-arrests). */
 function arrestTarget(table, colour, variant) {
   const ofColour = table.filter((c) => c.colour === colour);
   if (!ofColour.length) return null;

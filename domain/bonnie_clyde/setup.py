@@ -1,4 +1,5 @@
-"""The shuffle and deal of one hand (HOUSE-RULES §3 "Each hand"), recorded as an event."""
+"""The opening events, and the shuffle and deal every hand starts with, recorded as an
+event (docs/house-rules.md#bonnie_clyde-first-dealer)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from domain.bonnie_clyde.cards import (
     HAND_SIZES,
     deck_without_fugitives,
 )
-from domain.bonnie_clyde.events import Event, GameStarted, HandDealt
+from domain.bonnie_clyde.events import BonnieClydeEvent, GameStarted, HandDealt
 from domain.bonnie_clyde.options import BonnieClydeOptions
 from domain.rng import Rng
 
@@ -40,7 +41,7 @@ def deal_hand(seats: int, hand_number: int, dealer: int, rng: Rng) -> HandDealt:
     )
 
 
-def setup(options: BonnieClydeOptions, seats: int, rng: Rng) -> list[Event]:
+def setup(options: BonnieClydeOptions, seats: int, rng: Rng) -> list[BonnieClydeEvent]:
     """The opening events: the game starts and the first hand is dealt by a dealer chosen
     at random (recorded in the deal)."""
     dealer = rng.below(seats)

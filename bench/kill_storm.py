@@ -1,0 +1,148 @@
+"""The longest a game stalls while its game worker is SIGKILLed again and again. Not a test.
+
+    .venv/bin/python bench/kill_storm.py [--seconds 60] [--games 8] [--game bonnie_clyde]
+
+Starts its own embedded Valkey, one `stakeout serve`, and a game worker (its RQ jobs and the
+outbox's dispatcher) that is SIGKILLed, with its whole process group, every 3 to 5 s
+(seeded) for ``--seconds``, a new one started each time. The games are 3-seat games of
+random bots, so every move waits on the workers (Bonnie and Clyde to 100 points by
+default: long games, still running when the storm ends). Afterwards a last worker plays them out.
+
+A game's stall is the longest time between two of its changes while it was not over, read
+from the times its stream records (each entry holds when it was appended), during the storm.
+Prints each game's worst stall, the worst of all, and how many moves the games made during
+the storm. `tests/scale/test_outbox_faults.py` checks the same storm for correctness (every
+game finished and scored, nothing twice); this says how long it took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from service.ops.embedded import EmbeddedRedis
+from tests.conftest import free_port
+
+KEY = "bench-key"
+ROOT = Path(__file__).resolve().parents[1]
+SEED = 4242
+
+
+def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "service.ops.cli", *args],
+            env=env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def kill(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def append_times(connection: redis.Redis, game_id: str) -> list[int]:
+    """When each entry of the game's stream was appended (epoch ms)."""
+    rows = connection.xrange(f"game:{{{game_id}}}:events")
+    return sorted({int(fields[b"t"]) for _, fields in rows or [] if fields})
+
+
+def worst_stall(times: list[int], start_ms: int, end_ms: int, over: bool) -> float:
+    """The longest gap between two appends within [start, end], counting the gap from the
+    start to the first and, for a game not over, from the last to the end."""
+    inside = [t for t in times if start_ms <= t <= end_ms]
+    marks = [start_ms, *inside] if over and inside else [start_ms, *inside, end_ms]
+    return max((b - a for a, b in itertools.pairwise(marks)), default=0) / 1000
+
+
+def main(seconds: float, games: int, game: str) -> None:
+    rng = random.Random(SEED)
+    work = Path(tempfile.mkdtemp())
+    server = EmbeddedRedis(work / "valkey")
+    url = server.start()
+    port = free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": url,
+        "STAKEOUT_API_KEYS": KEY,
+        "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
+        "LOG_LEVEL": "WARNING",
+    }
+    api = spawn(["serve"], {**env, "PORT": str(port)}, work / "api.log")
+    connection = redis.Redis.from_url(url)
+    worker: subprocess.Popen[bytes] | None = None
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(base + "/readyz").status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        seats = [{"type": "bot", "level": "random"}] * 3
+        with httpx.Client(base_url=base, timeout=30) as http:
+            worker = spawn(["worker"], env, work / "worker.log")
+            ids = [
+                http.post(
+                    "/v1/games",
+                    json={"game": game, "seats": seats},
+                    headers={"Authorization": f"Bearer {KEY}"},
+                ).json()["id"]
+                for _ in range(games)
+            ]
+            time.sleep(3)  # under way before the storm
+            start_ms = int(time.time() * 1000)
+            kills = 0
+            stop = time.monotonic() + seconds
+            while time.monotonic() < stop:
+                time.sleep(rng.uniform(3.0, 5.0))
+                kill(worker)
+                kills += 1
+                worker = spawn(["worker"], env, work / "worker.log")
+            end_ms = int(time.time() * 1000)
+            over = {g: http.get(f"/v1/games/{g}").json()["status"] != "active" for g in ids}
+            times = {g: append_times(connection, g) for g in ids}
+            stalls = {g: worst_stall(times[g], start_ms, end_ms, over[g]) for g in ids}
+            during = sum(1 for g in ids for t in times[g] if start_ms <= t <= end_ms)
+            for game_id, stall in stalls.items():
+                print(f"game {game_id}: longest stall {stall:.1f} s")
+            print(
+                f"{kills} kills in {seconds:.0f} s; {during} changes made meanwhile; longest "
+                f"stall of any game {max(stalls.values()):.1f} s (median of the games' worst "
+                f"{statistics.median(stalls.values()):.1f} s)"
+            )
+    finally:
+        for proc in (api, worker):
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
+        connection.close()
+        server.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--games", type=int, default=8)
+    parser.add_argument("--game", default="bonnie_clyde")
+    args = parser.parse_args()
+    main(args.seconds, args.games, args.game)
