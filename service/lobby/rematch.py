@@ -77,13 +77,8 @@ class Rematches:
             return Rematched(new_id)
         new_seat = (seat + 1) % len(loaded.match.seats)
         new_token = rematch_token(token, new_id)
-        digest = token_hash(new_token)
-        for _ in range(3):
-            if await self.seat_tokens.late_seat(new_id, new_token) == new_seat:
-                break  # granted before (kept hot, or in the archive)
-            if await self.seat_tokens.grant_seat(new_id, new_seat, digest):
-                break
-            await self.games.make_hot(new_id)  # archived: restored, archived again later
+        if await self.seat_tokens.late_seat(new_id, new_token) != new_seat:  # not granted yet
+            await self.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
         return Rematched(new_id, new_seat, new_token)
 
     async def _create(self, loaded: Loaded) -> tuple[Loaded, str]:

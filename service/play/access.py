@@ -135,13 +135,15 @@ class SeatTokens:
                     return Caller(seat=seat)
         return caller_for(loaded.meta, keys, authorization)
 
-    async def grant_seat(self, game_id: str, seat: int, digest: str) -> bool:
+    async def grant_seat(self, game_id: str, seat: int, digest: str) -> None:
         """Record ``digest`` as ``seat``'s token hash (idempotent: a rematch's derived
-        token); False if the game is not hot (archived: restore it first)."""
-        granted = await self._grant(
-            keys=[seat_tokens_key(game_id), events_key(game_id)], args=[seat, digest]
-        )
-        return bool(granted)
+        token); in an archived game, in its archive."""
+        for _ in range(3):
+            keys = [seat_tokens_key(game_id), events_key(game_id)]
+            if await self._grant(keys=keys, args=[seat, digest]):
+                return
+            if await self.events.grant_archived(game_id, seat, digest) != "hot":
+                return  # restored meanwhile ("hot"): granted beside its stream, next time
 
 
 def rematch_token(old_token: str, new_game_id: str) -> str:

@@ -310,17 +310,6 @@ class GameService:
         self._cache.move_to_end(game_id)
         return entry
 
-    async def make_hot(self, game_id: str) -> Loaded:
-        """The game restored from its archive if it is archived (so that something outside
-        its stream can be written beside it), with its change handed on: its follow-up
-        schedules it to be archived again."""
-        restored = await self.store.restore(game_id) == "ok"
-        self._cache.pop(game_id, None)
-        loaded = (await self._cold(game_id)).loaded
-        if restored and self.on_change is not None:
-            await self.on_change(loaded, Change(None, _now_ms()))
-        return loaded
-
     async def snapshot(self, game_id: str) -> Loaded:
         """The cached snapshot, without a round trip when warm (it may be behind the
         stream: good for what never changes, such as the seats and their tokens)."""

@@ -324,6 +324,14 @@ redis.call('HSET', KEYS[2], 'format', ARGV[3], 'version', ARGV[1], 'tip', ARGV[2
 return 1
 """
 
+# An archive replaced by another of the same game (a seat token granted into it), unless it
+# changed since it was read.
+_REPLACE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+"""
+
 # An exported archive deleted, unless it changed since it was read (restored, archived again).
 _DROP = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -482,6 +490,7 @@ class EventStore:
         self._import = scripts.script(_IMPORT)
         self._listed = scripts.script(_LISTED)
         self._drop = scripts.script(_DROP)
+        self._replace = scripts.script(_REPLACE)
         self._keep_snapshot = scripts.script(_KEEP_SNAPSHOT)
         self.recent = RecentArchives()
 
@@ -801,6 +810,31 @@ class EventStore:
             archive_key(game_id),
         ]
         return _text(await self._restore(keys=keys, args=args))  # type: ignore[return-value]
+
+    async def grant_archived(
+        self, game_id: str, seat: int, digest: str
+    ) -> Literal["ok", "hot", "missing"]:
+        """Grant ``seat`` the token of hash ``digest`` in the game's archive (a rematch's
+        seat asked for after the rematch was archived): the archive is rewritten with it,
+        under a new time, so that no process reads the old one from its cache."""
+        for _ in range(3):
+            value = await self.archive_value(game_id)
+            if value is None:
+                return "hot" if await self.version(game_id) else "missing"
+            archived = archives.decode(value)
+            record = archived.record
+            tokens = dict(record.seat_tokens)
+            old = tokens.pop(f"s{seat}", None)
+            if old is not None:
+                tokens.pop("h" + old.decode(), None)
+            tokens.update({f"s{seat}": digest.encode(), "h" + digest: str(seat).encode()})
+            made = max(_now_ms(), record.archived_ms + 1)
+            changed = msgspec.structs.replace(record, seat_tokens=tokens, archived_ms=made)
+            new = archives.encode(changed, archived.version, archived.tip, archived.summary)
+            if await self._replace(keys=[archive_key(game_id)], args=[value, new]):
+                self.recent.keep(game_id, archives.decode(new))
+                return "ok"
+        raise ValueError(f"game {game_id}: its archive keeps changing")
 
     async def import_archive(self, game_id: str, value: bytes) -> Literal["ok", "hot"]:
         """Store an exported archive (``hot``: the game is hot here, nothing written)."""
