@@ -44,6 +44,10 @@ def app_client(settings: Settings, worker: Any) -> Iterator[TestClient[Litestar]
         yield test_client
 
 
+def _keys_of(connection: redis.Redis, game_id: str) -> set[str]:
+    return {k.decode() for k in connection.scan_iter(match=f"game:{{{game_id}}}:*")}
+
+
 def _verified(tmp_path: Path, document: bytes) -> int:
     path = tmp_path / f"replay-{hashlib.sha256(document).hexdigest()[:8]}.json"
     path.write_bytes(document)
@@ -179,18 +183,23 @@ def test_a_rematch_of_an_archived_game_restores_it_and_both_are_archived_again(
         assert mine["you"] == seat
 
         # Another seat asks for its rematch seat: found in the archived old game; its
-        # token is granted in the new game, restored for that.
+        # token is granted into the new game's archive (rewritten: no process reads the
+        # old one from its cache), which stays archived.
+        before = connection.get(archive_key(new))
         again = client.post(f"/v1/games/{old}/rematch", headers=auth(tokens[1]))
         assert again.status_code in (200, 201), again.text
         assert again.json()["game_id"] == new
         view = client.get(f"/v1/games/{new}", headers=auth(again.json()["token"]))
         assert view.status_code == 200
         assert view.json()["you"] == again.json()["seat"]
-        assert connection.exists(archive_key(old))  # only looked at
-        assert not connection.exists(archive_key(new))
-        assert asyncio.run(_archive(settings, [new]))[0].startswith("archived")
-        view = client.get(f"/v1/games/{new}", headers=auth(again.json()["token"]))
-        assert view.status_code == 200
-        assert view.json()["you"] == again.json()["seat"]
+        assert _keys_of(connection, old) == {archive_key(old)}  # only looked at
+        assert _keys_of(connection, new) == {archive_key(new)}
+        assert connection.get(archive_key(new)) != before
+        # The same answer every time, and nothing written again.
+        same = client.post(f"/v1/games/{old}/rematch", headers=auth(tokens[1]))
+        assert same.json() == again.json()
+        after = connection.get(archive_key(new))
+        assert client.get(f"/v1/games/{new}", headers=auth(new_token)).json()["you"] == seat
+        assert connection.get(archive_key(new)) == after
     finally:
         connection.close()
