@@ -9,8 +9,10 @@ through the service's own code: bot seats through `BotTurns` (the worker's bot t
 idempotency keys and kept sealed choices), or with ``--seats humans`` random legal acts
 under an Idempotency-Key each, as an HTTP client's (the key and fingerprint stored as the
 API stores them). Each game's result is recorded as the scoring job records it and its
-follow-up run, which schedules its archive job; two real worker processes (``stakeout
-worker --queues scoring``) archive the games once ``--window`` seconds have passed
+follow-up run by a worker's outbox dispatcher schedules its archive job; two real game
+worker processes (``stakeout worker``: they also take the bot turns the dispatcher asks for,
+which the bench has played already, harmlessly) archive the games once ``--window`` seconds
+have passed
 (``STAKEOUT_ARCHIVE_AFTER_SECONDS``; RQ's records of the jobs expire as fast:
 ``STAKEOUT_JOB_RESULT_TTL_SECONDS``).
 
@@ -161,15 +163,15 @@ def _workers(url: str, window: int) -> list[subprocess.Popen[bytes]]:
         "STAKEOUT_ARCHIVE_AFTER_SECONDS": str(window),
         "STAKEOUT_JOB_RESULT_TTL_SECONDS": str(window),
     }
-    command = [sys.executable, "-m", "service.ops.cli", "worker", "--queues", "scoring"]
+    command = [sys.executable, "-m", "service.ops.cli", "worker"]
     return [subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True) for _ in range(2)]
 
 
 async def _batch(
     wiring: Wiring, client: Any, games: int, humans: bool, at_once: int, first: int
 ) -> tuple[dict[str, Tally], float]:
-    """Play ``games`` games, each measured once its result is recorded and its follow-up
-    then run (which schedules its archive); wait until the workers archived them all.
+    """Play ``games`` games, each measured once its result is recorded (its follow-up, on a
+    worker, schedules its archive); wait until the workers archived them all.
     Returns the tallies and the seconds the games took."""
     tallies: dict[str, Tally] = {name: Tally() for name, _, _ in KINDS}
     gate = asyncio.Semaphore(at_once)
@@ -183,7 +185,6 @@ async def _batch(
             tally = tallies[kind[0]]
             tally.events.append(loaded.match.version)
             tally.hot.append(await _game_bytes(client, game_id))
-            await wiring.follow_up.follow_up(loaded, (), loaded.changed_ms)
             return game_id
 
     ids = await asyncio.gather(*(one(i) for i in range(games)))
@@ -218,8 +219,7 @@ async def run(url: str, games: int, humans: bool, window: int, at_once: int) -> 
     workers = _workers(url, window)
     try:
         # The workers' timeout: the bench loads the machine as no API request path would.
-        async with open_wiring(settings, False, WORKER_TIMEOUT_SECONDS) as wiring:
-            wiring.games.on_change = None  # each game's follow-up runs once it has ended
+        async with open_wiring(settings, WORKER_TIMEOUT_SECONDS) as wiring:
             # A first few games, so that what does not grow with the games exists (the API
             # key's statistics, the workers' metrics): the hot set "before".
             await _batch(wiring, client, 2 * len(KINDS), humans, at_once, 10**6)

@@ -544,7 +544,7 @@ def test_no_key_is_touched_by_every_create_or_act(cluster: Cluster, clean_redis:
 
     async def scenario() -> None:
         settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=clean_redis)
-        async with open_wiring(settings, background=False) as wiring:
+        async with open_wiring(settings) as wiring:
             rng = random.Random(28)
             ids = []
             for i in range(12):

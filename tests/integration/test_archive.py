@@ -56,12 +56,12 @@ def _verified(tmp_path: Path, document: bytes) -> int:
 
 async def _archive(settings: Settings, game_ids: list[str]) -> list[str]:
     """Archive the games now, as the worker's job does once the window has passed."""
-    async with open_wiring(settings, background=False) as wiring:
+    async with open_wiring(settings) as wiring:
         return [(await wiring.archiver.archive(g, 2**62)).said for g in game_ids]
 
 
 async def _abandon(settings: Settings, game_id: str) -> None:
-    async with open_wiring(settings, background=False) as wiring:
+    async with open_wiring(settings) as wiring:
         assert await abandonment.abandon(wiring.games, wiring.activity, game_id, 3 * 3600_000)
 
 

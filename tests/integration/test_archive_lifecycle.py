@@ -109,8 +109,7 @@ async def _random_acts(games: GameService, game_id: str, rng: random.Random, act
 async def _ended_games(settings: Settings, count: int) -> list[str]:
     rng = random.Random(2828)
     ids = []
-    async with open_wiring(settings, background=False) as wiring:
-        wiring.games.on_change = None  # no follow-ups: the test schedules the archives
+    async with open_wiring(settings) as wiring:
         for i in range(count):
             game = ("fbi", "feds", "bonnie_clyde")[i % 3]
             seats = [SeatSpec("human")] * (3 if game == "fbi" else 2)
@@ -226,7 +225,7 @@ def test_archives_exported_deleted_and_imported_read_the_same(
     hot_list = listing(client)
 
     async def archive() -> list[str]:
-        async with open_wiring(settings, background=False) as wiring:
+        async with open_wiring(settings) as wiring:
             return [(await wiring.archiver.archive(g, 2**62)).said for g in ids]
 
     assert all(s.startswith("archived") for s in asyncio.run(archive()))

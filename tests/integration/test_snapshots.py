@@ -1,15 +1,20 @@
 """Snapshots are derived data: a game loaded from a snapshot (and the entries after it) equals
 the game folded from the start, for every kind of game at every snapshot; a snapshot of
-another format, or one that is not of the stream's entry at its version, is never read."""
+another format, or one that is not of the stream's entry at its version, is never read.
+
+The snapshots are kept by the changes' follow-ups, on a real game worker (its outbox
+dispatcher), every 7 events here."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+import pytest
 import redis.asyncio
 
 from domain import registry
@@ -24,6 +29,7 @@ from service.settings import Settings
 from service.store.event_store import EventStore
 from service.store.keys import snapshot_key
 from service.wiring import open_wiring
+from tests.conftest import start_worker, stop_worker
 from tests.processes import quick_options
 
 EVERY = 7
@@ -53,6 +59,18 @@ async def _act_randomly(games: GameService, game_id: str, rng: random.Random, ke
     return True
 
 
+async def _caught_up(store: EventStore, games: GameService, game_id: str) -> Any:
+    """The game's opening once the worker's follow-ups have kept the snapshot its version
+    calls for (the last multiple of EVERY it passed), or after 2 s."""
+    version = (await games.load(game_id)).match.version
+    for _ in range(100):
+        opening = await store.opening(game_id, snapshot_format())
+        if opening.snapshot_version >= version // EVERY * EVERY:
+            return opening
+        await asyncio.sleep(0.02)
+    return opening
+
+
 def _same(one: Loaded, other: Loaded) -> bool:
     encode = msgspec.msgpack.encode
     return (encode(one.match), one.tip, one.changed_ms) == (
@@ -69,6 +87,16 @@ async def _from_start(store: EventStore, game_id: str) -> Loaded:
     return GameService(store)._opened(game_id, opening)  # type: ignore[return-value]
 
 
+@pytest.fixture
+def snapshotting_worker(clean_redis: str) -> Iterator[None]:
+    worker = start_worker(clean_redis, STAKEOUT_SNAPSHOT_EVERY=str(EVERY))
+    try:
+        yield
+    finally:
+        stop_worker(worker)
+
+
+@pytest.mark.usefixtures("snapshotting_worker")
 def test_a_game_loaded_from_its_snapshot_equals_the_game_folded_from_the_start(
     clean_redis: str,
 ) -> None:
@@ -79,8 +107,7 @@ def test_a_game_loaded_from_its_snapshot_equals_the_game_folded_from_the_start(
         client = redis.asyncio.Redis.from_url(clean_redis)
         store = EventStore(client)
         try:
-            async with open_wiring(settings, background=False) as wiring:
-                wiring.follow_up.jobs.enqueue = lambda *a, **k: 0  # no RQ: only snapshots
+            async with open_wiring(settings) as wiring:
                 for game in registry.games():
                     rng = random.Random(game.name)
                     seats = [SeatSpec("human")] * game.max_seats
@@ -88,7 +115,7 @@ def test_a_game_loaded_from_its_snapshot_equals_the_game_folded_from_the_start(
                     made = await wiring.games.create(NewGame("o", game.name, options, seats))
                     game_id, kept = made.game_id, {}
                     while await _act_randomly(wiring.games, game_id, rng, kept):
-                        opening = await store.opening(game_id, snapshot_format())
+                        opening = await _caught_up(store, wiring.games, game_id)
                         if opening.snapshot is None:
                             continue
                         engine = registry.engine_for(game.name)
@@ -114,6 +141,7 @@ def test_a_game_loaded_from_its_snapshot_equals_the_game_folded_from_the_start(
     assert asyncio.run(run()) > 3 * 10
 
 
+@pytest.mark.usefixtures("snapshotting_worker")
 def test_a_snapshot_of_another_format_or_another_stream_is_never_read(clean_redis: str) -> None:
     settings = dataclasses.replace(Settings(redis_url=clean_redis), snapshot_every=EVERY)
 
@@ -121,14 +149,17 @@ def test_a_snapshot_of_another_format_or_another_stream_is_never_read(clean_redi
         client = redis.asyncio.Redis.from_url(clean_redis)
         store = EventStore(client)
         try:
-            async with open_wiring(settings, background=False) as wiring:
-                wiring.follow_up.jobs.enqueue = lambda *a, **k: 0
+            async with open_wiring(settings) as wiring:
                 seats = [SeatSpec("human")] * 3
                 made = await wiring.games.create(NewGame("o", "fbi", {}, seats))
                 game_id, rng, kept = made.game_id, random.Random(9), {}
                 for _ in range(3 * EVERY):
                     await _act_randomly(wiring.games, game_id, rng, kept)
             key = snapshot_key(game_id)
+            for _ in range(400):  # the worker's follow-ups keep it
+                if (await store.opening(game_id, snapshot_format())).snapshot is not None:
+                    break
+                await asyncio.sleep(0.05)
             assert (await store.opening(game_id, snapshot_format())).snapshot is not None
             truth = await _from_start(store, game_id)
             # Another format: the stamp of other code.
