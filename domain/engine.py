@@ -183,6 +183,12 @@ class Game(Protocol[StateT, CommandT, EventT, ViewT]):
     @property
     def view_type(self) -> type[msgspec.Struct]: ...
     @property
+    def state_type(self) -> type[msgspec.Struct]:
+        """The state's type: a state encoded with msgspec (msgpack) and decoded as this
+        type equals the state (the service's snapshots of a match rely on it)."""
+        ...
+
+    @property
     def rulebook_type(self) -> type[msgspec.Struct]: ...
 
     def rulebook(self) -> msgspec.Struct:

@@ -340,6 +340,7 @@ class Assembled(Generic[S, C, E, V]):
     command_types: tuple[type[msgspec.Struct], ...]
     event_types: tuple[type[msgspec.Struct], ...]
     view_type: type[msgspec.Struct]
+    state_type: type[msgspec.Struct]
     published_rulebook: msgspec.Struct
     published_house_rules: tuple[HouseRule, ...]
     setup: Callable[[Any, int, Rng], list[E]]

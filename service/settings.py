@@ -95,6 +95,18 @@ class Settings:
     abandon_seconds: int = 14 * 24 * 3600
     # Active (not yet ended) games an API key may have at once; 0: no limit.
     max_active_games: int = 200
+    # An ended game stays hot this long after its last change (rematches, last looks), then
+    # it is archived into one compressed record (service/follow_ups/archiving.py).
+    archive_after_seconds: int = 3600
+    # How long an archive is kept in Redis; 0: forever (export them: `stakeout archive`).
+    archive_ttl_seconds: int = 0
+    # A game's idempotency records expire this long after its last act that recorded one.
+    idempotency_seconds: int = 24 * 3600
+    # A snapshot of a game's match is kept every this many events (cold loads fold only the
+    # events after it); 0: none.
+    snapshot_every: int = 100
+    # How long RQ keeps a finished job and its result (its id then refuses a duplicate).
+    job_result_ttl_seconds: int = 3600
     # Seconds between webhook delivery attempts (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     # One delivery attempt's overall deadline (connect, send, status and headers).
@@ -138,6 +150,17 @@ class Settings:
             raise ValueError("STAKEOUT_ABANDON_SECONDS cannot be negative")
         if self.max_active_games < 0:
             raise ValueError("STAKEOUT_MAX_ACTIVE_GAMES cannot be negative")
+        for name, value in (
+            ("STAKEOUT_ARCHIVE_AFTER_SECONDS", self.archive_after_seconds),
+            ("STAKEOUT_ARCHIVE_TTL_SECONDS", self.archive_ttl_seconds),
+            ("STAKEOUT_SNAPSHOT_EVERY", self.snapshot_every),
+        ):
+            if value < 0:
+                raise ValueError(f"{name} cannot be negative")
+        if self.idempotency_seconds < 1:
+            raise ValueError("STAKEOUT_IDEMPOTENCY_SECONDS must be at least 1")
+        if self.job_result_ttl_seconds < 1:
+            raise ValueError("STAKEOUT_JOB_RESULT_TTL_SECONDS must be at least 1")
         if self.rate_limit_burst < 1:
             raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
         for name, sets in (
@@ -179,6 +202,19 @@ class Settings:
             sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
             abandon_seconds=_parse(e, "STAKEOUT_ABANDON_SECONDS", cls.abandon_seconds, int),
             max_active_games=_parse(e, "STAKEOUT_MAX_ACTIVE_GAMES", cls.max_active_games, int),
+            archive_after_seconds=_parse(
+                e, "STAKEOUT_ARCHIVE_AFTER_SECONDS", cls.archive_after_seconds, int
+            ),
+            archive_ttl_seconds=_parse(
+                e, "STAKEOUT_ARCHIVE_TTL_SECONDS", cls.archive_ttl_seconds, int
+            ),
+            idempotency_seconds=_parse(
+                e, "STAKEOUT_IDEMPOTENCY_SECONDS", cls.idempotency_seconds, int
+            ),
+            snapshot_every=_parse(e, "STAKEOUT_SNAPSHOT_EVERY", cls.snapshot_every, int),
+            job_result_ttl_seconds=_parse(
+                e, "STAKEOUT_JOB_RESULT_TTL_SECONDS", cls.job_result_ttl_seconds, int
+            ),
             webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
             webhook_timeout_seconds=_parse(

@@ -18,6 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from service.api.v1.answers import Answers
 from service.follow_ups.abandonment import ActivityIndex
+from service.follow_ups.archiving import Archiver
 from service.follow_ups.follow_ups import FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
@@ -37,6 +38,7 @@ from service.play.bot_turns import BotSeals, BotTurns
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
 from service.play.quota import GameQuota
+from service.play.snapshots import Snapshots
 from service.play.stats import StatsStore
 from service.players.player_games import PlayerGames
 from service.players.rating_store import RatingStore
@@ -72,20 +74,23 @@ class Stores:
     match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
 
     @classmethod
-    def over(cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int) -> Stores:
+    def over(
+        cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int, events: EventStore
+    ) -> Stores:
         """``blocking``: the client for the account feed's blocking reads;
-        ``max_active_games``: the quota's limit per API key (0: none)."""
+        ``max_active_games``: the quota's limit per API key (0: none); ``events``: the
+        event store (archived games' seat tokens are read from their archives)."""
         return cls(
             webhooks=WebhookStore(redis),
             stats=StatsStore(redis),
             account_feed=AccountFeed(redis, blocking),
-            summaries=GameSummaries(redis),
+            summaries=GameSummaries(redis, events),
             quota=GameQuota(redis, max_active_games),
             deadlines=DeadlineStore(redis),
             invites=InviteStore(redis),
             tickets=TicketStore(redis),
             lobby=PublicLobby(redis),
-            seat_tokens=SeatTokens(redis),
+            seat_tokens=SeatTokens(redis, events),
             activity=ActivityIndex(redis),
             bot_seals=BotSeals(redis),
             ratings=RatingStore(redis),
@@ -114,6 +119,7 @@ class Wiring(Stores):
     sweep: Sweep
     bots: BotTurns
     ticket_desk: TicketDesk  # opening, reading and cancelling matchmaking tickets
+    archiver: Archiver  # archiving games that are over, restoring them
 
     def collaborators(self) -> dict[str, Any]:
         """Each object by its name, as handlers name them."""
@@ -138,13 +144,23 @@ async def open_wiring(
 ) -> AsyncIterator[Wiring]:
     """``timeout``: the Redis clients' command timeout (short on the request path)."""
     client, blocking = await _clients(settings, timeout)
-    store = EventStore(client)
+    store = EventStore(
+        client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
+    )
     live = LiveFeed(blocking, store)
-    stores = Stores.over(client, blocking, settings.max_active_games)
-    jobs = JobQueue(lambda: queue_redis(settings, timeout))
+    stores = Stores.over(client, blocking, settings.max_active_games, store)
+    jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
+    archive_after_ms = settings.archive_after_seconds * 1000
     follow_up = FollowUp(
-        jobs, store, stores.deadlines, stores.activity, notifiers, stores.player_games
+        jobs,
+        store,
+        stores.deadlines,
+        stores.activity,
+        notifiers,
+        players=stores.player_games,
+        archive_after_ms=archive_after_ms,
+        snapshots=Snapshots(store, settings.snapshot_every),
     )
     games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
@@ -168,6 +184,9 @@ async def open_wiring(
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             ticket_desk=TicketDesk(stores.match_tickets, stores.ratings, api_keys),
+            archiver=Archiver(
+                games, store, stores.activity, stores.lobby, stores.quota, archive_after_ms
+            ),
         )
     finally:
         await live.close()

@@ -91,11 +91,18 @@ def test_the_stored_layout_is_unchanged() -> None:
     assert k.summary_key(gid) == "game:{0123456789abcdef01234567}:summary"
     assert k.deadlines_key(gid) == "game:{0123456789abcdef01234567}:deadlines"
     assert k.bot_seal_key(gid, 2, "s3") == "game:{0123456789abcdef01234567}:botseal:2:s3"
-    assert (k.ACTIVE_GAMES, k.GAME_ACTIVITY, k.PUBLIC_LOBBY) == (
+    assert (k.LEGACY_ACTIVE_GAMES, k.LEGACY_GAME_ACTIVITY, k.LEGACY_PUBLIC_LOBBY) == (
         "games:active",
         "games:activity",
         "lobby:public",
     )
+    assert k.INDEX_BUCKETS == 16
+    assert k.bucket_of(gid) == 12  # crc32 % 16: a game's bucket never moves
+    assert k.active_games_key(3) == "games:active:{a3}"
+    assert k.game_activity_key(3) == "games:activity:{y3}"
+    assert k.public_lobby_key(3) == "lobby:public:{p3}"
+    assert k.snapshot_key(gid) == "game:{0123456789abcdef01234567}:snapshot"
+    assert k.archive_key(gid) == "game:{0123456789abcdef01234567}:archive"
     assert k.owner_games_key(owner) == "owner:{key1}:games"
     assert k.quota_keys(owner) == ("owner:{key1}:active", "owner:{key1}:pending")
     assert k.stats_key(owner) == "owner:{key1}:stats"

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 from rq import get_current_job
 
+from service.follow_ups.jobs import archive_job
 from service.notify import webhooks
 from service.notify.webhooks import Notification
 from service.play.deadlines import time_out
@@ -69,6 +70,21 @@ def score_game(game_id: str) -> str:
         return _run(_score(game_id))
 
 
+async def _archive(game_id: str) -> str:
+    async with _wiring() as wiring:
+        outcome = await wiring.archiver.archive(game_id, int(time.time() * 1000))
+        if outcome.again_at_ms is not None:
+            again = archive_job(game_id, outcome.version, outcome.again_at_ms, again=True)
+            wiring.jobs.enqueue([again])
+        return outcome.said
+
+
+def archive_game(game_id: str) -> str:
+    """Archive an ended game whose window has passed (service/follow_ups/archiving.py)."""
+    with timed_job("archive_game", game_id):
+        return _run(_archive(game_id))
+
+
 async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
     async with _wiring() as wiring:
         return await time_out(wiring.games, wiring.deadlines, game_id, seat, at_ms)
@@ -77,6 +93,10 @@ async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
 async def _sweep() -> str:
     async with _wiring() as wiring:
         settings = wiring.settings
+        # The single index sets of before their buckets, moved (nothing to do once done).
+        await wiring.store.move_legacy_index()
+        await wiring.activity.move_legacy_index()
+        await wiring.lobby.move_legacy_index()
         now_ms = int(time.time() * 1000)
         done = await wiring.sweep.run(now_ms, abandon_after_ms=settings.abandon_seconds * 1000)
         return f"{done.seen} active games, {done.loaded} loaded, {done.abandoned} abandoned"

@@ -26,6 +26,7 @@ GAME: Game[BonnieClydeState, BonnieClydeCommand, BonnieClydeEvent, BonnieClydeVi
     command_types=COMMAND_TYPES,
     event_types=EVENT_TYPES,
     view_type=BonnieClydeView,
+    state_type=BonnieClydeState,
     published_rulebook=RULEBOOK,
     published_house_rules=HOUSE_RULES,
     setup=setup.setup,

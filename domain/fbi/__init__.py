@@ -26,6 +26,7 @@ GAME: Game[FbiState, FbiCommand, FbiEvent, FbiView] = Assembled(
     command_types=COMMAND_TYPES,
     event_types=EVENT_TYPES,
     view_type=FbiView,
+    state_type=FbiState,
     published_rulebook=RULEBOOK,
     published_house_rules=HOUSE_RULES,
     setup=setup.setup,

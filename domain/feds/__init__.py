@@ -38,6 +38,7 @@ GAME: Game[FedsState, FedsCommand, FedsEvent, FedsView] = Assembled(
     command_types=COMMAND_TYPES,
     event_types=EVENT_TYPES,
     view_type=FedsView,
+    state_type=FedsState,
     published_rulebook=RULEBOOK,
     published_house_rules=HOUSE_RULES,
     setup=setup.setup,

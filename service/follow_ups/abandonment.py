@@ -1,8 +1,8 @@
 """Idle games: when each active game last moved, and ending the ones nobody plays any more.
 
-``games:activity`` is a sorted set, game id → epoch ms of its last change (creation, any
-act), kept beside the sweep's working set ``games:active`` by the follow-ups. The sweep
-reads it, loading no game:
+``games:activity`` is a sorted set (in buckets: service/store/buckets.py), game id → epoch
+ms of its last change (creation, any act), kept beside the sweep's working set
+``games:active`` by the follow-ups. The sweep reads it, loading no game:
 
 - a game with no change for ``STAKEOUT_ABANDON_SECONDS`` is ended by the sweep: a
   ``game.abandoned`` event (act ``abandon``), status ``abandoned``, webhooks told
@@ -25,8 +25,15 @@ from domain.match import Abandon
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.records import Change, Loaded, Submission
+from service.store import buckets
 from service.store.clients import AnyRedis
-from service.store.keys import ABANDON_IDEMPOTENCY, ACTIVE_GAMES, GAME_ACTIVITY
+from service.store.keys import (
+    ABANDON_IDEMPOTENCY,
+    LEGACY_GAME_ACTIVITY,
+    active_games_key,
+    bucket_of,
+    game_activity_key,
+)
 
 log = logging.getLogger("stakeout")
 
@@ -49,21 +56,24 @@ class ActivityIndex:
     async def record_change(self, loaded: Loaded, change: Change) -> None:
         """After every change: remember when the game last moved; forget it once it
         ended."""
+        game_id = loaded.game_id
+        bucket = bucket_of(game_id)
         if loaded.match.abandoned or loaded.match.aborted:
-            await self.redis.zrem(ACTIVE_GAMES, loaded.game_id)
+            await self.redis.zrem(active_games_key(bucket), game_id)
         if ended(loaded):
-            await self.redis.zrem(GAME_ACTIVITY, loaded.game_id)
+            await self.redis.zrem(game_activity_key(bucket), game_id)
         else:
-            await self.redis.zadd(GAME_ACTIVITY, {loaded.game_id: change.at_ms}, gt=True)
+            await self.redis.zadd(game_activity_key(bucket), {game_id: change.at_ms}, gt=True)
 
     async def last_changes(self, game_ids: Sequence[str]) -> list[float | None]:
-        if not game_ids:
-            return []
-        scores: list[float | None] = await self.redis.zmscore(GAME_ACTIVITY, list(game_ids))
-        return scores
+        return await buckets.scores(self.redis, game_activity_key, game_ids)
 
     async def forget(self, game_id: str) -> None:
-        await self.redis.zrem(GAME_ACTIVITY, game_id)
+        await self.redis.zrem(game_activity_key(bucket_of(game_id)), game_id)
+
+    async def move_legacy_index(self) -> int:
+        """Move the games of the single ``games:activity`` of before into its buckets."""
+        return await buckets.drain_legacy(self.redis, LEGACY_GAME_ACTIVITY, game_activity_key)
 
 
 def verdict(last_ms: float | None, now_ms: int, abandon_after_ms: int) -> Verdict:

@@ -21,7 +21,14 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.jobs import WEBHOOK_QUEUE, JobQueue, JobRequest, deadline_job, jobs_for
+from service.follow_ups.jobs import (
+    WEBHOOK_QUEUE,
+    JobQueue,
+    JobRequest,
+    archive_job,
+    deadline_job,
+    jobs_for,
+)
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
 from service.notify.webhooks import Webhook, WebhookStore
@@ -29,6 +36,7 @@ from service.play import deadlines
 from service.play.deadlines import DeadlineStore
 from service.play.records import Change, Loaded
 from service.players.player_games import PlayerGames
+from service.play.snapshots import Snapshots
 from service.store.event_store import EventStore
 
 log = logging.getLogger("stakeout.scheduling")
@@ -59,9 +67,13 @@ class FollowUp:
         activity: ActivityIndex,
         notifiers: Notifiers,
         players: PlayerGames | None = None,
+        archive_after_ms: int = 3600 * 1000,
+        snapshots: Snapshots | None = None,
     ) -> None:
         self.jobs = jobs
         self.players = players  # each player's games (their history), indexed here
+        self.archive_after_ms = archive_after_ms
+        self.snapshots = snapshots
         self.store = store
         self.deadlines = turns
         self.activity = activity
@@ -154,6 +166,11 @@ class FollowUp:
             await self.store.retire_game(loaded.game_id)
         if self.players is not None:  # a round trip only when events seat a player
             await self.players.index(loaded, events)
+        if abandon.ended(loaded):  # archived once the window after this change has passed
+            due = at_ms + self.archive_after_ms
+            requests.append(archive_job(loaded.game_id, loaded.match.version, due))
+        if self.snapshots is not None:  # every STAKEOUT_SNAPSHOT_EVERY events
+            await self.snapshots.after_change(loaded, len(events))
         # The sweep's activity index: when the game last moved
         # (service/follow_ups/abandonment.py).
         await self._record_activity(loaded, at_ms)

@@ -64,6 +64,16 @@ def jobs_for(loaded: Loaded) -> list[JobRequest]:
     ]
 
 
+def archive_job(game_id: str, version: int, at_ms: int, again: bool = False) -> JobRequest:
+    """Archive an ended game once its window has passed (service/follow_ups/archiving.py);
+    one job per version, so a later change (a rematch) schedules its own; ``again``: a job
+    that found it too early asks for another (an id of its own: its own id is still in
+    use). RQ schedules by whole seconds, rounded down: the time is rounded up to one."""
+    at_ms = -(-at_ms // 1000) * 1000
+    job_id = f"archive-{game_id}-{version}" + (f"-{at_ms}" if again else "")
+    return JobRequest(SCORING_QUEUE, "workers.jobs.archive_game", (game_id,), job_id, at_ms=at_ms)
+
+
 def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
     return JobRequest(
         BOT_QUEUE,
@@ -77,8 +87,11 @@ def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
 class JobQueue:
     """Enqueues onto a plain (non-cluster) Redis; RQ's client is synchronous."""
 
-    def __init__(self, connect: Callable[[], Redis]) -> None:
+    def __init__(self, connect: Callable[[], Redis], result_ttl: int = 3600) -> None:
+        """``result_ttl``: seconds RQ keeps a finished job and its result (every job's
+        records expire: a failed one's after a day)."""
         self._connect = connect
+        self.result_ttl = result_ttl
         self._redis: Redis | None = None
 
     def _connection(self) -> Redis:
@@ -98,7 +111,7 @@ class JobQueue:
                 # Short: a job whose worker died is found abandoned (and retried) once its
                 # timeout has passed, by the worker's frequent maintenance (workers/main.py).
                 "timeout": JOB_TIMEOUT_SECONDS,
-                "result_ttl": 3600,
+                "result_ttl": self.result_ttl,
                 "failure_ttl": 86400,
                 # A worker killed mid-job: the job runs again; its idempotency key makes
                 # sure the move is made exactly once.

@@ -1,10 +1,11 @@
 """The public lobby: public games waiting for players or in play, newest first.
 
 One sorted set, ``lobby:public`` (score: creation time, member: ``<game>|<id>``), holds every
-public game that has not ended. A page is read from it newest first and each game is
-loaded (from the warm cache) to learn its state; games found ended are dropped from the
-set as the page passes them, so the set holds only live games without any write on the
-move path. Private games are never added.
+public game that has not ended; it is split into buckets (service/store/buckets.py), so a
+page reads every bucket, newest first, in one round trip. Each game is loaded (from the warm
+cache) to learn its state; games found ended are dropped from the set as the page passes
+them, and an ended game is dropped when it is archived, so the set holds only live games
+without any write on the move path. Private games are never added.
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from typing import Any
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.records import Loaded
+from service.store import buckets
 from service.store.clients import AnyRedis
-from service.store.keys import PUBLIC_LOBBY
+from service.store.keys import LEGACY_PUBLIC_LOBBY, bucket_of, public_lobby_key
 
 
 @dataclass(frozen=True)
 class LobbyEntry:
     loaded: Loaded
     created_ms: int
+
+
+def _member(game: str, game_id: str) -> str:
+    return f"{game}|{game_id}"
 
 
 def _text(value: Any) -> str:
@@ -37,8 +43,17 @@ class PublicLobby:
         self.redis = redis
 
     async def list_public(self, game_id: str, game: str, created_ms: int = 0) -> None:
-        member = {f"{game}|{game_id}": created_ms or int(time.time() * 1000)}
-        await self.redis.zadd(PUBLIC_LOBBY, member)
+        member = {_member(game, game_id): created_ms or int(time.time() * 1000)}
+        await self.redis.zadd(public_lobby_key(bucket_of(game_id)), member)
+
+    async def delist(self, game_id: str, game: str) -> None:
+        await self.redis.zrem(public_lobby_key(bucket_of(game_id)), _member(game, game_id))
+
+    async def move_legacy_index(self) -> int:
+        """Move the games of the single ``lobby:public`` of before into its buckets."""
+        return await buckets.drain_legacy(
+            self.redis, LEGACY_PUBLIC_LOBBY, public_lobby_key, lambda m: m.partition("|")[2]
+        )
 
     async def page(
         self,
@@ -56,9 +71,7 @@ class PublicLobby:
         scanned = 0
         cursor = before
         while len(found) < limit and scanned < 10 * limit:
-            rows: Any = await self.redis.zrevrangebyscore(
-                PUBLIC_LOBBY, high, "-inf", start=0, num=limit + 64, withscores=True
-            )
+            rows, complete = await buckets.newest(self.redis, public_lobby_key, high, limit + 64)
             batch = []
             for member, score in rows:
                 kind, _, game_id = _text(member).partition("|")
@@ -69,7 +82,7 @@ class PublicLobby:
             batch.sort(reverse=True)
             if not batch:
                 return found, None
-            for key, kind, member in batch:
+            for key, kind, _ in batch:
                 scanned += 1
                 cursor = key
                 if game is not None and kind != game:
@@ -77,11 +90,11 @@ class PublicLobby:
                 try:
                     loaded = await games.load(key[1])
                 except GameNotFound:
-                    await self.redis.zrem(PUBLIC_LOBBY, member)
+                    await self.delist(key[1], kind)
                     continue
                 match = loaded.match
                 if loaded.engine.ended(match):
-                    await self.redis.zrem(PUBLIC_LOBBY, member)
+                    await self.delist(key[1], kind)
                     continue
                 playing = "waiting" if match.waiting else "playing"
                 if state is None or state == playing:
@@ -89,6 +102,6 @@ class PublicLobby:
                 if len(found) >= limit or scanned >= 10 * limit:
                     break
             high = cursor[0] if cursor is not None else "+inf"
-            if len(batch) < limit + 64 and len(found) < limit and scanned < 10 * limit:
+            if complete and len(found) < limit and scanned < 10 * limit:
                 return found, None
         return found, cursor

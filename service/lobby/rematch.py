@@ -77,7 +77,8 @@ class Rematches:
             return Rematched(new_id)
         new_seat = (seat + 1) % len(loaded.match.seats)
         new_token = rematch_token(token, new_id)
-        await self.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
+        if await self.seat_tokens.late_seat(new_id, new_token) != new_seat:  # not granted yet
+            await self.seat_tokens.grant_seat(new_id, new_seat, token_hash(new_token))
         return Rematched(new_id, new_seat, new_token)
 
     async def _create(self, loaded: Loaded) -> tuple[Loaded, str]:

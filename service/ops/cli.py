@@ -1,4 +1,5 @@
-"""The ``stakeout`` command: serve, worker, run (everything at once), export-openapi."""
+"""The ``stakeout`` command: serve, worker, run (everything at once), verify, archive export
+and import, export-openapi."""
 
 from __future__ import annotations
 
@@ -277,6 +278,16 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
     check = sub.add_parser("verify", help="verify a finished game's replay (JSON file)")
     check.add_argument("replay", type=Path)
+    archive = sub.add_parser("archive", help="archived games to files and back (NDJSON, zstd)")
+    files = archive.add_subparsers(dest="archive_command", required=True)
+    out = files.add_parser("export", help="write archives to a .ndjson.zst file")
+    out.add_argument("output", type=Path)
+    out.add_argument(
+        "--since-ms", type=int, default=0, help="only archives made at or after (epoch ms)"
+    )
+    out.add_argument("--delete", action="store_true", help="delete them from Redis once written")
+    into = files.add_parser("import", help="bring archives back from a .ndjson.zst file")
+    into.add_argument("input", type=Path)
     export = sub.add_parser("export-openapi", help="print (or write) the OpenAPI document")
     export.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
@@ -307,6 +318,13 @@ def main(argv: list[str] | None = None) -> None:
         _run(settings)
     elif args.command == "verify":
         sys.exit(_verify(args.replay))
+    elif args.command == "archive":
+        from service.ops import archive_files
+
+        if args.archive_command == "export":
+            print(archive_files.run_export(settings, args.output, args.since_ms, args.delete))
+        else:
+            print(archive_files.run_import(settings, args.input))
     else:
         _export(args.output)
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from service.play.errors import Forbidden, Unauthorized
 from service.play.records import GameMeta, Loaded, token_hash
 from service.store.clients import AnyRedis
-from service.store.keys import seat_tokens_key
+from service.store.event_store import EventStore
+from service.store.keys import events_key, seat_tokens_key
 
 # A bearer token's SHA-256, per process, for the tokens seen lately: every request of a
 # seat or key hashed its token again (the hash is what is kept and compared; the
@@ -97,17 +98,30 @@ def caller_for(meta: GameMeta, keys: ApiKeys, authorization: str | None) -> Call
     raise Unauthorized("the token is not valid for this game")
 
 
-class SeatTokens:
-    """The tokens granted after creation (``game:{<id>}:seat_tokens``)."""
+# A seat's token hash, granted only while the game is hot (an archived game keeps its seat
+# tokens in its archive: a grant written beside it would be lost).
+_GRANT = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 's' .. ARGV[1], ARGV[2], 'h' .. ARGV[2], ARGV[1])
+return 1
+"""
 
-    def __init__(self, redis: AnyRedis) -> None:
+
+class SeatTokens:
+    """The tokens granted after creation (``game:{<id>}:seat_tokens``; an archived game's
+    in its archive, read through the event store)."""
+
+    def __init__(self, redis: AnyRedis, events: EventStore) -> None:
         self.redis = redis
+        self.events = events
+        self._grant = redis.register_script(_GRANT)
 
     async def late_seat(self, game_id: str, token: str) -> int | None:
         """The seat whose later-granted token this is (one round trip), or None."""
-        raw = await self.redis.hget(seat_tokens_key(game_id), "h" + token_hash(token))
+        digest = token_hash(token)
+        raw = await self.redis.hget(seat_tokens_key(game_id), "h" + digest)
         if raw is None:
-            return None
+            return await self.events.archived_seat(game_id, digest)
         return int(raw.decode() if isinstance(raw, bytes) else raw)
 
     async def caller_of(self, loaded: Loaded, keys: ApiKeys, authorization: str | None) -> Caller:
@@ -123,10 +137,13 @@ class SeatTokens:
 
     async def grant_seat(self, game_id: str, seat: int, digest: str) -> None:
         """Record ``digest`` as ``seat``'s token hash (idempotent: a rematch's derived
-        token)."""
-        await self.redis.hset(
-            seat_tokens_key(game_id), mapping={f"s{seat}": digest, f"h{digest}": seat}
-        )
+        token); in an archived game, in its archive."""
+        for _ in range(3):
+            keys = [seat_tokens_key(game_id), events_key(game_id)]
+            if await self._grant(keys=keys, args=[seat, digest]):
+                return
+            if await self.events.grant_archived(game_id, seat, digest) != "hot":
+                return  # restored meanwhile ("hot"): granted beside its stream, next time
 
 
 def rematch_token(old_token: str, new_game_id: str) -> str:

@@ -46,8 +46,9 @@ import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, MatchEngine, SeatSpec, event_union
+from domain.match import Act, Match, MatchEngine, SeatSpec, event_union
 from domain.rng import new_seed
+from service.play import snapshots
 from service.play.errors import (
     Contention,
     GameExists,
@@ -64,7 +65,16 @@ from service.play.records import (
     Versioned,
     token_hash,
 )
-from service.store.event_store import Appended, Batch, EventStore, StoredEvent, Tail, tip_of
+from service.play.snapshots import snapshot_format
+from service.store.event_store import (
+    Appended,
+    Batch,
+    EventStore,
+    Opening,
+    StoredEvent,
+    Tail,
+    tip_of,
+)
 from service.telemetry.metrics import (
     APPEND_CONFLICTS,
     IDEMPOTENT_REPLAYS,
@@ -246,18 +256,16 @@ class GameService:
     # ---- loading --------------------------------------------------------------------
 
     async def _cold(self, game_id: str) -> _Entry:
-        """Load a game from its whole stream (one round trip) and cache it."""
-        raw, seed, stored = await self.store.opening(game_id)
-        if raw is None or "meta" not in raw or seed is None or not stored:
-            raise GameNotFound(game_id)
-        meta = msgspec.json.decode(raw["meta"], type=GameMeta)
-        engine = registry.engine_for(meta.game)
-        if engine is None:
-            raise GameNotFound(game_id)
-        codec = self.codec(engine)
-        match = engine.replay([codec.decoder.decode(s.data) for s in stored])
-        last = stored[-1]
-        loaded = Loaded(game_id, engine, match, meta, last.tip, last.at_ms)
+        """Load a game (one round trip): from its snapshot and the entries after it, else
+        from its whole stream; and cache it."""
+        opening = await self.store.opening(game_id, snapshot_format())
+        loaded = self._opened(game_id, opening)
+        if loaded is None:  # a snapshot this code cannot read: fold the whole stream
+            opening = await self.store.opening(game_id)
+            loaded = self._opened(game_id, opening)
+        assert loaded is not None
+        assert opening.seed is not None
+        seed = opening.seed
         entry = self._cache.get(game_id)
         if entry is not None:  # another request loaded it meanwhile
             entry.advance(loaded)
@@ -267,6 +275,34 @@ class GameService:
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return entry
+
+    def _opened(self, game_id: str, opening: Opening) -> Loaded | None:
+        """The game as its opening read holds it; None if its snapshot cannot be read."""
+        raw, seed, stored = opening.meta, opening.seed, opening.events
+        if raw is None or "meta" not in raw or seed is None:
+            raise GameNotFound(game_id)
+        meta = msgspec.json.decode(raw["meta"], type=GameMeta)
+        engine = registry.engine_for(meta.game)
+        if engine is None:
+            raise GameNotFound(game_id)
+        if not stored:
+            raise GameNotFound(game_id)
+        decoder = self.codec(engine).decoder
+        match: Match | None = None
+        if opening.snapshot is not None:
+            try:
+                match = snapshots.decode(engine, opening.snapshot)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                log.warning("game %s: its snapshot does not decode", game_id)
+                return None
+            if match.version != opening.snapshot_version or stored[0].version != match.version:
+                return None
+            stored = stored[1:]  # the snapshot's own entry: folded into it
+        for entry in stored:
+            match = engine.fold(match, decoder.decode(entry.data))
+        assert match is not None
+        last = opening.events[-1]
+        return Loaded(game_id, engine, match, meta, last.tip, last.at_ms)
 
     async def _entry(self, game_id: str) -> _Entry:
         entry = self._cache.get(game_id)
@@ -480,6 +516,13 @@ class GameService:
             return _Step(applied, entry, loaded, checked=True)
         if result.status == "missing":
             raise GameNotFound(game_id)
+        if result.status == "archived":
+            # Only an ended game is archived, and what can still change it (a rematch) is
+            # rare: it is made hot again first (a retried key then finds its first answer
+            # among the restored records), and archived again later.
+            await self.store.restore(game_id)
+            entry = await self._cold(game_id)
+            return _Step(None, entry, entry.loaded, checked=False)
         if result.status == "behind":
             self._behind(game_id, match.version, result.version)
             entry = await self._cold(game_id)

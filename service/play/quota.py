@@ -6,8 +6,9 @@ leaves ``games:active``. Each key has ``owner:{<key>}:active`` (its games) and
 with one script — count both sets, refuse at the limit, else add a pending entry — so
 concurrent creations cannot overshoot; the reservation becomes the game, or is released.
 A reservation left by a crashed process expires after ``PENDING_MS``. Games that ended are
-pruned from a key's set lazily, only when the key is at its limit (one ``ZMSCORE`` against
-``games:active``), so nothing on the move path has to know about quotas.
+pruned from a key's set when they are archived, and lazily when the key is at its limit
+(``ZMSCORE`` against the buckets of ``games:active``), so nothing on the move path has to know
+about quotas.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from service.play.errors import ActiveGameLimit
+from service.store import buckets
 from service.store.clients import AnyRedis
-from service.store.keys import ACTIVE_GAMES, quota_keys
+from service.store.keys import active_games_key, quota_keys
 
 PENDING_MS = 60_000
 
@@ -59,11 +61,16 @@ class GameQuota:
         members = [m.decode() for m in rows]
         if not members:
             return 0
-        scores = await self.redis.zmscore(ACTIVE_GAMES, members)
+        scores = await buckets.scores(self.redis, active_games_key, members)
         ended = [m for m, score in zip(members, scores, strict=True) if score is None]
         if ended:
             await self.redis.zrem(active, *ended)
         return len(ended)
+
+    async def release(self, owner: str, game_id: str) -> None:
+        """The game ended: it no longer counts (done when it is archived; `prune` finds
+        the others)."""
+        await self.redis.zrem(quota_keys(owner)[0], game_id)
 
     @asynccontextmanager
     async def slot(self, owner: str) -> AsyncIterator[Slot]:

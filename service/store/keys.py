@@ -14,7 +14,7 @@ The event store's Redis (``REDIS_URL``):
 key                               type    holds                                      TTL
 ================================  ======  =========================================  =======
 ``game:{<id>}:events``            stream  the game's events, entry id ``0-<version>``  none
-``game:{<id>}:idem``              hash    idempotency field -> ``fingerprint|first|  none
+``game:{<id>}:idem``              hash    idempotency field -> ``fingerprint|first|  setting
                                           last`` of the append it made (fields
                                           below)
 ``game:{<id>}:meta``              hash    creation facts: game, owner, seats, token  none
@@ -27,10 +27,15 @@ key                               type    holds                                 
                                           its follow-up
 ``game:{<id>}:deadlines``         hash    seat -> ``action|step|ms`` (awaited turns) none
 ``game:{<id>}:botseal:<s>:<step>``string  a bot's sealed move and salt (JSON)        none
-``games:active``                  zset    games not yet retired, all score 0 (the    none
-                                          sweep pages them by id)
-``games:activity``                zset    game id -> last change (ms): abandonment   none
-``lobby:public``                  zset    ``<game>|<id>`` -> created ms              none
+``game:{<id>}:snapshot``          hash    the match folded at a version: ``format``, none
+                                          ``version``, ``tip``, ``state`` (derived
+                                          data, service/play/snapshots.py)
+``game:{<id>}:archive``           string  the whole game once archived (replaces     setting
+                                          every key above: service/store/archive.py)
+``games:active:{a<b>}``           zset    games not yet retired, all score 0 (the    none
+                                          sweep pages them by id), bucket ``b``
+``games:activity:{y<b>}``         zset    game id -> last change (ms): abandonment   none
+``lobby:public:{p<b>}``           zset    ``<game>|<id>`` -> created ms              none
 ``owner:{<key>}:games``           zset    the API key's games -> created ms          none
 ``owner:{<key>}:active``          zset    its games counted by the quota -> ms       none
 ``owner:{<key>}:pending``         zset    creations under way (quota) -> ms          none
@@ -88,6 +93,18 @@ key                                    type    holds                            
                                                stranded
 =====================================  ======  ====================================  ========
 
+Every ``game:{<id>}:*`` key but the archive is deleted when the game is archived
+(``STAKEOUT_ARCHIVE_AFTER_SECONDS`` after it ended), so "none" above means "until then".
+
+The three indexes of games (active, activity, lobby) are split into `INDEX_BUCKETS` sorted
+sets, each with a hash tag of its own, so Redis Cluster spreads them over its masters and no
+single key is touched by every create or act; a game's bucket is `bucket_of` its id. The
+single sets of before (``games:active``, ``games:activity``, ``lobby:public``: `LEGACY_*`)
+are moved into the buckets by the sweep (`service/store/buckets.py`).
+
+``game:{<id>}:idem`` expires `STAKEOUT_IDEMPOTENCY_SECONDS` after the last act that
+recorded a key in it (the append script renews it).
+
 The fields of ``game:{<id>}:idem`` are namespaced by who acts, so two callers' keys never
 collide: ``s<seat>:<key>`` (a seat's Idempotency-Key), ``owner:<key>`` (the creator's),
 ``bot:<seat>:<action>:<version>`` (a bot's turn), ``timeout:<seat>:<deadline ms>`` (a turn
@@ -95,6 +112,8 @@ deadline's job), ``abandon`` (the abandonment sweep).
 """
 
 from __future__ import annotations
+
+import zlib
 
 # ---- a game's keys: hash tag {<game id>} ------------------------------------------------
 
@@ -134,6 +153,24 @@ def bot_seal_key(game_id: str, seat: int, step: str) -> str:
     return "game:{" + game_id + f"}}:botseal:{seat}:{step}"
 
 
+def snapshot_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:snapshot"
+
+
+def archive_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:archive"
+
+
+# Every archive (a SCAN's MATCH; braces are not special in Redis' patterns).
+ARCHIVE_PATTERN = "game:{*}:archive"
+
+
+def game_of_key(key: bytes | str) -> str:
+    """The game id of any of a game's keys."""
+    text = key.decode() if isinstance(key, bytes) else key
+    return text.split("{", 1)[1].split("}", 1)[0]
+
+
 # ---- the fields of game:{<id>}:idem -----------------------------------------------------
 
 
@@ -143,6 +180,15 @@ def seat_idempotency(seat: int, key: str) -> str:
 
 def owner_idempotency(key: str) -> str:
     return f"owner:{key}"
+
+
+def caller_of_idempotency(field: str) -> str | None:
+    """Whose Idempotency-Key a field of ``game:{<id>}:idem`` holds: ``s<seat>`` or
+    ``owner``; None for the service's own (a bot's turn, a deadline, scoring, abandonment)."""
+    head, _, _ = field.partition(":")
+    if head == "owner" or (head[:1] == "s" and head[1:].isdigit()):
+        return head
+    return None
 
 
 def bot_idempotency(seat: int, action: str, version: int) -> str:
@@ -156,11 +202,32 @@ def timeout_idempotency(seat: int, at_ms: int) -> str:
 ABANDON_IDEMPOTENCY = "abandon"
 RESULT_IDEMPOTENCY = "result"
 
-# ---- sets of games (single keys, no tag) ------------------------------------------------
+# ---- sets of games, in buckets with a hash tag each --------------------------------------
 
-ACTIVE_GAMES = "games:active"
-GAME_ACTIVITY = "games:activity"
-PUBLIC_LOBBY = "lobby:public"
+# Fixed: a game's bucket is part of where its index entries are stored.
+INDEX_BUCKETS = 16
+
+
+def bucket_of(game_id: str) -> int:
+    return zlib.crc32(game_id.encode()) % INDEX_BUCKETS
+
+
+def active_games_key(bucket: int) -> str:
+    return "games:active:{a" + str(bucket) + "}"
+
+
+def game_activity_key(bucket: int) -> str:
+    return "games:activity:{y" + str(bucket) + "}"
+
+
+def public_lobby_key(bucket: int) -> str:
+    return "lobby:public:{p" + str(bucket) + "}"
+
+
+# The single sets of before the buckets (moved into them by the sweep).
+LEGACY_ACTIVE_GAMES = "games:active"
+LEGACY_GAME_ACTIVITY = "games:activity"
+LEGACY_PUBLIC_LOBBY = "lobby:public"
 
 # ---- an API key's keys: hash tag {<API key id>} -----------------------------------------
 

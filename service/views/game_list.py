@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.players.player_games import PlayerGames
 from service.store.event_store import EventStore
@@ -101,7 +102,11 @@ class GameList:
             for kept in await self.summaries.kept(rows):
                 scanned += 1
                 before = (kept.created_ms, kept.game_id)
-                summary = await self.summaries.current(kept, self.games)
+                try:
+                    summary = await self.summaries.current(kept, self.games)
+                except GameNotFound:  # its archive expired, or was exported and deleted
+                    await self.store.forget_owned(owner, kept.game_id)
+                    continue
                 if wanted.admits(summary):
                     found.append(summary)
                 if len(found) >= limit:

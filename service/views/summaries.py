@@ -21,7 +21,8 @@ import msgspec
 from service.play.game_service import GameService
 from service.play.records import Loaded
 from service.store.clients import AnyRedis
-from service.store.keys import events_key, summary_key
+from service.store.event_store import EventStore
+from service.store.keys import summary_key
 from service.views.presenter import summary_of
 from service.views.schemas import GameSummary
 
@@ -40,17 +41,22 @@ _FORMAT = (
 
 @dataclass(frozen=True, slots=True)
 class Kept:
-    """One listed game's kept summary (``None``: none kept) and its game's version."""
+    """One listed game's kept summary (``None``: none kept) and its game's version;
+    ``archived``: from its archive (nothing is written beside an archived game)."""
 
     game_id: str
     created_ms: int
     summary: GameSummary | None
     version: int
+    archived: bool = False
 
 
 class GameSummaries:
-    def __init__(self, redis: AnyRedis) -> None:
+    def __init__(self, redis: AnyRedis, events: EventStore) -> None:
+        """``events``: the event store, which reads the kept summaries with the games'
+        versions (an archived game's from its archive)."""
         self.redis = redis
+        self.events = events
 
     async def keep(self, loaded: Loaded) -> GameSummary:
         """Write the summary of ``loaded`` (the creation time is the game's own)."""
@@ -61,22 +67,22 @@ class GameSummaries:
     async def kept(self, rows: Sequence[tuple[str, int]]) -> list[Kept]:
         """The kept summaries of ``rows`` (game id, creation time) and the games'
         versions, in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id, _ in rows:
-            pipe.get(summary_key(game_id))
-            pipe.xlen(events_key(game_id))
-        replies = await pipe.execute()
+        replies = await self.events.listed([game_id for game_id, _ in rows])
         out = []
-        for i, (game_id, created_ms) in enumerate(rows):
-            raw, version = replies[2 * i], int(replies[2 * i + 1])
-            out.append(Kept(game_id, created_ms, _summary(raw), version))
+        for (game_id, created_ms), (raw, version, archived) in zip(rows, replies, strict=True):
+            out.append(Kept(game_id, created_ms, _summary(raw), int(version), bool(archived)))
         return out
 
     async def current(self, kept: Kept, games: GameService) -> GameSummary:
-        """The game's summary at its version: the kept one if it is, else from the game."""
+        """The game's summary at its version: the kept one if it is, else from the game
+        (and kept, unless the game is archived)."""
         summary = kept.summary
         if summary is None or summary.version != kept.version:
-            summary = await self.keep(await games.load(kept.game_id))
+            loaded = await games.load(kept.game_id)
+            if kept.archived:
+                summary = summary_of(loaded, loaded.meta.created_ms)
+            else:
+                summary = await self.keep(loaded)
         if summary.created_ms != kept.created_ms:  # the listing's index says when
             summary = msgspec.structs.replace(summary, created_ms=kept.created_ms)
         return summary

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +33,12 @@ from service.play.game_service import GameService, NewGame
 from service.play.records import Submission
 from service.settings import Settings
 from service.store.event_store import EventStore
+from service.store.keys import (
+    INDEX_BUCKETS,
+    active_games_key,
+    game_activity_key,
+    public_lobby_key,
+)
 from service.wiring import open_wiring
 from tests.helpers import batch
 from tests.processes import (
@@ -471,3 +480,114 @@ def test_a_fresh_context_routes_concurrent_first_commands_by_slot(cluster: Clust
     moved = _moved_replies(cluster) - before
     assert (failures, moved) == ([], 0), f"{len(failures)} failed ({failures[:1]}), {moved} MOVED"
     assert results == [{"meta": "{}"}] * len(ids)
+
+
+# ---- the indexes of games: buckets spread over the masters ------------------------------
+
+_KEY = re.compile(r"(?:game|games|owner|lobby|webhook|invite|ticket|stakeout):\S*")
+
+
+def test_every_index_of_games_has_buckets_on_all_three_masters(cluster: Cluster) -> None:
+    for key_of in (active_games_key, game_activity_key, public_lobby_key):
+        owners = {cluster.owner(_slot(cluster, key_of(b))) for b in range(INDEX_BUCKETS)}
+        assert owners == {0, 1, 2}, key_of(0)
+
+
+class _Monitor:
+    """Every command one node runs (scripts' own commands included), in a thread."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.commands: list[str] = []
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        with redis.Redis(port=self.port).monitor() as monitor:
+            for command in monitor.listen():
+                text = str(command["command"])
+                self.commands.append(text)
+                if text == "ECHO stop-monitor":
+                    return
+
+
+def _mark(cluster: Cluster, text: str) -> None:
+    for i in range(3):
+        node = cluster.node(i)
+        node.echo(text)
+        node.close()
+
+
+def _touched(monitors: list[_Monitor], operations: int) -> list[set[str]]:
+    """The keys each operation touched, on any node (operation i ends with ``op-i``)."""
+    out: list[set[str]] = [set() for _ in range(operations)]
+    for monitor in monitors:
+        current = -1
+        for text in monitor.commands:
+            if text.startswith("ECHO op-"):
+                current = int(text.removeprefix("ECHO op-"))
+                continue
+            if 0 <= current + 1 < operations:
+                out[current + 1].update(_KEY.findall(text))
+    return out
+
+
+def test_no_key_is_touched_by_every_create_or_act(cluster: Cluster, clean_redis: str) -> None:
+    """Three tenants create 12 games (half of them public) and act in each twice, one
+    operation at a time, with their follow-ups inline (as the workers run them), while every
+    node is monitored: no key is touched by every create, nor by every act; and the games'
+    bucket keys were written on all three masters."""
+    monitors = [_Monitor(port) for port in cluster.ports]
+    time.sleep(0.5)
+    _mark(cluster, "op--1")
+    kinds: list[str] = []
+
+    async def scenario() -> None:
+        settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=clean_redis)
+        async with open_wiring(settings) as wiring:
+            rng = random.Random(28)
+            ids = []
+            for i in range(12):
+                owner = f"tenant{i % 3}"
+                name = registry.names()[i % 3]
+                seats = [SeatSpec("human")] * 2 if name != "fbi" else [SeatSpec("human")] * 3
+                new = NewGame(owner, name, quick_options(name), seats, public=i % 2 == 0)
+                made = await wiring.maker.make(new)
+                ids.append(made.created.game_id)
+                kinds.append("create")
+                _mark(cluster, f"op-{len(kinds) - 1}")
+            for _ in range(2):
+                for game_id in ids:
+                    loaded = await wiring.games.load(game_id)
+                    action = next(a for a in loaded.awaited if a.action != "reveal")
+                    move = rng.choice(loaded.engine.legal(loaded.match, action.seat))
+                    payload = msgspec.to_builtins(move)
+                    act: Act
+                    if action.action == "move":
+                        act = MakeMove(action.seat, payload)
+                    else:
+                        salt = f"{rng.getrandbits(128):032x}"
+                        digest = commitment(game_id, action.step, action.seat, payload, salt)
+                        act = CommitSeal(action.seat, digest, action.step)
+                    await wiring.games.act(Submission(game_id, act))
+                    kinds.append("act")
+                    _mark(cluster, f"op-{len(kinds) - 1}")
+
+    asyncio.run(scenario())
+    _mark(cluster, "stop-monitor")
+    for monitor in monitors:
+        monitor.thread.join(10)
+    touched = _touched(monitors, len(kinds))
+    creates = [keys for keys, kind in zip(touched, kinds, strict=True) if kind == "create"]
+    acts = [keys for keys, kind in zip(touched, kinds, strict=True) if kind == "act"]
+    assert all(creates), "a create touched no key: the monitors saw nothing"
+    assert all(acts)
+    assert set.intersection(*creates) == set()
+    assert set.intersection(*acts) == set()
+    counts = Counter(key for keys in touched for key in keys)
+    busiest, times = counts.most_common(1)[0]
+    print(f"\nbusiest key over {len(kinds)} operations: {busiest} ({times})")
+    written = _keys_by_node(cluster, "games:*")
+    lobby = _keys_by_node(cluster, "lobby:public:*")
+    holders = [i for i in range(3) if written[i] or lobby[i]]
+    assert holders == [0, 1, 2], (written, lobby)

@@ -332,6 +332,7 @@ GAME: Game[TipoffState, TipoffCommand, TipoffEvent, TipoffView] = Assembled(
     command_types=COMMANDS.command_types,
     event_types=EVOLVE.event_types,
     view_type=TipoffView,
+    state_type=TipoffState,
     published_rulebook=TipoffRules("Tip-off", __doc__ or "", 2, 4, list(CARDS), MAX_DRAW),
     published_house_rules=HOUSE_RULES,
     setup=setup,

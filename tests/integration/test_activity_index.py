@@ -13,7 +13,7 @@ from service.follow_ups.follow_ups import ACTIVITY_EVERY_MS
 from service.play.game_service import NewGame
 from service.play.records import Submission
 from service.settings import Settings
-from service.store.keys import GAME_ACTIVITY as ACTIVITY
+from service.store.keys import bucket_of, game_activity_key
 from service.wiring import open_wiring
 
 
@@ -38,6 +38,7 @@ async def _check(wiring: Any, client: Any) -> None:
     created = await games.create(NewGame("owner", "fbi", {}, [SeatSpec("human")] * 4))
     loaded = await games.load(created.game_id)
     game_id = created.game_id
+    ACTIVITY = game_activity_key(bucket_of(game_id))  # noqa: N806 - the key, as before
 
     await follow_up.follow_up(loaded, (), 1_000_000)
     assert await client.zscore(ACTIVITY, game_id) == 1_000_000

@@ -20,6 +20,7 @@ from litestar.testing import TestClient
 from service.app import create_app
 from service.follow_ups.sweep import SweepReport
 from service.settings import Settings
+from service.store.keys import INDEX_BUCKETS, active_games_key, game_activity_key
 from service.wiring import open_wiring
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, create, view, wait_for
@@ -162,8 +163,9 @@ def test_an_abandoned_game_ends_and_leaves_the_working_set(
     assert _listed(client, status="active") == []
     connection = redis.Redis.from_url(clean_redis)
     try:
-        assert connection.zcard("games:active") == 0
-        assert connection.zcard("games:activity") == 0
+        for bucket in range(INDEX_BUCKETS):
+            assert connection.zcard(active_games_key(bucket)) == 0
+            assert connection.zcard(game_activity_key(bucket)) == 0
     finally:
         connection.close()
     again = asyncio.run(_sweep_at(abandon_after, now + 3 * HOUR_MS))
