@@ -35,8 +35,8 @@ from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.deadlines import DeadlineStore
 from service.play.records import Change, Loaded
-from service.players.player_games import PlayerGames
 from service.play.snapshots import Snapshots
+from service.players.player_games import PlayerGames
 from service.store.event_store import EventStore
 
 log = logging.getLogger("stakeout.scheduling")

@@ -64,7 +64,7 @@ class GameList:
         async def rows(cursor: Cursor | None, count: int) -> list[tuple[str, int]]:
             return await self.store.owned_games(owner, cursor, count)
 
-        return await self._page(rows, before, limit, wanted)
+        return await self._page(owner, rows, (before, limit), wanted)
 
     async def player_page(
         self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
@@ -77,22 +77,24 @@ class GameList:
         async def rows(cursor: Cursor | None, count: int) -> list[tuple[str, int]]:
             return await players.games(owner, external_id, cursor, count)
 
-        return await self._page(rows, before, limit, wanted)
+        return await self._page(owner, rows, (before, limit), wanted)
 
     async def _page(
-        self, rows: Rows, before: Cursor | None, limit: int, wanted: GameFilter
+        self, owner: str, rows: Rows, window: tuple[Cursor | None, int], wanted: GameFilter
     ) -> GamePage:
-        found, after = await self._scan(rows, before, limit, wanted)
+        """A page of ``owner``'s games from ``rows`` (``window``: after where, how many)."""
+        found, after = await self._scan(owner, rows, window, wanted)
         next_cursor = None if after is None else f"{after[0]}-{after[1]}"
         return GamePage(games=found, next_cursor=next_cursor)
 
     async def _scan(
-        self, source: Rows, before: Cursor | None, limit: int, wanted: GameFilter
+        self, owner: str, source: Rows, window: tuple[Cursor | None, int], wanted: GameFilter
     ) -> tuple[list[GameSummary], Cursor | None]:
         """The games after ``before`` that ``wanted`` admits, and where the next page starts
         (``None``: nothing more). Filters are applied to the index in order; scanning stops
         at a bounded amount of work per page (a short page with a cursor means: keep
         going)."""
+        before, limit = window
         found: list[GameSummary] = []
         scanned = 0
         while len(found) < limit and scanned < 10 * limit:
