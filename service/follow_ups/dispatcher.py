@@ -16,9 +16,10 @@ acknowledges the batch. So:
   ids, turn records).
 - **A follow-up that fails for want of a Redis is retried in place** (the queue's Redis is
   down, say), with backoff, and the shard waits: what comes after it stays in order.
-- **One that fails otherwise** (a game that cannot be loaded, a bug) is tried `PARK_AFTER`
-  times, then parked: copied to the shard's ``parked`` stream with its error, logged and
-  counted, and the shard goes on. An entry of a game that no longer exists is dropped.
+- **One that fails otherwise** (a game that cannot be loaded, a bug) is tried again once at
+  once (`PARK_AFTER` tries in all: waiting would not mend it, and the shard waits meanwhile),
+  then parked: copied to the shard's ``parked`` stream with its error, logged and counted,
+  and the shard goes on. An entry of a game that no longer exists is dropped.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ TRANSIENT = (RedisError, OSError)
 BATCH = 100
 BLOCK_MS = 1_000
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
-PARK_AFTER = 3
+PARK_AFTER = 2
 TRIM_SECONDS = 5.0
 # The games' states as their last change followed up here left them (a follow-up folds
 # only the next change onto it).
@@ -140,7 +141,8 @@ class Dispatcher:
                     log.error("outbox entry of game %s parked", entry.game_id, exc_info=True)
                     await self._park(entry, exc)
                     return
-                delay = RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)]
+                waits = isinstance(exc, TRANSIENT)
+                delay = RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)] if waits else 0.0
                 log.warning(
                     "follow-up of game %s v%d failed (attempt %d); retrying in %.2f s",
                     entry.game_id,

@@ -14,16 +14,23 @@ from tests.browser.stack import Stack
 
 
 def _game_with_a_person(
-    stack: Stack, game: str, options: dict[str, Any] | None = None
+    stack: Stack, game: str, options: dict[str, Any] | None = None, friend: bool = False
 ) -> tuple[str, str]:
-    """A game of seat 0 (a person) against a random bot; its id and seat 0's token."""
+    """A game of seat 0 (a person) against a random bot (and, with ``friend``, another
+    person at seat 2, whose token the test keeps); its id and seat 0's token."""
     seats = [{"type": "human"}, {"type": "bot", "level": "random"}]
+    seats += [{"type": "human"}] if friend else []
     created: dict[str, Any] = httpx.post(
         f"{stack.base}/v1/games",
         json={"game": game, "seats": seats, "options": options or {}},
         headers={"Authorization": f"Bearer {stack.api_key}"},
     ).json()
+    if friend:
+        FRIENDS[str(created["id"])] = str(created["seats"][2]["token"])
     return str(created["id"]), str(created["seats"][0]["token"])
+
+
+FRIENDS: dict[str, str] = {}
 
 
 def _hold(page: Page, game_id: str, token: str) -> None:
@@ -35,7 +42,9 @@ def _hold(page: Page, game_id: str, token: str) -> None:
 def test_a_seat_resigns_after_saying_yes_and_the_bots_play_on_to_the_end(
     page: Page, stack: Stack
 ) -> None:
-    game_id, token = _game_with_a_person(stack, "fbi")
+    # A friend at seat 2 who does not play: once seat 0 resigns, the game waits for the
+    # friend's turn, so the page's log still shows the resignation when it is looked at.
+    game_id, token = _game_with_a_person(stack, "fbi", friend=True)
     _hold(page, game_id, token)
     page.goto(f"/web/table.html#{game_id}/0")
     expect(page.locator("#feed-state")).to_have_attribute("data-state", "live")
@@ -51,7 +60,13 @@ def test_a_seat_resigns_after_saying_yes_and_the_bots_play_on_to_the_end(
     assert httpx.get(f"{stack.base}/v1/games/{game_id}").json()["seats"][0]["resigned"]
     expect(page.get_by_role("button", name="Resign…")).to_have_count(0)
     expect(page.locator("#log-list")).to_contain_text("You resigned; a random bot plays your seat")
-    # The bots play both seats to the end; the page follows, and stops saying "live".
+    # The friend resigns too: the bots play every seat to the end; the page follows, and
+    # stops saying "live".
+    friend = httpx.post(
+        f"{stack.base}/v1/games/{game_id}/resign",
+        headers={"Authorization": f"Bearer {FRIENDS[game_id]}"},
+    )
+    assert friend.status_code == 200, friend.text
     expect(page.locator("body")).to_have_attribute("data-status", "finished", timeout=120_000)
     expect(page.locator("#feed-state")).to_have_text("game over")
     assert_fits(page)
