@@ -156,6 +156,7 @@ from service.settings import Settings
 from service.wiring import open_wiring
 
 url, bases, hooks, games, total = sys.argv[1], sys.argv[2].split(","), *map(int, sys.argv[3:6])
+RUN = time.time_ns() % 2**32  # a run's notification ids are its own
 SEATS = [NotifiedSeat(seat=i, type="human", name=f"Player {i}", external_id=f"user-{i:06d}")
          for i in range(3)] + [NotifiedSeat(seat=3, type="bot", name="Bot")]
 
@@ -167,7 +168,7 @@ def changes(made):
     for n in range(total):
         game = n % games
         versions[game] += 1
-        game_id = f"{game:024x}"
+        game_id = f"{RUN:08x}{game:016x}"
         note = webhooks.notifications(
             game_id, versions[game], at + n, [(n % 3, "move", "play", None)], None, None
         )
@@ -199,7 +200,22 @@ asyncio.run(main())
 """
 )
 
-FILL_STREAM = FILL_RQ
+FILL_STREAM = (
+    FILL_COMMON
+    + r"""
+async def main():
+    async with open_wiring(Settings(redis_url=url)) as wiring:
+        made = await register(wiring)
+        deliveries = []
+        for hooked, notes in changes(made):
+            deliveries += wiring.follow_up._deliveries(notes, hooked)
+        for i in range(0, len(deliveries), 1000):
+            wiring.follow_up.deliveries.enqueue(deliveries[i : i + 1000])
+
+
+asyncio.run(main())
+"""
+)
 
 
 def _free_port() -> int:

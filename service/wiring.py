@@ -29,6 +29,7 @@ from service.lobby.invites import InviteStore
 from service.lobby.public_lobby import PublicLobby
 from service.lobby.rematch import Rematches
 from service.notify.account_feed import AccountFeed
+from service.notify.delivery_queue import DeliveryQueue
 from service.notify.webhooks import WebhookStore
 from service.play.access import Access, ApiKeys, SeatTokens
 from service.play.bot_turns import BotSeals, BotTurns
@@ -131,7 +132,8 @@ async def open_wiring(
     live = LiveFeed(blocking, store)
     stores = Stores.over(client, blocking, settings.max_active_games)
     jobs = JobQueue(lambda: queue_redis(settings, timeout))
-    notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
+    deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
+    notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
     follow_up = FollowUp(jobs, store, stores.deadlines, stores.activity, notifiers)
     games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
@@ -161,6 +163,7 @@ async def open_wiring(
         store.close()
         await client.aclose()
         jobs.close()
+        deliveries.close()
 
 
 __all__ = ["Stores", "Wiring", "open_wiring"]

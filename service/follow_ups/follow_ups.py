@@ -21,9 +21,10 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.jobs import WEBHOOK_QUEUE, JobQueue, JobRequest, deadline_job, jobs_for
+from service.follow_ups.jobs import JobQueue, JobRequest, deadline_job, jobs_for
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
+from service.notify.delivery_queue import Delivery, DeliveryQueue
 from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.deadlines import DeadlineStore
@@ -39,12 +40,12 @@ ACTIVITY_EVERY_MS = 10_000
 
 @dataclass(frozen=True)
 class Notifiers:
-    """Where a change is announced: the API keys' webhooks (with the deliveries' backoff)
-    and their account feeds."""
+    """Where a change is announced: the API keys' webhooks (their deliveries queued for
+    the webhook workers) and their account feeds."""
 
     webhooks: WebhookStore
+    deliveries: DeliveryQueue
     feed: AccountFeed
-    webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
 
 
 class FollowUp:
@@ -64,7 +65,7 @@ class FollowUp:
         self.activity = activity
         self.webhooks = notifiers.webhooks
         self.feed = notifiers.feed
-        self.webhook_backoff = notifiers.webhook_backoff
+        self.deliveries = notifiers.deliveries
         self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
         # game id -> the change time this process last wrote to the activity index
         self._activity: dict[str, int] = {}
@@ -108,17 +109,12 @@ class FollowUp:
         seats = seats_of(loaded)
         return [msgspec.structs.replace(n, seats=seats) for n in notes]
 
-    def _deliveries(
-        self, notes: list[webhooks.Notification], hooks: list[Webhook]
-    ) -> list[JobRequest]:
+    @staticmethod
+    def _deliveries(notes: list[webhooks.Notification], hooks: list[Webhook]) -> list[Delivery]:
+        """One delivery per webhook that wants a notification. Queued once each, however
+        often the change is followed up (service/notify/delivery_queue.py)."""
         return [
-            JobRequest(
-                WEBHOOK_QUEUE,
-                "workers.jobs.deliver_webhook",
-                (hook.id, msgspec.json.encode(note).decode()),
-                f"wh-{hook.id}-{note.id}",
-                retry_intervals=self.webhook_backoff,
-            )
+            Delivery(hook.id, note.id, note.game_id, msgspec.json.encode(note))
             for note in notes
             for hook in hooks
             if webhooks.wanted(hook, note)
@@ -134,6 +130,7 @@ class FollowUp:
         """The jobs, turn records, webhook deliveries and account-feed entries a
         game's new state calls for (``events``: those just appended)."""
         requests = jobs_for(loaded)
+        deliveries: list[Delivery] = []
         hooks = await self.hooks_of(loaded.meta.owner)
         feed_on = await self.feed.active(loaded.meta.owner)
         # Awaited turns are recorded for deadlines, webhooks' and the account feed's
@@ -144,7 +141,7 @@ class FollowUp:
             requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
             if hooks or feed_on:
                 notes = self._notes(loaded, at_ms, fresh, events)
-                requests += self._deliveries(notes, hooks)
+                deliveries = self._deliveries(notes, hooks)
                 if feed_on:
                     await self.feed.record(loaded.meta.owner, for_feed(notes))
         if loaded.match.recorded is not None or loaded.match.aborted:
@@ -152,8 +149,15 @@ class FollowUp:
         # The sweep's activity index: when the game last moved
         # (service/follow_ups/abandonment.py).
         await self._record_activity(loaded, at_ms)
+        if requests or deliveries:
+            await anyio.to_thread.run_sync(self._enqueue, requests, deliveries)
+
+    def _enqueue(self, requests: list[JobRequest], deliveries: list[Delivery]) -> None:
+        """On the queue Redis (synchronous clients, on a thread): the jobs, the deliveries."""
         if requests:
-            await anyio.to_thread.run_sync(self.jobs.enqueue, requests)
+            self.jobs.enqueue(requests)
+        if deliveries:
+            self.deliveries.enqueue(deliveries)
 
     async def _record_activity(self, loaded: Loaded, at_ms: int) -> None:
         """Write the game's last change to the activity index, at most once an

@@ -12,12 +12,12 @@ from dataclasses import replace
 from ipaddress import ip_address
 from typing import Any
 
-import httpx
+import httpcore
 import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.notify.egress import delivery_client, is_public
+from service.notify.egress import DeliveryClient, is_public
 from service.settings import Settings
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, wait_for
@@ -131,9 +131,8 @@ def test_a_public_target_is_accepted(strict_client: Any) -> None:
 
 
 async def _post(url: str, allow_private: bool) -> int:
-    async with delivery_client(5.0, allow_private) as client:
-        response = await client.post(url, content=b"{}")
-        return response.status_code
+    async with DeliveryClient(allow_private) as client, client.post(url, b"{}", {}) as response:
+        return response.status
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
@@ -142,7 +141,7 @@ def test_the_delivery_client_never_connects_to_a_private_address(host: str) -> N
     try:
         port = receiver.url.split(":")[2].split("/")[0]
         url = f"http://{host}:{port}/hook"
-        with pytest.raises(httpx.ConnectError, match="no public address"):
+        with pytest.raises(httpcore.ConnectError, match="no public address"):
             asyncio.run(_post(url, allow_private=False))
         assert receiver.requests == []
         # Allowed, the same request arrives with its Host intact. (localhost may resolve to
