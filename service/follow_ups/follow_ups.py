@@ -133,11 +133,13 @@ class FollowUp:
         deliveries: list[Delivery] = []
         hooks = await self.hooks_of(loaded.meta.owner)
         feed_on = await self.feed.active(loaded.meta.owner)
+        turns: tuple[list[deadlines.Deadline], list[int]] | None = None
         # Awaited turns are recorded for deadlines, webhooks' and the account feed's
         # seat.awaited; a game with none of these needs no record (a webhook registered
         # later announces the turns awaited then, as new).
         if loaded.meta.turn_seconds is not None or hooks or feed_on:
-            fresh = await self.deadlines.refresh(loaded, at_ms, acted_seats)
+            turns = await self.deadlines.changes(loaded, at_ms, acted_seats)
+            fresh = turns[0]
             requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
             if hooks or feed_on:
                 notes = self._notes(loaded, at_ms, fresh, events)
@@ -151,6 +153,11 @@ class FollowUp:
         await self._record_activity(loaded, at_ms)
         if requests or deliveries:
             await anyio.to_thread.run_sync(self._enqueue, requests, deliveries)
+        # The new turns are recorded last: a follow-up that failed before this (the queue's
+        # Redis away) finds them new again when it is retried, and queues their deadline
+        # jobs and notifications then (each once: their ids are the same).
+        if turns is not None:
+            await self.deadlines.record(loaded.game_id, *turns)
 
     def _enqueue(self, requests: list[JobRequest], deliveries: list[Delivery]) -> None:
         """On the queue Redis (synchronous clients, on a thread): the jobs, the deliveries."""
