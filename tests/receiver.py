@@ -10,7 +10,9 @@ from typing import Any
 
 
 class Receiver:
-    """A local HTTP receiver that fails its first ``failures`` requests with a 500.
+    """A local HTTP receiver that fails its first ``failures`` requests with a 500 (and,
+    with ``fail_every``, every request whose number is a multiple of it), answering each
+    after ``delay_seconds``.
 
     Hostile modes, for the delivery worker's limits:
 
@@ -27,6 +29,8 @@ class Receiver:
         trickle_seconds: float = 0.0,
         hold_seconds: float = 60.0,
         flood_bytes: int = 0,
+        fail_every: int = 0,
+        delay_seconds: float = 0.0,
     ) -> None:
         self.failures = failures
         self.requests: list[tuple[dict[str, str], bytes]] = []
@@ -46,7 +50,12 @@ class Receiver:
                 if flood_bytes:
                     receiver._flood(self, flood_bytes)
                     return
-                failing = len(receiver.requests) <= receiver.failures
+                number = len(receiver.requests)
+                failing = number <= receiver.failures or bool(
+                    fail_every and number % fail_every == 0
+                )
+                if delay_seconds:
+                    time.sleep(delay_seconds)
                 self.send_response(500 if failing else 204)
                 self.end_headers()
 

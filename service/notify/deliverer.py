@@ -51,6 +51,10 @@ BLOCK_MS = 1_000
 # Finished attempts are recorded and settled together, this often at most.
 SETTLE_SECONDS = 0.01
 HOUSEKEEPING_SECONDS = 1.0
+# This consumer's pending entries it does not hold (a read whose answer was lost) are looked
+# for every this many housekeeping rounds, and taken once pending this long.
+STRAYS_EVERY = 5
+STRAY_IDLE_MS = 5_000
 RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 _NOTIFICATION = msgspec.json.Decoder(Notification)
@@ -279,7 +283,9 @@ class Deliverer:
             await _until(asyncio.sleep(HOUSEKEEPING_SECONDS), stopping)
 
     async def _chores(self, stopping: asyncio.Event) -> None:
-        """Due retries back onto the stream; dead consumers' entries taken over."""
+        """Due retries back onto the stream; dead consumers' entries taken over; this
+        consumer's own entries whose reading was lost taken again."""
+        rounds = 0
         while not stopping.is_set():
             try:
                 await self.queue.promote(int(time.time() * 1000))
@@ -287,8 +293,12 @@ class Deliverer:
                 room = HELD - len(self._held)
                 if room > 0:
                     await self._take(await self.queue.take_from_dead(room))
+                if rounds % STRAYS_EVERY == 0:
+                    held = set(self._held)
+                    await self._take(await self.queue.own_strays(held, STRAY_IDLE_MS, HELD))
             except TRANSIENT as exc:
                 log.warning("deliveries: queue Redis unavailable (%s: %s)", type(exc).__name__, exc)
+            rounds += 1
             await _until(asyncio.sleep(HOUSEKEEPING_SECONDS), stopping)
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:

@@ -26,7 +26,7 @@ deliveries".
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -231,14 +231,15 @@ class DeliveryConsumer:
         """This consumer stops: what it still holds may be taken over at once."""
         await self.redis.delete(worker_alive_key(self.name))
 
-    async def take_from_dead(self, count: int) -> list[Queued]:
-        """The pending entries of dead consumers, claimed for this one; consumers that are
-        dead and hold nothing are removed from the group."""
+    async def take_from_dead(self, count: int, dead_idle_ms: int = DEAD_IDLE_MS) -> list[Queued]:
+        """The pending entries of dead consumers (no alive beat, no read for
+        ``dead_idle_ms``), claimed for this one; dead consumers holding nothing are removed
+        from the group."""
         consumers: Any = await self.redis.xinfo_consumers(DELIVERIES, DELIVERY_GROUP)
         taken: list[Queued] = []
         for consumer in consumers:
             name = _text(consumer["name"])
-            if name == self.name or int(consumer["idle"]) < DEAD_IDLE_MS:
+            if name == self.name or int(consumer["idle"]) < dead_idle_ms:
                 continue
             if await self.redis.exists(worker_alive_key(name)):
                 continue
@@ -253,10 +254,23 @@ class DeliveryConsumer:
             # Idle at least this long: another live consumer that claimed them first reset
             # their idle time, so they are not taken twice.
             claimed: Any = await self.redis.xclaim(
-                DELIVERIES, DELIVERY_GROUP, self.name, DEAD_IDLE_MS // 2, ids
+                DELIVERIES, DELIVERY_GROUP, self.name, dead_idle_ms // 2, ids
             )
             taken += _queued(claimed)
         return taken
+
+    async def own_strays(self, held: Collection[str], min_idle_ms: int, count: int) -> list[Queued]:
+        """Entries this consumer holds in the group but not in memory, pending for at least
+        ``min_idle_ms``: read (or claimed) by a command whose answer was lost (the queue
+        Redis went away mid-reply). Claimed again, so they are delivered."""
+        rows: Any = await self.redis.xpending_range(
+            DELIVERIES, DELIVERY_GROUP, "-", "+", count, consumername=self.name, idle=min_idle_ms
+        )
+        ids: list[Any] = [i for i in (_text(r["message_id"]) for r in rows) if i not in held]
+        if not ids:
+            return []
+        claimed: Any = await self.redis.xclaim(DELIVERIES, DELIVERY_GROUP, self.name, 0, ids)
+        return _queued(claimed)
 
     async def backlog(self) -> tuple[int, int]:
         """Deliveries in the stream (waiting or being made), and retries waiting."""
