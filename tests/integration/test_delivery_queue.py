@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 import redis
 import redis.asyncio
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.notify.delivery_queue import Delivery, DeliveryConsumer, DeliveryQueue, Retry
 from service.notify.webhooks import Notification
@@ -174,3 +175,30 @@ def test_a_lost_group_is_made_again(clean_redis: str) -> None:
         assert len(await consumer.read(10, 100)) == 1
 
     _run(scenario, clean_redis)
+
+
+def test_the_delivery_backlog_is_in_the_metrics(client: Any, clean_redis: str) -> None:
+    """``stakeout_webhook_deliveries``: queued (in the stream) and due (retries waiting)."""
+
+    def backlog() -> dict[str, float]:
+        text = client.get("/metrics").text
+        return {
+            s.labels["state"]: s.value
+            for family in text_string_to_metric_families(text)
+            if family.name == "stakeout_webhook_deliveries"
+            for s in family.samples
+        }
+
+    assert backlog() == {"queued": 0, "due": 0}
+    DeliveryQueue(lambda: redis.Redis.from_url(clean_redis)).enqueue(
+        _deliveries("g1", ["h1"], range(2, 5))
+    )
+
+    async def retry_one(queue_redis: redis.asyncio.Redis) -> None:
+        consumer = DeliveryConsumer(queue_redis, "c1")
+        await consumer.ensure_group()
+        first = (await consumer.read(1, 100))[0]
+        await consumer.settle([], [Retry(first, int(time.time() * 1000) + 60_000)])
+
+    _run(retry_one, clean_redis)
+    assert backlog() == {"queued": 2, "due": 1}
