@@ -46,6 +46,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -336,42 +337,49 @@ def _frame(raw: str) -> str:
     return f"{function} {where.rstrip(')').rsplit('/', 1)[-1]}" if function else raw
 
 
-def profile(pid: int, seconds: int, out: Path) -> list[tuple[str, float, float]]:
-    """py-spy's samples of ``pid`` for ``seconds``: (function, % self, % total), by total."""
+def _package(raw: str) -> str:
+    """Where a frame's code lives: this repository's folder, else the library or standard
+    library module (py-spy names files from their import root)."""
+    parts = raw.rpartition(" (")[2].rstrip(")").rsplit(":", 1)[0].split("/")
+    if parts[0] in {"service", "workers", "domain"}:
+        return "stakeout " + "/".join(parts[:-1])
+    return parts[0].removesuffix(".py")
+
+
+@dataclass
+class Profile:
+    """py-spy's samples of a worker: % of samples by function (total, self), and the
+    samples' own time by where the code lives."""
+
+    functions: list[tuple[str, float, float]]
+    places: list[tuple[str, float]]
+
+
+def profile(pid: int, seconds: int, out: Path) -> Profile:
+    """py-spy's samples of ``pid`` (all its threads) for ``seconds``."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
-    subprocess.run(
-        [
-            spy,
-            "record",
-            "-p",
-            str(pid),
-            "-d",
-            str(seconds),
-            "-r",
-            "200",
-            "-f",
-            "raw",
-            "-o",
-            str(out),
-            "--nonblocking",
-        ],
-        check=True,
-        capture_output=True,
-    )
+    command = [spy, "record", "-p", str(pid), "-d", str(seconds), "-r", "200", "-f", "raw"]
+    subprocess.run([*command, "-o", str(out), "--nonblocking"], check=True, capture_output=True)
     own: Counter[str] = Counter()
     total: Counter[str] = Counter()
+    places: Counter[str] = Counter()
     samples = 0
     for line in out.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         n = int(count)
-        frames = [_frame(f) for f in stack.split(";")]
+        raw = stack.split(";")
+        frames = [_frame(f) for f in raw]
         samples += n
         own[frames[-1]] += n
+        places[_package(raw[-1])] += n
         for frame in set(frames):
             total[frame] += n
     if not samples:
-        return []
-    return [(f, 100 * own[f] / samples, 100 * t / samples) for f, t in total.most_common(40)]
+        return Profile([], [])
+    return Profile(
+        [(f, 100 * own[f] / samples, 100 * t / samples) for f, t in total.most_common(40)],
+        [(place, 100 * n / samples) for place, n in places.most_common(12)],
+    )
 
 
 def measure(
@@ -450,7 +458,7 @@ def main() -> None:
     receiver.stdout.readline()
     bases = [f"http://127.0.0.1:{p}" for p in ports]
     results: dict[str, list[dict[str, float]]] = {}
-    profiles: dict[str, list[tuple[str, float, float]]] = {}
+    profiles: dict[str, Profile] = {}
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, folder, ignore_errors=True)
         stack.callback(redis.stop)
@@ -489,7 +497,7 @@ def main() -> None:
 def report(
     args: argparse.Namespace,
     results: dict[str, list[dict[str, float]]],
-    profiles: dict[str, list[tuple[str, float, float]]],
+    profiles: dict[str, Profile],
     ceiling_rate: float,
     ceiling_ms: float,
 ) -> None:
@@ -516,10 +524,13 @@ def report(
         f"\nThe receiver's own ceiling: {ceiling_rate:,.0f} requests/s from a raw-socket "
         f"client (64 connections), {ceiling_ms:.3f} ms of its CPU a request."
     )
-    for name, functions in profiles.items():
+    for name, spied in profiles.items():
         print(f"\nWhere the {name} worker's time went (py-spy, % of samples: total, self):")
-        for function, own, total in functions[:25]:
+        for function, own, total in spied.functions[:25]:
             print(f"  {total:5.1f} {own:5.1f}  {function}")
+        print(f"\n  The {name} worker's samples by where the running code lives (self):")
+        for place, share in spied.places:
+            print(f"  {share:5.1f}  {place}")
 
 
 if __name__ == "__main__":

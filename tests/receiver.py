@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -21,6 +23,8 @@ class Receiver:
       ``hold_seconds`` have passed. `trickling` is set while a response is being trickled.
     - ``flood_bytes``: answer 200 and then a body of that many bytes, as fast as the client
       takes them; `sent` counts the body bytes the client accepted before it hung up.
+
+    ``tls`` (a certificate and its key): HTTPS, at ``https://localhost:<port>/hook``.
     """
 
     def __init__(
@@ -31,6 +35,7 @@ class Receiver:
         flood_bytes: int = 0,
         fail_every: int = 0,
         delay_seconds: float = 0.0,
+        tls: tuple[Path, Path] | None = None,
     ) -> None:
         self.failures = failures
         self.requests: list[tuple[dict[str, str], bytes]] = []
@@ -65,6 +70,11 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        if tls is not None:  # (certificate, key): HTTPS, named localhost
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.url = f"https://localhost:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def _trickle(self, handler: BaseHTTPRequestHandler, every: float, hold: float) -> None:

@@ -3,7 +3,7 @@
 The delivery loop (service/notify/deliverer.py) runs on an event loop of its own (uvloop),
 on the thread that calls `run_deliveries`, with the process's clients: the queue Redis
 (asyncio), the event store's (the webhooks and their attempt logs), and one delivery HTTP
-client (service/notify/egress.py). Anything unexpected that stops it is logged and it
+client (service/notify/delivery_client.py). Anything unexpected that stops it is logged and it
 starts again.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 import redis.asyncio
 import uvloop
 
-from service.notify import egress
+from service.notify import delivery_client
 from service.notify.deliverer import BLOCK_MS, Deliverer, DeliveryRules
 from service.notify.delivery_queue import DeliveryConsumer
 from service.settings import Settings
@@ -60,7 +60,7 @@ async def _deliverer(settings: Settings, name: str) -> AsyncIterator[Deliverer]:
         socket_timeout=WORKER_TIMEOUT_SECONDS + BLOCK_MS / 1000,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
     )
-    client = egress.DeliveryClient(
+    client = delivery_client.DeliveryClient(
         settings.webhook_allow_private, max_idle=settings.webhook_concurrency
     )
     rules = DeliveryRules(

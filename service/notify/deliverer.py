@@ -29,13 +29,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-import httpx
 import msgspec
 from redis.exceptions import RedisError
 
 from service.notify import webhooks
+from service.notify.delivery_client import DeliveryClient, delivery_target
 from service.notify.delivery_queue import DeliveryConsumer, Queued, Retry
-from service.notify.egress import DeliveryClient
+from service.notify.errors import WebhookUrlInvalid
 from service.notify.webhooks import Attempt, Notification, Webhook, WebhookStore
 
 log = logging.getLogger("stakeout.deliveries")
@@ -222,9 +222,8 @@ class Deliverer:
     async def _origin(self, url: str) -> AsyncIterator[None]:
         """Within the share of the attempts one origin may have under way."""
         try:
-            parsed = httpx.URL(url)
-            origin = f"{parsed.scheme}://{parsed.host}:{parsed.port}"
-        except httpx.InvalidURL:
+            origin = delivery_target(url).key
+        except WebhookUrlInvalid:
             origin = url
         share = self._origins.get(origin)
         if share is None:

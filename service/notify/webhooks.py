@@ -32,7 +32,7 @@ from typing import Literal
 
 import msgspec
 
-from service.notify import egress
+from service.notify import delivery_client
 from service.notify.errors import WebhookUrlInvalid
 from service.store.clients import AnyRedis
 from service.store.keys import owner_webhooks_key, webhook_attempts_key, webhook_key
@@ -276,7 +276,7 @@ def delivery_headers(secret: str, notification: Notification, body: bytes) -> di
 
 
 async def post(
-    client: egress.DeliveryClient,
+    client: delivery_client.DeliveryClient,
     url: str,
     body: bytes,
     headers: dict[str, str],
@@ -294,12 +294,12 @@ async def post(
     try:
         async with asyncio.timeout(deadline), client.post(url, body, headers) as response:
             status = response.status
-            head = await egress.read_head(response, KEPT_BODY_BYTES + 1)
+            head = await delivery_client.read_head(response, KEPT_BODY_BYTES + 1)
             if not 200 <= status < 300:
                 error = f"HTTP {status}: {head[:KEPT_BODY_BYTES].decode(errors='replace')}"
     except TimeoutError:
         error = f"no answer within {deadline:g} s"
-    except (*egress.HTTP_ERRORS, WebhookUrlInvalid) as exc:
+    except (*delivery_client.HTTP_ERRORS, WebhookUrlInvalid) as exc:
         error = f"{type(exc).__name__}: {exc}"
     seconds = time.monotonic() - started
     return DeliveryOutcome(status, None if error is None else error[:300], seconds)

@@ -7,9 +7,11 @@ what a delivery must not reach unless the deployment allows it.
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Iterator
 from dataclasses import replace
 from ipaddress import ip_address
+from pathlib import Path
 from typing import Any
 
 import httpcore
@@ -17,7 +19,8 @@ import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.notify.egress import DeliveryClient, is_public
+from service.notify.delivery_client import DeliveryClient
+from service.notify.egress import is_public
 from service.settings import Settings
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, wait_for
@@ -149,6 +152,33 @@ def test_the_delivery_client_never_connects_to_a_private_address(host: str) -> N
         assert asyncio.run(_post(url, allow_private=True)) == 204
         headers, _ = receiver.requests[0]
         assert headers["Host"] == f"{host}:{port}"
+    finally:
+        receiver.close()
+
+
+TLS = Path(__file__).resolve().parents[1] / "tls"
+CERTIFICATE, KEY = TLS / "localhost-cert.pem", TLS / "localhost-key.pem"
+
+
+async def _post_tls(url: str, trusted: ssl.SSLContext | None) -> int:
+    client = DeliveryClient(allow_private=True, ssl_context=trusted)
+    async with client, client.post(url, b"{}", {}) as response:
+        return response.status
+
+
+def test_deliveries_over_tls_verify_the_certificate_against_the_url_host() -> None:
+    """A test certificate for localhost: trusted, it is accepted for localhost only; not
+    trusted (the default: certifi's authorities), it is refused."""
+    receiver = Receiver(tls=(CERTIFICATE, KEY))
+    trusting = ssl.create_default_context(cafile=str(CERTIFICATE))
+    try:
+        assert asyncio.run(_post_tls(receiver.url, trusting)) == 204
+        by_address = receiver.url.replace("localhost", "127.0.0.1")
+        with pytest.raises(httpcore.ConnectError, match=r"not valid for '127\.0\.0\.1'"):
+            asyncio.run(_post_tls(by_address, trusting))
+        with pytest.raises(httpcore.ConnectError, match="certificate verify failed"):
+            asyncio.run(_post_tls(receiver.url, None))
+        assert len(receiver.requests) == 1
     finally:
         receiver.close()
 
