@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/webhooks.py [--seconds 10] [--rounds 2] [--hooks 40] [--games 400]
         [--hosts 4] [--ref REV | --skip-ref] [--profile SECONDS]
+    .venv/bin/python bench/webhooks.py --play [--games 32] [--seconds 20] [--driver node]
 
 Starts, in temporary folders (nothing is written to the repository):
 
@@ -28,15 +29,27 @@ delivery), exported with ``git archive`` into a temporary folder and run from th
 this venv. ``--profile N`` samples the worker with py-spy for N seconds after each build's
 last measurement and prints where its time went (functions by share of samples).
 
+``--play``: does one webhook worker keep up with play? Real games instead of queued
+deliveries: an API process, a game worker (its dispatcher follows every act up, and queues
+a ``seat.awaited`` delivery for the one webhook), a webhook worker and the receiver, on one
+Valkey; ``--games`` 4-seat FBI games of human seats played at once by bench/move_path.py's
+Node driver (undici installed with npm into a temporary folder; ``--driver python``: a
+slower client of this script's own). Printed: acts and deliveries a second, the deliveries
+waiting and the outbox entries not yet followed up (sampled every 0.5 s), and how long both
+take to drain once play stops.
+
 The machine may be busy: compare the builds within one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import importlib.util
 import json
 import os
+import random
 import shutil
 import signal
 import statistics
@@ -45,9 +58,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import httpx
 
@@ -55,6 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service.ops.embedded import EmbeddedRedis  # noqa: E402
+from service.store.keys import DELIVERIES  # noqa: E402
 
 DEFAULT_REF = "ec0a6ab"
 
@@ -346,8 +360,7 @@ def _package(raw: str) -> str:
     return parts[0].removesuffix(".py")
 
 
-@dataclass
-class Profile:
+class Profile(NamedTuple):
     """py-spy's samples of a worker: % of samples by function (total, self), and the
     samples' own time by where the code lives."""
 
@@ -431,6 +444,181 @@ def measure(
     return figures, worker
 
 
+API_KEY = "sk_bench"
+
+
+async def _play_games(base: str, games: int, seconds: float) -> int:
+    """``games`` 4-seat FBI games of human seats played at once, each seat a client making
+    a random legal act as soon as it is awaited (tests/processes.py's), for ``seconds``; a
+    finished game is replaced. Returns the acts made."""
+    from tests.processes import HumanSeat, next_request
+
+    rng = random.Random(29)
+    acts = 0
+    end = time.monotonic() + seconds
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+
+        async def one_table() -> None:
+            nonlocal acts
+            while time.monotonic() < end:
+                body = {"game": "fbi", "seats": [{"type": "human"}] * 4}
+                made = (await http.post("/v1/games", json=body, headers=_auth(API_KEY))).json()
+                seats = [HumanSeat(made["id"], i, s["token"]) for i, s in enumerate(made["seats"])]
+                seen = (await http.get(f"/v1/games/{made['id']}")).json()
+                while time.monotonic() < end and seen["status"] == "active":
+                    awaited = {a["seat"] for a in seen["awaiting"]}
+                    seat = seats[min(awaited)]
+                    seen = (
+                        await http.get(f"/v1/games/{made['id']}", headers=_auth(seat.token))
+                    ).json()
+                    request = next_request(seat, seen, rng)
+                    if request is None:
+                        continue
+                    path, act = request
+                    answer = await http.post(path, json=act, headers=_auth(seat.token))
+                    acts += answer.status_code == 200
+                    seen = (await http.get(f"/v1/games/{made['id']}")).json()
+
+        await asyncio.gather(*(one_table() for _ in range(games)))
+    return acts
+
+
+def _node_driver(folder: Path) -> Callable[[str, int, float], float]:
+    """bench/move_path.py's Node driver (undici installed with npm into ``folder``), as a
+    function of the API's base URL, the games and the seconds, returning acts a second."""
+    spec = importlib.util.spec_from_file_location("move_path", ROOT / "bench" / "move_path.py")
+    assert spec is not None
+    assert spec.loader is not None
+    move_path = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(move_path)
+    npm = folder / "npm"
+    npm.mkdir()
+    move_path.npm_install(npm, with_bgio=False)
+
+    def drive(base: str, games: int, seconds: float) -> float:
+        done = move_path.node(
+            npm, npm / "http_load.mjs", "play", base, API_KEY, str(games), str(seconds), "get-post"
+        )
+        return float(done["acts_per_s"])
+
+    return drive
+
+
+def _stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
+    for proc in reversed(processes):
+        stop(proc)
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def play(args: argparse.Namespace) -> None:
+    """Real play with one webhook for ``seat.awaited``: an API process, a game worker (its
+    dispatcher follows every act up), one webhook worker, the receiver; what is waiting to
+    be delivered is sampled while the games are played, and how long the backlog takes to
+    drain once they stop."""
+    import redis as redis_py
+
+    folder = Path(tempfile.mkdtemp(prefix="stakeout-bench-webhook-play-"))
+    server = EmbeddedRedis(folder / "valkey")
+    url = server.start()
+    port, api_port = _free_port(), _free_port()
+    env = {
+        **Build("now", ROOT, "").env(url),
+        "STAKEOUT_API_KEYS": API_KEY,
+        "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
+        "STAKEOUT_MAX_ACTIVE_GAMES": "0",
+        "PORT": str(api_port),
+    }
+    cli = [sys.executable, "-m", "service.ops.cli"]
+    started: list[subprocess.Popen[bytes]] = []
+    with contextlib.ExitStack() as stack:
+        stack.callback(shutil.rmtree, folder, ignore_errors=True)
+        stack.callback(server.stop)
+        stack.callback(_stop_all, started)
+        log = stack.enter_context((folder / "processes.log").open("ab"))
+        for command in (
+            [sys.executable, "-c", RECEIVER, str(port)],
+            [*cli, "serve"],
+            [*cli, "worker"],
+            [*cli, "worker", "--queues", "webhooks"],
+        ):
+            started.append(
+                subprocess.Popen(command, env=env, stdout=log, stderr=log, start_new_session=True)
+            )
+        base, receiver = f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(base + "/readyz", timeout=1).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API did not start; see {folder}")
+            time.sleep(0.2)
+        hook = {"url": receiver + "/hook/0", "events": ["seat.awaited"]}
+        httpx.post(base + "/v1/webhooks", json=hook, headers=_auth(API_KEY)).raise_for_status()
+        time.sleep(1.2)  # the dispatcher knows the webhook (cached 1 s)
+        queue = redis_py.Redis.from_url(url)
+        samples: list[tuple[int, int]] = []
+
+        def backlog() -> tuple[int, int]:
+            """(deliveries waiting, outbox entries not yet followed up)."""
+            ready = httpx.get(base + "/readyz", timeout=5).json()
+            waiting: Any = queue.xlen(DELIVERIES)
+            return int(waiting), int(ready.get("outbox_lag") or 0) + int(
+                ready.get("outbox_pending") or 0
+            )
+
+        driver = _node_driver(folder) if args.driver == "node" else None
+
+        async def sampled() -> float:
+            """Acts a second, while the backlog is sampled."""
+
+            async def sampler() -> None:
+                while True:
+                    await asyncio.sleep(0.5)
+                    samples.append(await asyncio.to_thread(backlog))
+
+            task = asyncio.create_task(sampler())
+            try:
+                if driver is None:
+                    made = await _play_games(base, args.games, args.seconds)
+                    return float(made / args.seconds)
+                return float(await asyncio.to_thread(driver, base, args.games, args.seconds))
+            finally:
+                task.cancel()
+
+        before = stats(receiver)["posts"]
+        began = time.monotonic()
+        rate = asyncio.run(sampled())
+        played = time.monotonic() - began
+        during = stats(receiver)["posts"] - before
+        stopped = time.monotonic()
+        while backlog() != (0, 0) and time.monotonic() - stopped < 120:
+            time.sleep(0.1)
+        drained = time.monotonic() - stopped
+        queue.close()
+    client = "a Python client" if args.driver == "python" else "bench/http_load.mjs"
+    print(
+        f"\n{args.games} FBI games of 4 human seats played at once for {played:.1f} s "
+        f"({client}), one webhook for seat.awaited; an API process, a game worker, "
+        "a webhook worker, on one Valkey\n"
+    )
+    print(
+        "| acts/s | deliveries/s | deliveries waiting (median / max) "
+        "| outbox entries not yet followed up (median / max) | drained after play, s |"
+    )
+    print("|---|---|---|---|---|")
+    waiting = sorted(w for w, _ in samples) or [0]
+    lag = sorted(o for _, o in samples) or [0]
+    print(
+        f"| {rate:,.0f} | {during / played:,.0f} "
+        f"| {statistics.median(waiting):.0f} / {waiting[-1]} "
+        f"| {statistics.median(lag):.0f} / {lag[-1]} | {drained:.1f} |"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -443,7 +631,14 @@ def main() -> None:
     parser.add_argument("--ref", default=DEFAULT_REF)
     parser.add_argument("--skip-ref", action="store_true")
     parser.add_argument("--profile", type=int, default=0, metavar="SECONDS")
+    parser.add_argument("--play", action="store_true", help="real games instead (see play())")
+    parser.add_argument(
+        "--driver", choices=("node", "python"), default="node", help="--play's clients"
+    )
     args = parser.parse_args()
+    if args.play:
+        play(args)
+        return
 
     folder = Path(tempfile.mkdtemp(prefix="stakeout-bench-webhooks-"))
     redis = EmbeddedRedis(folder / "valkey")

@@ -106,6 +106,7 @@ class Deliverer:
         self._per_origin = max(1, rules.concurrency // 2)
         self._origins: dict[str, _Share] = {}
         self._finished: list[Finished] = []
+        self._settling = asyncio.Lock()
         self._wake = asyncio.Event()
         self._room = asyncio.Event()
         self._room.set()
@@ -244,18 +245,21 @@ class Deliverer:
             await self._settle_all()
 
     async def _settle_all(self) -> None:
-        self._wake.clear()
-        finished, self._finished = self._finished, []
-        if not finished:
-            return
-        attempts = [(f.queued.webhook_id, f.attempt) for f in finished if f.attempt is not None]
-        await self._retrying(lambda: self.hooks.record_attempts(attempts))
-        done, retries = self._outcomes(finished)
-        await self._retrying(lambda: self.queue.settle(done, retries))
-        for f in finished:
-            self._held.discard(f.queued.entry_id)
-        if len(self._held) < HELD:
-            self._room.set()
+        """Record and settle what finished (one batch at a time: stopping waits for the
+        settler's batch before it settles the last one)."""
+        async with self._settling:
+            self._wake.clear()
+            finished, self._finished = self._finished, []
+            if not finished:
+                return
+            attempts = [(f.queued.webhook_id, f.attempt) for f in finished if f.attempt]
+            await self._retrying(lambda: self.hooks.record_attempts(attempts))
+            done, retries = self._outcomes(finished)
+            await self._retrying(lambda: self.queue.settle(done, retries))
+            for f in finished:
+                self._held.discard(f.queued.entry_id)
+            if len(self._held) < HELD:
+                self._room.set()
 
     def _outcomes(self, finished: Iterable[Finished]) -> tuple[list[str], list[Retry]]:
         """The entries done with (delivered, out of retries, webhook removed), and the

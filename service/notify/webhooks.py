@@ -1,14 +1,17 @@
 """Webhooks: an API key's backend learns about its games without polling.
 
-A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries run on
-RQ, on a queue (``webhooks``) and workers (``stakeout worker --queues webhooks``) of their
-own, so a slow, unreachable or hostile receiver never delays a bot turn, a deadline or a
-scoring job; each attempt is recorded; failures are retried with backoff.
+A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries are
+queued on the queue Redis (service/notify/delivery_queue.py) and made by workers of their
+own (``stakeout worker --queues webhooks``: service/notify/deliverer.py), so a slow,
+unreachable or hostile receiver never delays a bot turn, a deadline or a scoring job; each
+attempt is recorded; failures are retried with backoff. Deliveries are at least once:
+receivers de-duplicate on ``Stakeout-Delivery``, the notification's id.
 
 One attempt has one overall deadline (``STAKEOUT_WEBHOOK_TIMEOUT_SECONDS``): resolving,
 connecting, sending and reading the status line and headers together, so a receiver that
 trickles a byte at a time cannot hold a worker past it. Of the response only the status
-is used; at most ``KEPT_BODY_BYTES`` of a failure's body are read, into the attempt log.
+is used; at most ``KEPT_BODY_BYTES`` of its body are read (a failure's into the attempt
+log).
 
 Signature (documented in the README, with a verification recipe)::
 
