@@ -101,6 +101,7 @@ class Wiring(Stores):
     rematches: Rematches
     game_list: GameList
     jobs: JobQueue
+    deliveries: DeliveryQueue  # webhook deliveries' queue (the follow-ups' side)
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
@@ -153,6 +154,7 @@ async def open_wiring(
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
             game_list=GameList(store, stores.summaries, games),
             jobs=jobs,
+            deliveries=deliveries,
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),

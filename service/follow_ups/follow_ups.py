@@ -24,7 +24,7 @@ from service.follow_ups.abandonment import ActivityIndex
 from service.follow_ups.jobs import JobQueue, JobRequest, deadline_job, jobs_for
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
-from service.notify.delivery_queue import Delivery, DeliveryQueue
+from service.notify.delivery_queue import Delivery, DeliveryQueue, deliveries_for
 from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.deadlines import DeadlineStore
@@ -113,12 +113,7 @@ class FollowUp:
     def _deliveries(notes: list[webhooks.Notification], hooks: list[Webhook]) -> list[Delivery]:
         """One delivery per webhook that wants a notification. Queued once each, however
         often the change is followed up (service/notify/delivery_queue.py)."""
-        return [
-            Delivery(hook.id, note.id, note.game_id, msgspec.json.encode(note))
-            for note in notes
-            for hook in hooks
-            if webhooks.wanted(hook, note)
-        ]
+        return deliveries_for(notes, hooks)
 
     async def follow_up(
         self,

@@ -30,10 +30,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import redis
 import redis.asyncio
 from redis.exceptions import ResponseError
 
+from service.notify.webhooks import Notification, Webhook, wanted
 from service.store.keys import (
     DELIVERIES,
     DELIVERIES_DUE,
@@ -107,6 +109,17 @@ class Delivery:
     notification_id: str
     game_id: str
     body: bytes  # the notification's JSON
+
+
+def deliveries_for(notes: Sequence[Notification], hooks: Sequence[Webhook]) -> list[Delivery]:
+    """One delivery per webhook that wants a notification (pure). Queued once each, however
+    often it is asked for (`DeliveryQueue.enqueue`)."""
+    return [
+        Delivery(hook.id, note.id, note.game_id, msgspec.json.encode(note))
+        for note in notes
+        for hook in hooks
+        if wanted(hook, note)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,4 +309,11 @@ def _queued(rows: Any) -> list[Queued]:
     return out
 
 
-__all__ = ["Delivery", "DeliveryConsumer", "DeliveryQueue", "Queued", "Retry"]
+__all__ = [
+    "Delivery",
+    "DeliveryConsumer",
+    "DeliveryQueue",
+    "Queued",
+    "Retry",
+    "deliveries_for",
+]

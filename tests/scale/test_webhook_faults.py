@@ -115,7 +115,7 @@ def test_webhook_workers_killed_mid_batch_lose_no_delivery(
         with httpx.Client(base_url=api.base, timeout=30) as http:
             hooks = [_register(http, receiver.url, ["seat.awaited"]) for _ in range(8)]
         expected: set[tuple[str, str]] = set()
-        for game in range(40):
+        for game in range(60):
             game_id = f"{game:024x}"
             deliveries = []
             for version in range(2, 52):
