@@ -46,7 +46,7 @@ def _asked(number: int) -> Asked:
 
 
 def _matcher(wiring: Wiring) -> Matcher:
-    notifier = MatchNotifier(wiring.webhooks, wiring.account_feed, wiring.jobs)
+    notifier = MatchNotifier(wiring.webhooks, wiring.account_feed, wiring.deliveries)
     return Matcher(wiring.match_tickets, wiring.maker, notifier, "bench")
 
 

@@ -5,8 +5,8 @@
 Key A's receiver answers one byte a second; while its delivery is held open, key B creates
 a two-bot game and we time its first bot move. Two layouts over one embedded Valkey:
 
-- ``shared``: one worker serving bots, scoring and webhooks (the layout before deliveries
-  got workers of their own);
+- ``shared``: one worker process serving bots, scoring and webhooks (the layout before
+  deliveries got workers of their own; the deliveries now run on a thread of that process);
 - ``separate``: ``stakeout worker`` plus ``stakeout worker --queues webhooks`` (today's).
 
 The delivery deadline is the default 5 s in both. A measurement, not a test.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +34,7 @@ from rq import Worker
 from service.app import create_app
 from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
+from service.store.keys import deliverer_alive_key
 from tests.receiver import Receiver
 
 A, B = "bench-key-a", "bench-key-b"
@@ -58,7 +60,10 @@ def one_round(url: str, layout: str) -> float:
     redis.Redis.from_url(url).flushdb()
     workers = [worker(url, queues) for queues in LAYOUTS[layout]]
     connection = redis.Redis.from_url(url)
-    while len(Worker.all(connection=connection)) < len(workers):  # all of them up first
+    # All of them up first: the RQ worker (one in either layout), and the deliveries.
+    while not Worker.all(connection=connection) or not connection.exists(
+        deliverer_alive_key(socket.gethostname())
+    ):
         time.sleep(0.05)
     receiver = Receiver(trickle_seconds=1.0, hold_seconds=60)
     settings = Settings(

@@ -107,12 +107,15 @@ class Settings:
     snapshot_every: int = 100
     # How long RQ keeps a finished job and its result (its id then refuses a duplicate).
     job_result_ttl_seconds: int = 3600
-    # Seconds between webhook delivery attempts (one retry per entry).
+    # Seconds before each retry of a webhook delivery (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     # One delivery attempt's overall deadline (connect, send, status and headers).
     webhook_timeout_seconds: float = 5.0
     # Deliveries reach public addresses only unless this is on (service/notify/egress.py).
     webhook_allow_private: bool = False
+    # Delivery attempts one webhook worker has under way at once (half of them at most to
+    # one receiver's origin).
+    webhook_concurrency: int = 64
     # An expert bot's thinking per move: a wall-clock cap, and a multiplier on each game's
     # tuned sample count (domain/budget.py). The cap is what a deployment tunes.
     bot_seconds: float = 1.0
@@ -144,8 +147,10 @@ class Settings:
             raise ValueError("STAKEOUT_BOT_EFFORT must be in (0, 100]")
         if self.rate_limit_per_minute < 0:
             raise ValueError("STAKEOUT_RATE_LIMIT_PER_MINUTE cannot be negative")
-        if not 0 < self.webhook_timeout_seconds <= 25:  # inside the 30 s job timeout
+        if not 0 < self.webhook_timeout_seconds <= 25:
             raise ValueError("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS must be in (0, 25]")
+        if not 1 <= self.webhook_concurrency <= 1024:
+            raise ValueError("STAKEOUT_WEBHOOK_CONCURRENCY must be in [1, 1024]")
         if self.abandon_seconds < 0:
             raise ValueError("STAKEOUT_ABANDON_SECONDS cannot be negative")
         if self.max_active_games < 0:
@@ -217,6 +222,9 @@ class Settings:
             ),
             webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
             webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
+            webhook_concurrency=_parse(
+                e, "STAKEOUT_WEBHOOK_CONCURRENCY", cls.webhook_concurrency, int
+            ),
             webhook_timeout_seconds=_parse(
                 e, "STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float
             ),

@@ -32,6 +32,7 @@ from service.lobby.rematch import Rematches
 from service.matchmaking.ticket_desk import TicketDesk
 from service.matchmaking.tickets import MatchTickets
 from service.notify.account_feed import AccountFeed
+from service.notify.delivery_queue import DeliveryQueue
 from service.notify.webhooks import WebhookStore
 from service.play.access import Access, ApiKeys, SeatTokens
 from service.play.bot_turns import BotSeals, BotTurns
@@ -115,6 +116,7 @@ class Wiring(Stores):
     rematches: Rematches
     game_list: GameList
     jobs: JobQueue
+    deliveries: DeliveryQueue  # webhook deliveries' queue (the follow-ups' side)
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
@@ -150,7 +152,8 @@ async def open_wiring(
     live = LiveFeed(blocking, store)
     stores = Stores.over(client, blocking, settings.max_active_games, store)
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
-    notifiers = Notifiers(stores.webhooks, stores.account_feed, settings.webhook_backoff)
+    deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
+    notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
     archive_after_ms = settings.archive_after_seconds * 1000
     follow_up = FollowUp(
         jobs,
@@ -180,6 +183,7 @@ async def open_wiring(
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
             game_list=GameList(store, stores.summaries, games, stores.player_games),
             jobs=jobs,
+            deliveries=deliveries,
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
@@ -194,6 +198,7 @@ async def open_wiring(
         store.close()
         await client.aclose()
         jobs.close()
+        deliveries.close()
 
 
 __all__ = ["Stores", "Wiring", "open_wiring"]

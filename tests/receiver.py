@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
 class Receiver:
-    """A local HTTP receiver that fails its first ``failures`` requests with a 500.
+    """A local HTTP receiver that fails its first ``failures`` requests with a 500 (and,
+    with ``fail_every``, every request whose number is a multiple of it), answering each
+    after ``delay_seconds``.
 
     Hostile modes, for the delivery worker's limits:
 
@@ -19,6 +23,8 @@ class Receiver:
       ``hold_seconds`` have passed. `trickling` is set while a response is being trickled.
     - ``flood_bytes``: answer 200 and then a body of that many bytes, as fast as the client
       takes them; `sent` counts the body bytes the client accepted before it hung up.
+
+    ``tls`` (a certificate and its key): HTTPS, at ``https://localhost:<port>/hook``.
     """
 
     def __init__(
@@ -27,6 +33,9 @@ class Receiver:
         trickle_seconds: float = 0.0,
         hold_seconds: float = 60.0,
         flood_bytes: int = 0,
+        fail_every: int = 0,
+        delay_seconds: float = 0.0,
+        tls: tuple[Path, Path] | None = None,
     ) -> None:
         self.failures = failures
         self.requests: list[tuple[dict[str, str], bytes]] = []
@@ -46,7 +55,12 @@ class Receiver:
                 if flood_bytes:
                     receiver._flood(self, flood_bytes)
                     return
-                failing = len(receiver.requests) <= receiver.failures
+                number = len(receiver.requests)
+                failing = number <= receiver.failures or bool(
+                    fail_every and number % fail_every == 0
+                )
+                if delay_seconds:
+                    time.sleep(delay_seconds)
                 self.send_response(500 if failing else 204)
                 self.end_headers()
 
@@ -56,6 +70,11 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        if tls is not None:  # (certificate, key): HTTPS, named localhost
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.url = f"https://localhost:{self.server.server_address[1]}/hook"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def _trickle(self, handler: BaseHTTPRequestHandler, every: float, hold: float) -> None:

@@ -124,6 +124,13 @@ def test_the_stored_layout_is_unchanged() -> None:
     assert k.worker_alive_key("h-1") == "stakeout:worker-alive:h-1"
     assert k.worker_reaped_key("j", "w") == "stakeout:worker-reaped:j:w"
     assert k.worker_stranded_key("j") == "stakeout:worker-stranded:j"
+    assert k.deliverer_alive_key("h") == "stakeout:deliverer-alive:h"
+    assert (k.DELIVERIES, k.DELIVERY_GROUP, k.DELIVERIES_DUE) == (
+        "stakeout:deliveries",
+        "deliverers",
+        "stakeout:deliveries:due",
+    )
+    assert k.deliveries_queued_key("g") == "stakeout:deliveries:queued:g"
     assert k.seat_idempotency(1, "x") == "s1:x"
     assert k.owner_idempotency("x") == "owner:x"
     assert k.bot_idempotency(1, "move", 7) == "bot:1:move:7"

@@ -8,12 +8,7 @@ from collections.abc import AsyncIterator, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-import msgspec
-from rq import get_current_job
-
 from service.follow_ups.jobs import archive_job
-from service.notify import webhooks
-from service.notify.webhooks import Notification
 from service.play.deadlines import time_out
 from service.play.results import record_result
 from service.settings import Settings
@@ -111,53 +106,3 @@ def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
 def sweep_games() -> str:
     """End the games nobody plays any more (service/follow_ups/sweep.py)."""
     return _run(_sweep())
-
-
-class DeliveryFailed(Exception):
-    """Raised so that RQ retries the delivery with backoff."""
-
-
-async def _deliver(webhook_id: str, body: str) -> str:
-    async with _wiring() as wiring:
-        settings = wiring.settings
-        hook = await wiring.webhooks.get(webhook_id)
-        if hook is None:
-            return "webhook removed"
-        note = msgspec.json.decode(body, type=Notification)
-        job = get_current_job()
-        attempt = 1
-        if job is not None and job.retries_left is not None:
-            attempt = len(settings.webhook_backoff) - job.retries_left + 1
-        raw = body.encode()
-        outcome = await webhooks.post(
-            hook.url,
-            raw,
-            {
-                "Content-Type": "application/json",
-                webhooks.SIGNATURE_HEADER: webhooks.sign(hook.secret, int(time.time()), raw),
-                "Stakeout-Event": note.kind,
-                "Stakeout-Delivery": note.id,
-            },
-            settings.webhook_timeout_seconds,
-            settings.webhook_allow_private,
-        )
-        record = webhooks.Attempt(
-            delivery_id=note.id,
-            kind=note.kind,
-            game_id=note.game_id,
-            attempt=attempt,
-            at_ms=int(time.time() * 1000),
-            duration_ms=int(outcome.seconds * 1000),
-            status_code=outcome.status_code,
-            error=outcome.error,
-            delivered=outcome.delivered,
-        )
-        await wiring.webhooks.record_attempt(webhook_id, record)
-        if not outcome.delivered:
-            raise DeliveryFailed(f"attempt {attempt}: {outcome.error or outcome.status_code}")
-        return f"delivered on attempt {attempt}"
-
-
-def deliver_webhook(webhook_id: str, body: str) -> str:
-    """POST one notification to a webhook, signed; raises to be retried with backoff."""
-    return _run(_deliver(webhook_id, body))

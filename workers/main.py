@@ -1,21 +1,23 @@
-"""The RQ worker processes: ``stakeout worker`` and ``stakeout worker --queues webhooks``.
+"""The worker processes: ``stakeout worker`` and ``stakeout worker --queues webhooks``.
 
 Two kinds, never mixed, so that one tenant's slow webhook receiver cannot stall anyone's
-game: ``stakeout worker`` takes bot turns, deadlines and scoring (and runs the sweep);
-``stakeout worker --queues webhooks`` takes webhook deliveries only. Each runs RQ's
-scheduler too (for retries with intervals). RQ needs a plain, non-cluster Redis:
-``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
+game: ``stakeout worker`` takes bot turns, deadlines and scoring from RQ (and runs the
+sweep), with RQ's scheduler (for retries with intervals); ``stakeout worker --queues
+webhooks`` makes webhook deliveries only, many at once, from the delivery queue
+(workers/deliveries.py, service/notify/delivery_queue.py). RQ and the delivery queue need a
+plain, non-cluster Redis: ``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
 
 A game worker (one that takes the bots queue) also runs the outbox's dispatcher on a thread
 of its own (service/follow_ups/dispatcher.py): it follows up every change of a game, which
-is what puts the jobs on the queues in the first place; and the matchmaker on another
-(service/matchmaking/matcher.py; one works at a time, by lease).
+is what puts the jobs and the deliveries on their queues in the first place; and the
+matchmaker on another (service/matchmaking/matcher.py; one works at a time, by lease).
 
 A worker never exits because its Redis is away: at start, and whenever RQ's loop gives up
 on a lost connection, it waits for the Redis to answer (logging, with backoff up to
-``MAX_WAIT_SECONDS``) and starts working again. Only SIGTERM/SIGINT stop it. Its lifeline
-thread (workers/recovery.py) marks it alive every second and puts back the jobs of dead
-workers within seconds.
+``MAX_WAIT_SECONDS``) and starts working again; the deliveries wait it out likewise. Only
+SIGTERM/SIGINT stop it. A game worker's lifeline thread (workers/recovery.py) marks it
+alive every second and puts back the jobs of dead workers within seconds; the deliveries
+beat for themselves, and take over a dead webhook worker's deliveries within seconds.
 """
 
 from __future__ import annotations
@@ -35,12 +37,14 @@ from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
 from service.follow_ups.dispatcher import Dispatcher
-from service.follow_ups.jobs import BOT_QUEUE, QUEUES
+from service.follow_ups.jobs import BOT_QUEUE, QUEUES, WEBHOOK_QUEUE
 from service.matchmaking.matcher import Matcher, MatchNotifier
 from service.settings import Settings
 from service.store.clients import WORKER_TIMEOUT_SECONDS, queue_url
+from service.store.keys import deliverer_alive_key
 from service.wiring import open_wiring
-from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat
+from workers.deliveries import run_deliveries
+from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat, process_name
 
 log = logging.getLogger("stakeout.worker")
 
@@ -73,7 +77,46 @@ def wait_for_redis(url: str, stopping: threading.Event) -> redis.Redis | None:
 def run_worker(
     settings: Settings, burst: bool = False, queues: Sequence[str] | None = None
 ) -> None:
+    """Serve ``queues``: the RQ jobs of bots and scoring, and, when ``webhooks`` is among
+    them, webhook deliveries (on a thread of their own, workers/deliveries.py)."""
     names = tuple(queues or settings.worker_queues)
+    jobs = tuple(name for name in names if name != WEBHOOK_QUEUE)
+    done = threading.Event()  # the deliveries' stop: once this worker is done
+    delivering: threading.Thread | None = None
+    if WEBHOOK_QUEUE in names:
+        delivering = threading.Thread(
+            target=run_deliveries,
+            args=(settings, process_name(), done),
+            name="stakeout-deliveries",
+            daemon=True,
+        )
+        delivering.start()
+    try:
+        if jobs:
+            _run_jobs(settings, burst, jobs)
+        elif delivering is not None:
+            _wait_for_stop(delivering)
+    finally:
+        done.set()
+        if delivering is not None:  # it finishes the attempts under way (their deadline)
+            delivering.join(timeout=settings.webhook_timeout_seconds + 10)
+
+
+def _wait_for_stop(delivering: threading.Thread) -> None:
+    """A deliveries-only worker: until SIGTERM or SIGINT."""
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while not stopping.wait(1.0) and delivering.is_alive():
+        pass
+
+
+def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
+    """An RQ worker for ``names``, started again whenever its Redis goes away."""
     url = queue_url(settings)
     stopping = threading.Event()
 
@@ -81,7 +124,7 @@ def run_worker(
         stopping.set()
 
     lifeline = Lifeline(url, names)
-    done = threading.Event()  # the dispatcher's stop: once this worker is done
+    dispatching = threading.Event()  # the dispatcher's stop: once this worker is done
     dispatcher: threading.Thread | None = None
     generation = 0
     while not stopping.is_set():
@@ -97,11 +140,11 @@ def run_worker(
             if not burst and BOT_QUEUE in names:  # the sweep's jobs run on the bots queue
                 threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
                 dispatcher = threading.Thread(
-                    target=_dispatch, args=(settings, lifeline.process, done), daemon=True
+                    target=_dispatch, args=(settings, lifeline.process, dispatching), daemon=True
                 )
                 dispatcher.start()
                 threading.Thread(
-                    target=_match, args=(settings, lifeline.process, done), daemon=True
+                    target=_match, args=(settings, lifeline.process, dispatching), daemon=True
                 ).start()
         generation += 1
         # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
@@ -127,7 +170,7 @@ def run_worker(
             break
         log.warning("worker %s stopped (queue Redis lost?); starting again", worker.name)
         connection.close()
-    done.set()
+    dispatching.set()
     if dispatcher is not None:  # it gives its shards back (the next holder needs no wait)
         dispatcher.join(timeout=5.0)
     lifeline.stop()
@@ -171,7 +214,7 @@ def _match(settings: Settings, name: str, done: threading.Event) -> None:
             try:
                 async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
                     notifier = MatchNotifier(
-                        wiring.webhooks, wiring.account_feed, wiring.jobs, settings.webhook_backoff
+                        wiring.webhooks, wiring.account_feed, wiring.deliveries
                     )
                     await Matcher(wiring.match_tickets, wiring.maker, notifier, name).run(stop)
             except Exception:
@@ -202,10 +245,13 @@ def _sweep_timer(settings: Settings) -> None:
 
 
 def worker_healthy(settings: Settings, max_age_seconds: float = 2.0 * HEARTBEAT_TTL) -> bool:
-    """True when a worker on this host has sent a heartbeat recently (for an exec probe)."""
+    """True when a worker on this host has sent a heartbeat recently (for an exec probe):
+    an RQ worker's, or the webhook deliveries' (service/notify/delivery_queue.py)."""
     connection = redis.Redis.from_url(
         queue_url(settings), socket_timeout=2.0, socket_connect_timeout=1.0
     )
+    if connection.exists(deliverer_alive_key(socket.gethostname())):
+        return True
     now = time.time()
     host = socket.gethostname() + "-"
     for worker in Worker.all(connection=connection):

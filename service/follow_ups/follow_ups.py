@@ -21,16 +21,10 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.jobs import (
-    WEBHOOK_QUEUE,
-    JobQueue,
-    JobRequest,
-    archive_job,
-    deadline_job,
-    jobs_for,
-)
+from service.follow_ups.jobs import JobQueue, JobRequest, archive_job, deadline_job, jobs_for
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
+from service.notify.delivery_queue import Delivery, DeliveryQueue, deliveries_for
 from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.deadlines import DeadlineStore
@@ -48,12 +42,12 @@ ACTIVITY_EVERY_MS = 10_000
 
 @dataclass(frozen=True)
 class Notifiers:
-    """Where a change is announced: the API keys' webhooks (with the deliveries' backoff)
-    and their account feeds."""
+    """Where a change is announced: the API keys' webhooks (their deliveries queued for
+    the webhook workers) and their account feeds."""
 
     webhooks: WebhookStore
+    deliveries: DeliveryQueue
     feed: AccountFeed
-    webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
 
 
 class FollowUp:
@@ -79,7 +73,7 @@ class FollowUp:
         self.activity = activity
         self.webhooks = notifiers.webhooks
         self.feed = notifiers.feed
-        self.webhook_backoff = notifiers.webhook_backoff
+        self.deliveries = notifiers.deliveries
         self._hooks: dict[str, tuple[float, list[Webhook]]] = {}
         # game id -> the change time this process last wrote to the activity index
         self._activity: dict[str, int] = {}
@@ -123,21 +117,11 @@ class FollowUp:
         seats = seats_of(loaded)
         return [msgspec.structs.replace(n, seats=seats) for n in notes]
 
-    def _deliveries(
-        self, notes: list[webhooks.Notification], hooks: list[Webhook]
-    ) -> list[JobRequest]:
-        return [
-            JobRequest(
-                WEBHOOK_QUEUE,
-                "workers.jobs.deliver_webhook",
-                (hook.id, msgspec.json.encode(note).decode()),
-                f"wh-{hook.id}-{note.id}",
-                retry_intervals=self.webhook_backoff,
-            )
-            for note in notes
-            for hook in hooks
-            if webhooks.wanted(hook, note)
-        ]
+    @staticmethod
+    def _deliveries(notes: list[webhooks.Notification], hooks: list[Webhook]) -> list[Delivery]:
+        """One delivery per webhook that wants a notification. Queued once each, however
+        often the change is followed up (service/notify/delivery_queue.py)."""
+        return deliveries_for(notes, hooks)
 
     async def follow_up(
         self,
@@ -149,17 +133,20 @@ class FollowUp:
         """The jobs, turn records, webhook deliveries and account-feed entries a
         game's new state calls for (``events``: those just appended)."""
         requests = jobs_for(loaded)
+        deliveries: list[Delivery] = []
         hooks = await self.hooks_of(loaded.meta.owner)
         feed_on = await self.feed.active(loaded.meta.owner)
+        turns: tuple[list[deadlines.Deadline], list[int]] | None = None
         # Awaited turns are recorded for deadlines, webhooks' and the account feed's
         # seat.awaited; a game with none of these needs no record (a webhook registered
         # later announces the turns awaited then, as new).
         if loaded.meta.turn_seconds is not None or hooks or feed_on:
-            fresh = await self.deadlines.refresh(loaded, at_ms, acted_seats)
+            turns = await self.deadlines.changes(loaded, at_ms, acted_seats)
+            fresh = turns[0]
             requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
             if hooks or feed_on:
                 notes = self._notes(loaded, at_ms, fresh, events)
-                requests += self._deliveries(notes, hooks)
+                deliveries = self._deliveries(notes, hooks)
                 if feed_on:
                     await self.feed.record(loaded.meta.owner, for_feed(notes))
         if loaded.match.recorded is not None or loaded.match.aborted:
@@ -174,8 +161,20 @@ class FollowUp:
         # The sweep's activity index: when the game last moved
         # (service/follow_ups/abandonment.py).
         await self._record_activity(loaded, at_ms)
+        if requests or deliveries:
+            await anyio.to_thread.run_sync(self._enqueue, requests, deliveries)
+        # The new turns are recorded last: a follow-up that failed before this (the queue's
+        # Redis away) finds them new again when it is retried, and queues their deadline
+        # jobs and notifications then (each once: their ids are the same).
+        if turns is not None:
+            await self.deadlines.record(loaded.game_id, *turns)
+
+    def _enqueue(self, requests: list[JobRequest], deliveries: list[Delivery]) -> None:
+        """On the queue Redis (synchronous clients, on a thread): the jobs, the deliveries."""
         if requests:
-            await anyio.to_thread.run_sync(self.jobs.enqueue, requests)
+            self.jobs.enqueue(requests)
+        if deliveries:
+            self.deliveries.enqueue(deliveries)
 
     async def _record_activity(self, loaded: Loaded, at_ms: int) -> None:
         """Write the game's last change to the activity index, at most once an

@@ -617,7 +617,11 @@ def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
             "name": "Stakeout-Delivery",
             "in": "header",
             "required": True,
-            "description": "The notification's id (the same on every retry).",
+            "description": "The notification's id: the same on every attempt and every "
+            "retry, and unique per notification. Deliveries are at least once: a receiver may "
+            "get a notification again (a retry after its answer was lost, a worker that "
+            "stopped mid-delivery) and should de-duplicate on this id. Notifications may "
+            "arrive out of order; `version` orders a game's.",
             "schema": {"type": "string"},
         },
     ]
@@ -630,7 +634,8 @@ def _webhooks(schemas: dict[str, Any]) -> dict[str, Any]:
                 "operationId": "on" + name.removesuffix("Notification"),
                 "summary": f"{kind}: {schema['description'].split('.')[0]}",
                 "description": "POSTed by the workers to each webhook registered for this "
-                "kind; retried with backoff until it answers 2xx.",
+                "kind, at least once (de-duplicate on `Stakeout-Delivery`); retried with "
+                "backoff until it answers 2xx.",
                 "tags": ["webhooks"],
                 "parameters": headers,
                 "requestBody": {

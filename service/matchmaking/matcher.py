@@ -27,16 +27,14 @@ import time
 from dataclasses import dataclass, field
 
 import anyio.to_thread
-import msgspec
 import redis.exceptions
 
 from domain.match import SeatSpec
-from service.follow_ups.jobs import WEBHOOK_QUEUE, JobQueue, JobRequest
 from service.lobby.game_maker import GameMaker
 from service.matchmaking.grouping import Group, plan
 from service.matchmaking.tickets import MatchRecord, MatchTickets
-from service.notify import webhooks
 from service.notify.account_feed import AccountFeed
+from service.notify.delivery_queue import DeliveryQueue, deliveries_for
 from service.notify.webhooks import Notification, NotifiedSeat, WebhookStore
 from service.play.errors import ActiveGameLimit, GameExists
 from service.play.game_service import NewGame
@@ -65,32 +63,20 @@ class Passed:
 
 @dataclass(frozen=True)
 class MatchNotifier:
-    """Where ``match.found`` goes: the key's account feed and its webhooks."""
+    """Where ``match.found`` goes: the key's account feed and its webhooks (their deliveries'
+    queue, as a change's follow-up queues them: each once however often it is asked)."""
 
     webhooks: WebhookStore
     feed: AccountFeed
-    jobs: JobQueue
-    webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
+    deliveries: DeliveryQueue
 
     async def found(self, record: MatchRecord, game_id: str, at_ms: int) -> None:
         notes = match_found(record, game_id, at_ms)
         if await self.feed.active(record.owner):
             await self.feed.record(record.owner, notes)
-        hooks = await self.webhooks.of(record.owner)
-        requests = [
-            JobRequest(
-                WEBHOOK_QUEUE,
-                "workers.jobs.deliver_webhook",
-                (hook.id, msgspec.json.encode(note).decode()),
-                f"wh-{hook.id}-{note.id}",
-                retry_intervals=self.webhook_backoff,
-            )
-            for note in notes
-            for hook in hooks
-            if webhooks.wanted(hook, note)
-        ]
-        if requests:
-            await anyio.to_thread.run_sync(self.jobs.enqueue, requests)
+        queued = deliveries_for(notes, await self.webhooks.of(record.owner))
+        if queued:
+            await anyio.to_thread.run_sync(self.deliveries.enqueue, queued)
 
 
 def match_found(record: MatchRecord, game_id: str, at_ms: int) -> list[Notification]:

@@ -26,6 +26,7 @@ from ipaddress import IPv4Address, IPv6Address, IPv6Network, ip_address
 import httpcore
 import httpx
 
+from service.notify import streams
 from service.notify.errors import WebhookUrlInvalid
 
 IPAddress = IPv4Address | IPv6Address
@@ -119,7 +120,6 @@ class PublicOnlyBackend(httpcore.AsyncNetworkBackend):
     """Resolves every name itself and dials public addresses only."""
 
     def __init__(self, allow_private: bool) -> None:
-        self._inner = httpcore.AnyIOBackend()
         self._allow_private = allow_private
 
     async def connect_tcp(
@@ -140,9 +140,7 @@ class PublicOnlyBackend(httpcore.AsyncNetworkBackend):
         failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
         for ip in allowed:
             try:
-                return await self._inner.connect_tcp(
-                    str(ip), port, timeout, local_address, socket_options
-                )
+                return await streams.open_tcp(str(ip), port, timeout, socket_options)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
         assert failure is not None
@@ -157,18 +155,4 @@ class PublicOnlyBackend(httpcore.AsyncNetworkBackend):
         raise httpcore.ConnectError("a webhook cannot target a unix socket")
 
     async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
-
-
-def delivery_client(timeout: float, allow_private: bool) -> httpx.AsyncClient:
-    """An HTTP client that reaches public addresses only (see the module docstring)."""
-    transport = httpx.AsyncHTTPTransport()
-    # httpx has no public way to hand its connection pool a network backend, so the
-    # transport's pool is replaced by an equivalent one that has ours.
-    transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=httpx.create_ssl_context(),
-        network_backend=PublicOnlyBackend(allow_private),
-    )
-    return httpx.AsyncClient(
-        transport=transport, timeout=timeout, trust_env=False, follow_redirects=False
-    )
+        await asyncio.sleep(seconds)

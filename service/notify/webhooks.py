@@ -1,14 +1,17 @@
 """Webhooks: an API key's backend learns about its games without polling.
 
-A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries run on
-RQ, on a queue (``webhooks``) and workers (``stakeout worker --queues webhooks``) of their
-own, so a slow, unreachable or hostile receiver never delays a bot turn, a deadline or a
-scoring job; each attempt is recorded; failures are retried with backoff.
+A webhook has a URL, the event kinds it wants, and optionally one game. Deliveries are
+queued on the queue Redis (service/notify/delivery_queue.py) and made by workers of their
+own (``stakeout worker --queues webhooks``: service/notify/deliverer.py), so a slow,
+unreachable or hostile receiver never delays a bot turn, a deadline or a scoring job; each
+attempt is recorded; failures are retried with backoff. Deliveries are at least once:
+receivers de-duplicate on ``Stakeout-Delivery``, the notification's id.
 
 One attempt has one overall deadline (``STAKEOUT_WEBHOOK_TIMEOUT_SECONDS``): resolving,
 connecting, sending and reading the status line and headers together, so a receiver that
 trickles a byte at a time cannot hold a worker past it. Of the response only the status
-is used; at most ``KEPT_BODY_BYTES`` of a failure's body are read, into the attempt log.
+is used; at most ``KEPT_BODY_BYTES`` of its body are read (a failure's into the attempt
+log).
 
 Signature (documented in the README, with a verification recipe)::
 
@@ -27,12 +30,13 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Collection, Sequence
 from typing import Literal
 
-import httpx
 import msgspec
 
-from service.notify import egress
+from service.notify import delivery_client
+from service.notify.errors import WebhookUrlInvalid
 from service.store.clients import AnyRedis
 from service.store.keys import owner_webhooks_key, webhook_attempts_key, webhook_key
 
@@ -174,11 +178,35 @@ class WebhookStore:
         await self.redis.delete(webhook_key(webhook.id), webhook_attempts_key(webhook.id))
         await self.redis.zrem(owner_webhooks_key(webhook.owner), webhook.id)
 
+    async def get_many(self, webhook_ids: Collection[str]) -> dict[str, Webhook | None]:
+        """Each webhook by its id (None: removed), in one pipelined round trip."""
+        ids = list(webhook_ids)
+        pipe = self.redis.pipeline(transaction=False)
+        for webhook_id in ids:
+            pipe.get(webhook_key(webhook_id))
+        raws = await pipe.execute()
+        return {
+            i: None if raw is None else msgspec.json.decode(raw, type=Webhook)
+            for i, raw in zip(ids, raws, strict=True)
+        }
+
     async def record_attempt(self, webhook_id: str, attempt: Attempt) -> None:
         """Log a delivery attempt, newest first (the last `KEPT_ATTEMPTS` are kept)."""
-        key = webhook_attempts_key(webhook_id)
-        await self.redis.lpush(key, msgspec.json.encode(attempt))
-        await self.redis.ltrim(key, 0, KEPT_ATTEMPTS - 1)
+        await self.record_attempts([(webhook_id, attempt)])
+
+    async def record_attempts(self, attempts: Sequence[tuple[str, Attempt]]) -> None:
+        """Log delivery attempts (in the order made) of any webhooks, in one round trip."""
+        by_hook: dict[str, list[bytes]] = {}
+        for webhook_id, attempt in attempts:
+            by_hook.setdefault(webhook_id, []).append(msgspec.json.encode(attempt))
+        if not by_hook:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for webhook_id, encoded in by_hook.items():
+            key = webhook_attempts_key(webhook_id)
+            pipe.lpush(key, *encoded)  # each to the head in turn: the last one made first
+            pipe.ltrim(key, 0, KEPT_ATTEMPTS - 1)
+        await pipe.execute()
 
     async def attempts(self, webhook_id: str, offset: int, count: int) -> list[Attempt]:
         rows = await self.redis.lrange(webhook_attempts_key(webhook_id), offset, offset + count - 1)
@@ -243,35 +271,42 @@ class DeliveryOutcome(msgspec.Struct, frozen=True):
         return self.status_code is not None and 200 <= self.status_code < 300
 
 
+def delivery_headers(secret: str, notification: Notification, body: bytes) -> dict[str, str]:
+    """The headers of one attempt: signed now; ``Stakeout-Delivery`` is the notification's
+    id, the same on every attempt, that receivers de-duplicate on."""
+    return {
+        "Content-Type": "application/json",
+        SIGNATURE_HEADER: sign(secret, int(time.time()), body),
+        "Stakeout-Event": notification.kind,
+        "Stakeout-Delivery": notification.id,
+    }
+
+
 async def post(
-    url: str, body: bytes, headers: dict[str, str], deadline: float, allow_private: bool
+    client: delivery_client.DeliveryClient,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    deadline: float,
 ) -> DeliveryOutcome:
-    """POST ``body`` within ``deadline`` seconds overall; read no more than a little back."""
+    """POST ``body`` within ``deadline`` seconds overall; read no more than a little back.
+
+    ``client``: the process's delivery client (public addresses only, connections kept
+    alive per origin). An answer of up to ``KEPT_BODY_BYTES`` is read to its end (so its
+    connection can serve the next delivery); a longer one is cut off there.
+    """
     started = time.monotonic()
     status: int | None = None
     error: str | None = None
     try:
-        async with (
-            asyncio.timeout(deadline),
-            egress.delivery_client(deadline, allow_private) as client,
-            client.stream("POST", url, content=body, headers=headers) as response,
-        ):
-            status = response.status_code
+        async with asyncio.timeout(deadline), client.post(url, body, headers) as response:
+            status = response.status
+            head = await delivery_client.read_head(response, KEPT_BODY_BYTES + 1)
             if not 200 <= status < 300:
-                error = f"HTTP {status}: {(await _head(response)).decode(errors='replace')}"
+                error = f"HTTP {status}: {head[:KEPT_BODY_BYTES].decode(errors='replace')}"
     except TimeoutError:
         error = f"no answer within {deadline:g} s"
-    except httpx.HTTPError as exc:
+    except (*delivery_client.HTTP_ERRORS, WebhookUrlInvalid) as exc:
         error = f"{type(exc).__name__}: {exc}"
     seconds = time.monotonic() - started
     return DeliveryOutcome(status, None if error is None else error[:300], seconds)
-
-
-async def _head(response: httpx.Response) -> bytes:
-    """The first ``KEPT_BODY_BYTES`` of a response body; the rest is never read."""
-    kept = b""
-    async for chunk in response.aiter_raw():
-        kept += chunk
-        if len(kept) >= KEPT_BODY_BYTES:
-            break
-    return kept[:KEPT_BODY_BYTES]

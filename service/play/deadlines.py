@@ -104,16 +104,25 @@ class DeadlineStore:
         self, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
     ) -> list[Deadline]:
         """Bring the game's awaited turns up to date; returns the new ones."""
-        game_id = loaded.game_id
-        known = await self.current(game_id)
-        fresh, stale = plan(known, loaded, now_ms, acted_seats)
+        fresh, stale = await self.changes(loaded, now_ms, acted_seats)
+        await self.record(loaded.game_id, fresh, stale)
+        return fresh
+
+    async def changes(
+        self, loaded: Loaded, now_ms: int, acted_seats: Collection[int] = ()
+    ) -> tuple[list[Deadline], list[int]]:
+        """What `refresh` would record (nothing is written): the new turns, and the seats
+        no longer awaited."""
+        return plan(await self.current(loaded.game_id), loaded, now_ms, acted_seats)
+
+    async def record(self, game_id: str, fresh: list[Deadline], stale: list[int]) -> None:
+        """Record what `changes` found."""
         if stale:
             await self.redis.hdel(deadlines_key(game_id), *(str(seat) for seat in stale))
         if fresh:
             await self.redis.hset(
                 deadlines_key(game_id), mapping={str(d.seat): d.encode() for d in fresh}
             )
-        return fresh
 
 
 async def time_out(

@@ -91,6 +91,13 @@ key                                    type    holds                            
 ``stakeout:worker-reaped:<job>:<w>``   string  an abandoned job already requeued     1 hour
 ``stakeout:worker-stranded:<job>``     string  when a queued job was first seen      1 hour
                                                stranded
+``stakeout:deliverer-alive:<host>``    string  a webhook worker on the host runs     10 s
+``stakeout:deliveries``                stream  webhook deliveries to make (webhook,  settled
+                                               notification, attempt); its consumer  entries
+                                               group ``deliverers``                  deleted
+``stakeout:deliveries:due``            zset    deliveries to retry -> when (ms)      none
+``stakeout:deliveries:queued:<game>``  hash    ``<webhook>|<notification id>`` of    1 hour
+                                               the game's deliveries queued
 =====================================  ======  ====================================  ========
 
 Every ``game:{<id>}:*`` key but the archive is deleted when the game is archived
@@ -396,3 +403,17 @@ def worker_reaped_key(job_id: str, worker: str) -> str:
 
 def worker_stranded_key(job_id: str) -> str:
     return "stakeout:worker-stranded:" + job_id
+
+
+def deliverer_alive_key(host: str) -> str:
+    return "stakeout:deliverer-alive:" + host
+
+
+# The webhook deliveries (service/notify/delivery_queue.py).
+DELIVERIES = "stakeout:deliveries"
+DELIVERY_GROUP = "deliverers"
+DELIVERIES_DUE = "stakeout:deliveries:due"
+
+
+def deliveries_queued_key(game_id: str) -> str:
+    return "stakeout:deliveries:queued:" + game_id

@@ -39,7 +39,15 @@ from prometheus_client.metrics_core import (
 from prometheus_client.multiprocess import MultiProcessCollector
 from rq import Queue, get_current_job
 
-from service.store.keys import JOB_SECONDS, OUTBOX_GROUP, OUTBOX_SHARDS, WORKER_ACTS, outbox_key
+from service.store.keys import (
+    DELIVERIES,
+    DELIVERIES_DUE,
+    JOB_SECONDS,
+    OUTBOX_GROUP,
+    OUTBOX_SHARDS,
+    WORKER_ACTS,
+    outbox_key,
+)
 from service.telemetry.logs import LogFields, log_fields
 
 log = logging.getLogger("stakeout.observability")
@@ -262,6 +270,9 @@ class QueueCollector:
             depths = [(q, Queue(q, connection=connection).count) for q in self._queues]
             raw: dict[Any, Any] = connection.hgetall(JOB_SECONDS)
             acts: dict[Any, Any] = connection.hgetall(WORKER_ACTS)
+            queued: Any = connection.xlen(DELIVERIES)
+            due: Any = connection.zcard(DELIVERIES_DUE)
+            deliveries = (int(queued), int(due))
         except redis.RedisError:
             # A scrape still answers with everything else: the process metrics matter most
             # precisely when the queue Redis is down.
@@ -273,6 +284,15 @@ class QueueCollector:
         for name, count in depths:
             depth.add_metric([name], count)
         yield depth
+        waiting = GaugeMetricFamily(
+            "stakeout_webhook_deliveries",
+            "Webhook deliveries in the delivery queue: queued (to be made or being made), "
+            "due (retries waiting for their time)",
+            labels=["state"],
+        )
+        waiting.add_metric(["queued"], deliveries[0])
+        waiting.add_metric(["due"], deliveries[1])
+        yield waiting
         yield _job_histogram({k.decode(): v.decode() for k, v in raw.items()})
         worker_acts = CounterMetricFamily(
             "stakeout_worker_acts",

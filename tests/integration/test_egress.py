@@ -7,17 +7,20 @@ what a delivery must not reach unless the deployment allows it.
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import Iterator
 from dataclasses import replace
 from ipaddress import ip_address
+from pathlib import Path
 from typing import Any
 
-import httpx
+import httpcore
 import pytest
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.notify.egress import delivery_client, is_public
+from service.notify.delivery_client import DeliveryClient
+from service.notify.egress import is_public
 from service.settings import Settings
 from tests.conftest import start_worker, stop_worker
 from tests.helpers import API_KEY, auth, wait_for
@@ -142,9 +145,8 @@ def test_a_public_target_is_accepted(strict_client: Any) -> None:
 
 
 async def _post(url: str, allow_private: bool) -> int:
-    async with delivery_client(5.0, allow_private) as client:
-        response = await client.post(url, content=b"{}")
-        return response.status_code
+    async with DeliveryClient(allow_private) as client, client.post(url, b"{}", {}) as response:
+        return response.status
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
@@ -153,7 +155,7 @@ def test_the_delivery_client_never_connects_to_a_private_address(host: str) -> N
     try:
         port = receiver.url.split(":")[2].split("/")[0]
         url = f"http://{host}:{port}/hook"
-        with pytest.raises(httpx.ConnectError, match="no public address"):
+        with pytest.raises(httpcore.ConnectError, match="no public address"):
             asyncio.run(_post(url, allow_private=False))
         assert receiver.requests == []
         # Allowed, the same request arrives with its Host intact. (localhost may resolve to
@@ -161,6 +163,33 @@ def test_the_delivery_client_never_connects_to_a_private_address(host: str) -> N
         assert asyncio.run(_post(url, allow_private=True)) == 204
         headers, _ = receiver.requests[0]
         assert headers["Host"] == f"{host}:{port}"
+    finally:
+        receiver.close()
+
+
+TLS = Path(__file__).resolve().parents[1] / "tls"
+CERTIFICATE, KEY = TLS / "localhost-cert.pem", TLS / "localhost-key.pem"
+
+
+async def _post_tls(url: str, trusted: ssl.SSLContext | None) -> int:
+    client = DeliveryClient(allow_private=True, ssl_context=trusted)
+    async with client, client.post(url, b"{}", {}) as response:
+        return response.status
+
+
+def test_deliveries_over_tls_verify_the_certificate_against_the_url_host() -> None:
+    """A test certificate for localhost: trusted, it is accepted for localhost only; not
+    trusted (the default: certifi's authorities), it is refused."""
+    receiver = Receiver(tls=(CERTIFICATE, KEY))
+    trusting = ssl.create_default_context(cafile=str(CERTIFICATE))
+    try:
+        assert asyncio.run(_post_tls(receiver.url, trusting)) == 204
+        by_address = receiver.url.replace("localhost", "127.0.0.1")
+        with pytest.raises(httpcore.ConnectError, match=r"not valid for '127\.0\.0\.1'"):
+            asyncio.run(_post_tls(by_address, trusting))
+        with pytest.raises(httpcore.ConnectError, match="certificate verify failed"):
+            asyncio.run(_post_tls(receiver.url, None))
+        assert len(receiver.requests) == 1
     finally:
         receiver.close()
 

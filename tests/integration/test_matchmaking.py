@@ -47,7 +47,7 @@ def match_pass(settings: Settings, at_ms: int | None = None) -> Passed:
 
     async def one() -> Passed:
         async with open_wiring(settings) as wiring:
-            notifier = MatchNotifier(wiring.webhooks, wiring.account_feed, wiring.jobs)
+            notifier = MatchNotifier(wiring.webhooks, wiring.account_feed, wiring.deliveries)
             matcher = Matcher(wiring.match_tickets, wiring.maker, notifier, "test-matcher")
             return await matcher.pass_once(at_ms or int(time.time() * 1000))
 
