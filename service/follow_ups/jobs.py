@@ -24,9 +24,11 @@ from service.play.records import Loaded
 
 BOT_QUEUE = "bots"
 SCORING_QUEUE = "scoring"
+# Not an RQ queue since deliveries have their own (service/notify/delivery_queue.py): the
+# name a worker is given to deliver webhooks (`stakeout worker --queues webhooks`).
 WEBHOOK_QUEUE = "webhooks"
-# Workers take jobs in this order: deliveries never hold up a bot's turn.
-QUEUES = (BOT_QUEUE, SCORING_QUEUE, WEBHOOK_QUEUE)
+# The RQ queues; workers take jobs in this order.
+QUEUES = (BOT_QUEUE, SCORING_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
 
 

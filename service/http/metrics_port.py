@@ -14,7 +14,8 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import start_http_server
 
-from service.settings import ALL_QUEUES, Settings
+from service.follow_ups.jobs import QUEUES
+from service.settings import Settings
 from service.store.clients import queue_url
 from service.telemetry.metrics import QueueCollector, exposition
 
@@ -33,7 +34,7 @@ class MetricsServer:
 def serve_metrics(settings: Settings, port: int) -> MetricsServer:
     """Serve the scrape on ``port`` (same host as the API) from a daemon thread."""
     collector = QueueCollector(
-        queue_url(settings), ALL_QUEUES, settings.redis_url, settings.redis_cluster
+        queue_url(settings), QUEUES, settings.redis_url, settings.redis_cluster
     )
     server, _thread = start_http_server(port, addr=settings.host, registry=exposition(collector))
     return MetricsServer(server, collector)
