@@ -57,7 +57,8 @@ def _worker_sets(raw: str) -> tuple[tuple[str, ...], ...]:
     return tuple(_names(part) for part in raw.split(";") if part.strip())
 
 
-# The RQ queues (service/follow_ups/jobs.py), in the order a worker serving several takes jobs.
+# What a worker can serve, in the order it takes jobs: the RQ queues (service/follow_ups/
+# jobs.py), then the webhook deliveries (a stream of their own, service/notify/delivery_queue.py).
 ALL_QUEUES = ("bots", "scoring", "webhooks")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.budget import Budget
-from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, QUEUES
+from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, QUEUES, WEBHOOK_QUEUE
 from service.ops.cli import main
 from service.settings import ALL_QUEUES, MAX_BOT_SECONDS, Settings
 
@@ -75,8 +75,10 @@ def test_trusted_proxies_are_networks() -> None:
     ]
 
 
-def test_the_settings_know_every_queue_of_the_scheduler() -> None:
-    assert ALL_QUEUES == QUEUES
+def test_a_worker_serves_the_rq_queues_and_the_delivery_queue() -> None:
+    # The deliveries are not an RQ queue (a stream of their own), but a worker is told to
+    # make them by the same name: `stakeout worker --queues webhooks`.
+    assert (*QUEUES, WEBHOOK_QUEUE) == ALL_QUEUES
 
 
 @pytest.mark.parametrize(("cores", "expected"), [(1, 1), (2, 1), (6, 5)])

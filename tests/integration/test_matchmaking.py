@@ -13,17 +13,16 @@ import pytest
 import redis
 from litestar import Litestar
 from litestar.testing import TestClient
-from rq import Queue
 
 from domain.match import SeatSpec
 from service.app import create_app
-from service.follow_ups.jobs import WEBHOOK_QUEUE
 from service.matchmaking.grouping import BASE_WINDOW, WIDEN_PER_SECOND
 from service.matchmaking.matcher import Matcher, MatchNotifier, Passed
 from service.matchmaking.tickets import MatchRecord, seat_token
 from service.play.access import ApiKeys
 from service.players.ratings import DISPLAY_SCALE
 from service.settings import Settings
+from service.store.keys import DELIVERIES
 from service.wiring import open_wiring
 from tests.helpers import API_KEY, auth
 from tests.integration.test_players_api import _rate
@@ -277,9 +276,12 @@ def test_match_found_goes_to_the_feed_and_the_webhooks(api: Any, two_keys: Setti
     for note in found:
         assert seat_token(ann["secret"]) not in str(note)
         assert seat_token(bob["secret"]) not in str(note)
-    jobs = Queue(WEBHOOK_QUEUE, connection=connection).get_job_ids()
-    hook_id = hook.json()["id"]
-    assert sorted(jobs) == sorted(f"wh-{hook_id}-{game_id}-match-{t['id']}" for t in (ann, bob))
+    rows: Any = connection.xrange(DELIVERIES)  # the delivery queue (one Redis in this test)
+    queued = [(f[b"h"].decode(), msgspec.json.decode(f[b"n"])) for _, f in rows]
+    assert sorted((hook, n["kind"], n["ticket_id"]) for hook, n in queued) == sorted(
+        (hook.json()["id"], "match.found", t["id"]) for t in (ann, bob)
+    )
+    assert {n["game_id"] for _, n in queued} == {game_id}
     connection.close()
 
 
