@@ -7,7 +7,7 @@ socket: only the app's own work), with one layer added at a time: CORS; the rate
 middleware with the limit off (a setting check); the rate-limit middleware counting in a
 real Valkey (a round trip a request with a burst under 40; leases of 10 tokens with the
 default burst of 200); request ids alone, with the access log line (JSON, to a file), with
-the HTTP metrics, with both (`service.telemetry.metrics`); then the whole stakeout app.
+the HTTP metrics, with both (`service.http.observability`); then the whole stakeout app.
 Batches of every variant alternate round by round, so machine noise hits them alike; the
 median batch is printed.
 """

@@ -183,7 +183,8 @@ def for_serving(app: Litestar) -> Litestar:
     - Young collections at most once per `YOUNG_GC_THRESHOLD` new objects: with the
       default 700 a request's own short-lived objects set one off every few requests, and
       they were about 5 % of an act's CPU in one process; the objects still alive are
-      the same few in-flight requests' either way (docs/design-move-path.md, "Sixth pass").
+      the same few in-flight requests' either way (docs/design-move-path.md,
+      "The interpreter and the garbage collector").
 
     Not done by `create_app`: a test process builds many apps and should not keep their
     objects."""

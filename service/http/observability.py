@@ -15,7 +15,7 @@ so it does as little there as it can:
   the metrics itself (a lock per value) and its line left in a write at the end of the
   event loop's turn; under uvicorn the line and the metrics were most of the wrapper's
   cost, and the wrapper about a third of a `/healthz` request's CPU
-  (`bench/pipeline_server_cost.py`; figures in docs/design-move-path.md, "Fifth pass").
+  (`bench/pipeline_server_cost.py`; docs/design-move-path.md, "The layers every request passes").
 
   What that costs: a scrape of another process, or of the metrics port, can miss up to
   `FLUSH_SECONDS` of requests (a scrape of this process's own `/metrics` flushes first);

@@ -4,7 +4,8 @@ An act and a view read each cost one script call (the event store's append and c
 Through redis-py, one call passes the script object, the client's command execution (its
 retry wrapper, per-command observability hooks, response callbacks) and a pure-Python
 command packer: in an in-process profile of the GET + POST loop that machinery cost more
-CPU than the game's rules (`bench/act_profile.py`, docs/design-move-path.md "Speed").
+CPU than the game's rules (`bench/act_profile.py`; docs/design-move-path.md, "The scripts
+over one shared connection").
 
 `Script` keeps what matters and drops the rest: the command packed by hiredis in C (byte
 for byte redis-py's packing) and sent over one connection that every call of the process
