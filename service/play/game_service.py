@@ -385,16 +385,20 @@ class GameService:
         """Compare the most recently used snapshots with their streams (one round trip);
         returns how many the store is behind (and handles them), None with nothing cached.
         For `/readyz`."""
-        recent = list(self._cache.items())[-sample:]
+        # The cached versions as they are now, before the read: an act that lands while
+        # the read is away advances the cache past what the read saw, and is not a store
+        # gone backwards.
+        recent = [(game_id, entry.loaded.match.version) for game_id, entry in self._cache.items()]
+        recent = recent[-sample:]
         if not recent:
             return None
         versions = await self.store.versions([game_id for game_id, _ in recent])
         behind = 0
-        for (game_id, entry), version in zip(recent, versions, strict=True):
-            if version < entry.loaded.match.version:
+        for (game_id, cached), version in zip(recent, versions, strict=True):
+            if version < cached:
                 behind += 1
                 if game_id in self._cache:
-                    self._behind(game_id, entry.loaded.match.version, version)
+                    self._behind(game_id, cached, version)
         return behind
 
     async def at_version(self, loaded: Loaded, version: int) -> Loaded:

@@ -1,5 +1,6 @@
-"""The store's answers that let the warm cache stay right (real Valkey), and the cache
-finding a stream rewritten behind its back at the same length."""
+"""The store's answers that let the warm cache stay right (real Valkey), the cache finding a
+stream rewritten behind its back at the same length, and /readyz's check of the cache not
+mistaking an act that lands meanwhile for a store gone backwards."""
 
 from __future__ import annotations
 
@@ -88,6 +89,37 @@ def test_a_stream_rewritten_at_the_same_length_is_found_and_the_game_reloaded(
         assert fresh.match.version == truth.match.version
         assert msgspec.json.encode(fresh.match) == msgspec.json.encode(truth.match)
         assert msgspec.json.encode(fresh.match) != msgspec.json.encode(cached.match)
+        await client.aclose()
+
+    run(scenario())
+
+
+def test_an_act_landing_while_the_cache_is_checked_is_no_regression(clean_redis: str) -> None:
+    """/readyz compares the cached versions with the store's: an act answered while that
+    read is away (a readiness probe under load) moves the cache on, the store with it."""
+
+    async def scenario() -> None:
+        client = redis.asyncio.Redis.from_url(clean_redis)
+        store = EventStore(client)
+        games = GameService(store)
+        created = await games.create(NewGame("owner", "fbi", {}, [SeatSpec("human")] * 4))
+        game_id = created.game_id
+        loaded = await games.load(game_id)
+        seat = loaded.engine.awaiting(loaded.match)[0].seat
+        move = msgspec.to_builtins(loaded.engine.legal(loaded.match, seat)[0])
+        read_versions = store.versions
+
+        async def versions_then_an_act(game_ids: Any) -> list[int]:
+            seen = await read_versions(game_ids)  # the store as the probe read it...
+            await games.act(Submission(game_id, MakeMove(seat, move)))  # ...then an act
+            return seen
+
+        store.versions = versions_then_an_act  # type: ignore[method-assign]
+        assert await games.check_cached() == 0
+        assert games.regressions == 0
+        store.versions = read_versions  # type: ignore[method-assign]
+        assert (await games.snapshot(game_id)).match.version > created.version
+        assert await games.check_cached() == 0
         await client.aclose()
 
     run(scenario())
