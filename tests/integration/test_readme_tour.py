@@ -90,15 +90,19 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
         f"{block}\necho '{DONE.format(i)}'\n" for i, block in enumerate(blocks)
     )
     # In the reader's folder (the clone: `.data/api-key` is there too), as the tour says.
-    result = subprocess.run(
-        ["bash", "-c", script],
-        cwd=tmp_path,
-        env=_reader_env(base.rsplit(":", 1)[1], key),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    try:
+        result = subprocess.run(
+            ["bash", "-c", script],
+            cwd=tmp_path,
+            env=_reader_env(base.rsplit(":", 1)[1], key),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as stuck:
+        so_far = stuck.stdout.decode() if isinstance(stuck.stdout, bytes) else stuck.stdout
+        raise AssertionError(f"the tour did not finish in 300 s:\n{so_far}") from None
     output = result.stdout + result.stderr
     finished = [i for i in range(len(blocks)) if DONE.format(i) in result.stdout]
     failed = len(finished)
