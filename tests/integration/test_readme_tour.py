@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -48,9 +49,9 @@ def test_the_tour_needs_only_curl_and_python3_and_uses_port_and_key() -> None:
         assert needed in text
 
 
-def _start_run(processes: Processes, data: Path) -> tuple[str, str]:
-    """`stakeout run` as `make run` starts it, with its own port and data folder: its URL
-    and the API key it made and kept in the data folder."""
+def _start_run(processes: Processes, data: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    """`stakeout run` as `make run` starts it, with its own port and data folder: the
+    process, its URL and the API key it made and kept in the data folder."""
     port = free_port()
     env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data))
     for name in ("REDIS_URL", "STAKEOUT_API_KEYS", "STAKEOUT_RATE_LIMIT_PER_MINUTE"):
@@ -67,7 +68,15 @@ def _start_run(processes: Processes, data: Path) -> tuple[str, str]:
             return False
 
     wait_for(ready, timeout=120, interval=0.2)
-    return base, (data / "api-key").read_text().strip()
+    return run, base, (data / "api-key").read_text().strip()
+
+
+def _ctrl_c(run: subprocess.Popen[bytes]) -> None:
+    """Stop `stakeout run` as a reader does (Ctrl+C: SIGINT to its process group), so it
+    stops its embedded Valkey too (that one runs in a session of its own)."""
+    if run.poll() is None:
+        os.killpg(run.pid, signal.SIGINT)
+        run.wait(timeout=60)
 
 
 def _reader_env(port: str, key: str) -> dict[str, str]:
@@ -81,11 +90,11 @@ def _json(path: Path) -> Any:
     return json.loads(path.read_text())
 
 
-def test_the_readme_tour_runs_in_order_against_a_real_server(
-    processes: Processes, tmp_path: Path
-) -> None:
-    blocks = tour_blocks()
-    base, key = _start_run(processes, tmp_path / ".data")
+def _follow_the_tour(
+    blocks: list[str], base: str, key: str, folder: Path
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """The blocks run in order in one bash in ``folder``, and then the first game's event
+    log as its seat sees it (empty if the tour did not get as far as making it)."""
     script = "set -euo pipefail\n" + "".join(
         f"{block}\necho '{DONE.format(i)}'\n" for i, block in enumerate(blocks)
     )
@@ -93,7 +102,7 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
     try:
         result = subprocess.run(
             ["bash", "-c", script],
-            cwd=tmp_path,
+            cwd=folder,
             env=_reader_env(base.rsplit(":", 1)[1], key),
             capture_output=True,
             text=True,
@@ -103,6 +112,27 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
     except subprocess.TimeoutExpired as stuck:
         so_far = stuck.stdout.decode() if isinstance(stuck.stdout, bytes) else stuck.stdout
         raise AssertionError(f"the tour did not finish in 300 s:\n{so_far}") from None
+    if not (folder / "game.json").exists():
+        return result, []
+    game = _json(folder / "game.json")
+    answer = httpx.get(
+        f"{base}/v1/games/{game['id']}/events",
+        params={"limit": 500},
+        headers=auth(game["seats"][0]["token"]),
+    )
+    assert answer.status_code == 200, answer.text
+    return result, list(answer.json()["events"])
+
+
+def test_the_readme_tour_runs_in_order_against_a_real_server(
+    processes: Processes, tmp_path: Path
+) -> None:
+    blocks = tour_blocks()
+    run, base, key = _start_run(processes, tmp_path / ".data")
+    try:
+        result, events = _follow_the_tour(blocks, base, key, tmp_path)
+    finally:
+        _ctrl_c(run)
     output = result.stdout + result.stderr
     finished = [i for i in range(len(blocks)) if DONE.format(i) in result.stdout]
     failed = len(finished)
@@ -114,11 +144,6 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
 
     # The first game: the move was applied, and the sealed step's reveal was accepted and
     # stood (a revealed move that was not legal would be forfeited).
-    game = _json(tmp_path / "game.json")
-    token = game["seats"][0]["token"]
-    events = httpx.get(
-        f"{base}/v1/games/{game['id']}/events", params={"limit": 500}, headers=auth(token)
-    ).json()["events"]
     mine = [e["event"] for e in events if e["event"].get("seat") == 0]
     kinds = [e["type"] for e in mine]
     assert "fbi.nothing_released" in kinds or "fbi.card_released" in kinds, kinds
