@@ -4,7 +4,7 @@ Every expert samples hidden cards and plays candidate moves out in each sample. 
 ``Budget`` bounds that loop two ways:
 
 - ``effort`` scales each game's tuned sample count (1.0: the count its strength table in the
-  README was measured with). Sample counts, unlike seconds, are the same on every machine,
+  docs/bots.md was measured with). Sample counts, unlike seconds, are the same on every machine,
   so with ``seconds=None`` a bot's choice depends only on its view and its random stream:
   tests and the strength benchmark use that.
 - ``seconds`` caps the wall-clock time. The loop stops before a sample that would, at the

@@ -87,7 +87,7 @@ class Settings:
     api_keys: tuple[str, ...] = ()
     data_dir: Path = field(default_factory=lambda: Path(".data"))
     appendfsync: str = "everysec"
-    # Limits a client can rely on (documented in the README and the contract).
+    # Limits a client can rely on (documented in docs/api-guide.md and the contract).
     max_body_bytes: int = 64 * 1024
     game_cache_size: int = 2048
     sweep_seconds: int = 30

@@ -1,4 +1,4 @@
-"""The request rules the README promises, in one place: a body is JSON (415 otherwise),
+"""The request rules docs/api-guide.md promises, in one place: a body is JSON (415 otherwise),
 every unknown path is a problem, and a client holding the current version gets a 304.
 
 (Unknown fields and wrong types in a body are the strict decoder's job; a 405 carries

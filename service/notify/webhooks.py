@@ -13,7 +13,7 @@ trickles a byte at a time cannot hold a worker past it. Of the response only the
 is used; at most ``KEPT_BODY_BYTES`` of its body are read (a failure's into the attempt
 log).
 
-Signature (documented in the README, with a verification recipe)::
+Signature (documented in docs/api-guide.md, "Webhooks", with a verification recipe)::
 
     Stakeout-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
 
@@ -129,7 +129,7 @@ def sign(secret: str, timestamp: int, body: bytes) -> str:
 def verify_signature(
     secret: str, header: str, body: bytes, now: float | None = None, tolerance: int = 300
 ) -> bool:
-    """The receiver's check (the recipe in the README does the same)."""
+    """The receiver's check (the recipe in docs/api-guide.md does the same)."""
     try:
         parts = dict(item.split("=", 1) for item in header.split(","))
         timestamp = int(parts["t"])

@@ -1,4 +1,4 @@
-// The sealed-commitment scheme (see the README): a seat commits
+// The sealed-commitment scheme (docs/api-guide.md, "Sealed steps"): a seat commits
 // hex(SHA-256(UTF-8 "sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}")), move as canonical
 // JSON (keys sorted, no spaces), salt 16 random bytes in hex; it reveals move and salt later.
 
