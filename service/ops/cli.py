@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from service.settings import Settings
 
 if TYPE_CHECKING:  # imported where used: the embedded server's package only for `run`
+    from types import FrameType
+
     from service.ops.embedded import EmbeddedRedis
 
 
@@ -133,34 +135,47 @@ def _run(settings: Settings) -> None:
     all kept running by a supervisor."""
     from service.ops.supervisor import Supervisor
 
+    # SIGTERM (a process manager, `kill`) stops everything as Ctrl+C does. One API process
+    # is served in this one (uvicorn restores the handler it found, then raises the signal
+    # again once it has shut down): this handler turns that into an exit through the
+    # `finally` below, which stops the workers and the embedded Valkey.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     embedded, settings = _embedded_unless_configured(settings)
-    key_note = "from STAKEOUT_API_KEYS"
-    if not settings.api_keys:
-        key, key_note = _kept_api_key(settings.data_dir)
-        settings = replace(settings, api_keys=(key,))
-    # The API processes and the workers read their settings from the environment.
-    os.environ["REDIS_URL"] = settings.redis_url or ""
-    os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
-    metrics_dir = _multiprocess_metrics(settings)
-    # Workers keep their own metrics in Redis (service/telemetry/metrics.py), not in the files.
-    worker_env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    supervisor = Supervisor(worker_env, settings.run_workers, embedded)
-    supervisor.start()
+    supervisor: Supervisor | None = None
     metrics_server = None
-    if settings.metrics_port:
-        from service.http.metrics_port import serve_metrics
-
-        metrics_server = serve_metrics(settings, settings.metrics_port)
-    print(_banner(settings, key_note, embedded), flush=True)
+    metrics_dir: Path | None = None
     try:
+        key_note = "from STAKEOUT_API_KEYS"
+        if not settings.api_keys:
+            key, key_note = _kept_api_key(settings.data_dir)
+            settings = replace(settings, api_keys=(key,))
+        # The API processes and the workers read their settings from the environment.
+        os.environ["REDIS_URL"] = settings.redis_url or ""
+        os.environ["STAKEOUT_API_KEYS"] = ",".join(settings.api_keys)
+        metrics_dir = _multiprocess_metrics(settings)
+        # Workers keep their own metrics in Redis (service/telemetry/metrics.py), not in files.
+        worker_env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+        supervisor = Supervisor(worker_env, settings.run_workers, embedded)
+        supervisor.start()
+        if settings.metrics_port:
+            from service.http.metrics_port import serve_metrics
+
+            metrics_server = serve_metrics(settings, settings.metrics_port)
+        print(_banner(settings, key_note, embedded), flush=True)
         _serve_processes(settings, settings.processes)
     finally:
-        supervisor.stop()
+        if supervisor is not None:
+            supervisor.stop()
         if metrics_server is not None:
             metrics_server.shutdown()
         if embedded is not None:
             embedded.stop()
-        shutil.rmtree(metrics_dir, ignore_errors=True)
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 def _kept_api_key(data_dir: Path) -> tuple[str, str]:
@@ -178,6 +193,7 @@ def _kept_api_key(data_dir: Path) -> tuple[str, str]:
 
 def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | None, Settings]:
     """The embedded Valkey, started, when no Redis URL is set (and the settings using it)."""
+
     from service.ops.embedded import EmbeddedRedis
 
     if settings.redis_url is not None:

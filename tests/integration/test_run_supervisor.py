@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import HumanSeat, Processes, free_port, next_request, processes, service_env
@@ -190,6 +191,31 @@ def test_ctrl_c_stops_run_quietly_and_the_embedded_valkey_last(
     assert "ConnectionError" not in output, output[-3000:]
     assert "could not connect" not in output, output[-3000:]
     assert not Path(f"/proc/{valkey}").exists() or "zombie" in _state(valkey)
+
+
+@pytest.mark.parametrize("api_processes", ["1", "2"])
+def test_sigterm_stops_run_its_workers_and_the_embedded_valkey(
+    processes: Processes, tmp_path: Path, api_processes: str
+) -> None:
+    """A process manager (or `kill`) sends SIGTERM to `stakeout run` alone: it stops its
+    API processes, workers and embedded Valkey and exits 0, leaving no process behind. With
+    one API process uvicorn serves in run's own process and raises the signal again once it
+    has shut down."""
+    port = free_port()
+    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
+    env.update(LOG_LEVEL="WARNING", STAKEOUT_API_PROCESSES=api_processes)
+    del env["REDIS_URL"]  # the embedded Valkey
+    run, _, _ = _start_run(processes, env, port)
+    wait_for(lambda: len(_workers(run.pid)) == 2, timeout=30)
+    valkey = _valkey(run.pid)
+    children = list(_children(run.pid))
+    assert valkey in children
+    os.kill(run.pid, signal.SIGTERM)
+    assert run.wait(timeout=90) == 0, processes.tail(run)
+    left = [
+        pid for pid in children if Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)
+    ]
+    assert left == []
 
 
 def _state(pid: int) -> str:
