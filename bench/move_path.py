@@ -576,6 +576,8 @@ def main() -> None:
             f"outbox backlog while the loops ran ({len(lags)} samples, every 0.25 s): median "
             f"{lags[len(lags) // 2]}, p99 {lags[int(len(lags) * 0.99)]}, max {lags[-1]} changes"
         )
+    if bench.not_ready:
+        print(f"/readyz not ready in {len(bench.not_ready)} samples: {sorted(bench.not_ready)}")
     # The figures of every round, with what `--report` needs to print them again.
     labels = [f"{c.build}:{c.server}:{c.processes}" for c in bench.configs]
     meta = {"configs": labels, "games": bench.games, "loops": bench.loops}
@@ -625,6 +627,7 @@ class Bench:
         self.seconds, self.with_bgio = seconds, with_bgio
         self.checkout, self.worker = checkout, worker
         self.lags: list[int] = []  # the outbox's backlog, sampled while the loops ran
+        self.not_ready: list[int] = []  # the statuses of /readyz's samples other than 200
         self.url: dict[str, str] = {}
         self.sessions: dict[str, int] = {}
 
@@ -703,7 +706,11 @@ class Bench:
         def sample() -> None:
             with httpx.Client(timeout=5) as http:
                 while not done.wait(0.25):
-                    health = http.get(self.url[config.label] + "/readyz").json()
+                    answer = http.get(self.url[config.label] + "/readyz")
+                    if answer.status_code != 200:  # not ready: counted, and printed
+                        self.not_ready.append(answer.status_code)
+                        continue
+                    health = answer.json()
                     self.lags.append(health["outbox_lag"] + health["outbox_pending"])
 
         thread = threading.Thread(target=sample, daemon=True)
