@@ -8,8 +8,9 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
 
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
   served in each of the ``--configs`` (default: ``served``, as `stakeout serve` serves
-  it): a build of the app (``served``: the app of this checkout; ``checkout``: the app of
-  the checkout ``--checkout PATH`` names, to compare versions side by side), an
+  it): a build of the app (``served``: the app of this checkout; ``lean``: the same
+  without its hot-route layer, ``STAKEOUT_HOT_ROUTES=0``; ``checkout``: the app of the
+  checkout ``--checkout PATH`` names, to compare versions side by side), an
   ASGI server (``uvicorn``: uvloop + httptools, an answer written at once,
   `service/http/protocol.py`, as `stakeout serve` has it; ``granian``: uvloop, HTTP/1.1)
   and a count of API processes (``--processes`` unless the item names one), each with the
@@ -471,8 +472,16 @@ def checkout():
     from service.app import app_factory
 
     return app_factory()
+
+
+def lean():
+    # This checkout's app as served, without its hot-route layer (STAKEOUT_HOT_ROUTES=0).
+    import os
+
+    os.environ["STAKEOUT_HOT_ROUTES"] = "0"
+    return served()
 """
-BUILD_NAMES = ("served", "checkout")
+BUILD_NAMES = ("served", "checkout", "lean")
 
 
 class Config(NamedTuple):
@@ -514,7 +523,7 @@ def main() -> None:
         "--configs",
         default="served",
         help="ways of serving stakeout, measured side by side: BUILD[:SERVER[:PROCESSES]],"
-        " comma-separated (BUILD: served; SERVER: uvicorn, granian; the first"
+        " comma-separated (BUILD: served, lean, checkout; SERVER: uvicorn, granian; the first"
         " is the one the others are compared with)",
     )
     parser.add_argument("--games", default="8,32")

@@ -21,6 +21,7 @@ from litestar.types import ControllerRouterHandler
 from service.api.v1.account_feed import AccountFeedController
 from service.api.v1.acts import ActsController, GameEndingsController
 from service.api.v1.games import GamesController
+from service.api.v1.hot_routes import HotRoutes
 from service.api.v1.lobby import LobbyController
 from service.api.v1.matchmaking import MatchmakingController
 from service.api.v1.meta import HealthController, RulesController
@@ -70,9 +71,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )
-    # Cross-origin requests answered around the router (a preflight needs no route); then
+    # The view and the acts a layer answers when it is sure of them (the rest: Litestar);
+    # cross-origin requests answered around both (a preflight needs no route); then
     # request ids, access log and HTTP metrics around everything, unmatched routes included.
-    app.asgi_handler = Cors(app.asgi_handler)
+    handler = app.asgi_handler
+    if settings.hot_routes:
+        handler = HotRoutes(handler, settings.max_body_bytes, rate_limit)
+    app.asgi_handler = Cors(handler)
     return instrument(app)
 
 

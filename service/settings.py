@@ -140,6 +140,9 @@ class Settings:
     api_server: str = "uvicorn"
     # /metrics on its own port (0: on the API port, next to the API).
     metrics_port: int = 0
+    # The view and the acts answered by a layer around Litestar's router when it is sure
+    # of the request (service/api/v1/hot_routes.py); off: every request is Litestar's.
+    hot_routes: bool = True
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_seconds <= MAX_BOT_SECONDS:
@@ -247,4 +250,5 @@ class Settings:
             ),
             metrics_port=_parse(e, "STAKEOUT_METRICS_PORT", cls.metrics_port, int),
             api_server=e.get("STAKEOUT_API_SERVER", cls.api_server).strip().lower(),
+            hot_routes=_bool(e.get("STAKEOUT_HOT_ROUTES", "1")),
         )
