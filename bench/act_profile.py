@@ -1,8 +1,12 @@
 """The API's own work per act, in one process, without a server. Not a test.
 
     .venv/bin/python bench/act_profile.py [--acts 3000] [--games 8] [--profile] [--prefer]
+        [--lean] [--rate-limit PER_MINUTE]
 
-The whole stakeout app (rate limit off) is called as ASGI directly, no socket: ``--games``
+The whole stakeout app (rate limit off unless ``--rate-limit``: that refill a minute, the
+default burst, so a bucket's Redis round trip comes as often as in production but no
+request is refused; ``--lean``: without the hot-route layer, ``STAKEOUT_HOT_ROUTES=0``)
+is called as ASGI directly, no socket: ``--games``
 concurrent 4-player FBI games, every seat a client, each running the loop the Node driver
 runs (GET the awaited seat's view, POST one legal act; the act's answer names the seat
 awaited next, so one GET an act; ``--prefer``: the POST asks for the view and the GET is
@@ -210,6 +214,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--prefer", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--lean", action="store_true", help="without the hot-route layer")
+    parser.add_argument("--rate-limit", type=int, default=0, help="requests a minute (0: off)")
     parser.add_argument(
         "--tcp", action="store_true", help="reach Valkey over loopback TCP, not its Unix socket"
     )
@@ -224,9 +230,15 @@ def main() -> None:
 
             configure_logging("INFO")
             settings = Settings(
-                redis_url=url, api_keys=(KEY,), rate_limit_per_minute=0, max_active_games=0
+                redis_url=url,
+                api_keys=(KEY,),
+                rate_limit_per_minute=args.rate_limit,
+                max_active_games=0,
+                hot_routes=not args.lean,
             )
             with contextlib.redirect_stdout(sys.__stdout__):
+                limit = f"rate limit {args.rate_limit}/min" if args.rate_limit else "no rate limit"
+                print(f"hot routes {'off' if args.lean else 'on'}, {limit}")
                 asyncio.run(
                     run(create_app(settings), args.acts, args.games, args.prefer, args.profile)
                 )

@@ -9,13 +9,15 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
 - a Valkey server (no persistence changes: AOF on, as `make run`) and the stakeout API
   served in each of the ``--configs`` (default: ``served``, as `stakeout serve` serves
   it): a build of the app (``served``: the app of this checkout; ``lean``: the same
-  without its hot-route layer, ``STAKEOUT_HOT_ROUTES=0``; ``checkout``: the app of the
-  checkout ``--checkout PATH`` names, to compare versions side by side), an
+  without its hot-route layer, ``STAKEOUT_HOT_ROUTES=0``; ``limited`` and
+  ``lean_limited``: those two with the rate limit on, at a rate no loop reaches;
+  ``checkout``: the app of the checkout ``--checkout PATH`` names, to compare versions
+  side by side), an
   ASGI server (``uvicorn``: uvloop + httptools, an answer written at once,
   `service/http/protocol.py`, as `stakeout serve` has it; ``granian``: uvloop, HTTP/1.1)
   and a count of API processes (``--processes`` unless the item names one), each with the
-  rate limit off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``), no quota of active games and JSON
-  access logs on (to a file);
+  rate limit off (``STAKEOUT_RATE_LIMIT_PER_MINUTE=0``, but for the limited builds), no
+  quota of active games and JSON access logs on (to a file);
 - a bare Litestar app (one no-op route) under uvicorn, with the first configuration's
   process count;
 - boardgame.io 0.50 and undici, installed with npm into a temporary folder, and a minimal
@@ -480,8 +482,25 @@ def lean():
 
     os.environ["STAKEOUT_HOT_ROUTES"] = "0"
     return served()
+
+
+def limited():
+    # ``served`` with the rate limit on (the default burst, so a bucket's Redis round trip
+    # comes as often as in production) at a refill no loop reaches: nothing is refused.
+    import os
+
+    os.environ["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "10000000"
+    return served()
+
+
+def lean_limited():
+    # ``lean`` with the rate limit on, as ``limited``.
+    import os
+
+    os.environ["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "10000000"
+    return lean()
 """
-BUILD_NAMES = ("served", "checkout", "lean")
+BUILD_NAMES = ("served", "checkout", "lean", "limited", "lean_limited")
 
 
 class Config(NamedTuple):
@@ -523,8 +542,8 @@ def main() -> None:
         "--configs",
         default="served",
         help="ways of serving stakeout, measured side by side: BUILD[:SERVER[:PROCESSES]],"
-        " comma-separated (BUILD: served, lean, checkout; SERVER: uvicorn, granian; the first"
-        " is the one the others are compared with)",
+        " comma-separated (BUILD: served, lean, limited, lean_limited, checkout; SERVER:"
+        " uvicorn, granian; the first is the one the others are compared with)",
     )
     parser.add_argument("--games", default="8,32")
     parser.add_argument("--skip-bgio", action="store_true")

@@ -120,9 +120,9 @@ class HotRoutes:
             await self.app(scope, receive, send)
             return
         self._routed(scope, game_id, _VIEW_TEMPLATE)
-        answers: Answers = scope["litestar_app"].state.answers
         try:
             await self._limit(scope)
+            answers: Answers = scope["litestar_app"].state.answers
             answer = json_answer(*await answers.view_of(game_id, headers.get(b"authorization")))
         except Exception as exc:
             await _problem(scope, receive, send, exc)
@@ -165,9 +165,9 @@ class HotRoutes:
             expected_version(if_match),
             wants_representation(prefer),
         )
-        answers: Answers = scope["litestar_app"].state.answers
         try:
             await self._limit(scope)
+            answers: Answers = scope["litestar_app"].state.answers
             answer = json_answer(*await answers.act(act))
         except Exception as exc:
             await _problem(scope, _replayed(read, receive), send, exc)
