@@ -2,7 +2,9 @@
 aborts the game. A seat's act is one `ActRequest`, answered by `Answers.act`.
 
 The acts are hot routes: they take `Answers` from the app's state, not by dependency
-injection, and send their answer without a `Response` (service/api/v1/responses.py)."""
+injection, and send their answer without a `Response` (service/api/v1/responses.py). The
+requests of theirs (and of the view) that are sure to be valid are answered before Litestar's
+router by service/api/v1/hot_routes.py, with the same `Answers.act` (``STAKEOUT_HOT_ROUTES``)."""
 
 from __future__ import annotations
 
