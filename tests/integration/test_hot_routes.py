@@ -9,6 +9,7 @@ checked one by one, and so are the access log's labels and the rate limit.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
@@ -373,3 +374,54 @@ def test_an_awaited_act_over_the_limit_is_let_through_by_the_layer(settings: Set
         response = hot.post(f"{url}/moves", json=legal[0], headers=auth(token))
         assert response.status_code == 200, response.text
         assert _served(hot) == before + 1
+
+
+GAME = "0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "headers", "extra"),
+    [
+        ("a repeated Authorization", "", [(b"authorization", b"a"), (b"authorization", b"b")], {}),
+        ("a repeated Content-Type", "/moves", [(b"content-type", b"application/json")] * 2, {}),
+        ("a header not ASCII", "", [(b"authorization", "Bearer é".encode("latin-1"))], {}),
+        ("an unusual Host", "", [(b"host", b"a b")], {}),
+        ("a root path", "", [], {"root_path": "/api"}),
+        ("a Content-Length past the limit", "/moves", [(b"content-length", b"70000")], {}),
+        ("a Content-Length not a number", "/moves", [(b"content-length", b"x")], {}),
+    ],
+)
+def test_requests_a_client_library_would_not_send_go_to_litestar_too(
+    name: str, path: str, headers: list[tuple[bytes, bytes]], extra: dict[str, Any]
+) -> None:
+    """The layer alone, around a stand-in for Litestar that records what it was handed."""
+    handed: list[tuple[dict[str, Any], list[Any]]] = []
+    body = [{"type": "http.request", "body": b"{}", "more_body": False}]
+
+    async def litestar(scope: Any, receive: Any, send: Any) -> None:
+        handed.append((scope, [await receive()]))
+
+    async def receive() -> Any:
+        return body.pop(0)
+
+    async def send(message: Any) -> None:
+        raise AssertionError(f"the layer answered {name}")
+
+    method = "POST" if path else "GET"
+    json_type = [(b"content-type", b"application/json")] if path and "Type" not in name else []
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": f"/v1/games/{GAME}{path}",
+        "query_string": b"",
+        "headers": [*json_type, *headers],
+        **extra,
+    }
+    layer = HotRoutes(litestar, 64 * 1024)
+    asyncio.run(layer(scope, receive, send))  # type: ignore[arg-type]
+    assert layer.served == 0
+    [(seen, messages)] = handed
+    assert seen is scope
+    assert "path_template" not in seen
+    # The body, when the layer read it, is handed on as it came.
+    assert messages == [{"type": "http.request", "body": b"{}", "more_body": False}]
