@@ -4,20 +4,41 @@
 PYTHON ?=
 VENV := .venv
 BIN := $(VENV)/bin
+# `make run` installs what serving needs (the project); `make test` and the checks add the
+# test extra (pytest, ruff, mypy, the validators, Playwright...): a first `make run` waits
+# for no test tool. Each stamp is remade when pyproject.toml changes.
+RUN_STAMP := $(VENV)/.run-stamp
 STAMP := $(VENV)/.installed-stamp
+# No pip self-check against the index (a request, and a notice nobody asked for).
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: run test lint typecheck unit openapi release-openapi bench clean browser
+.PHONY: run test lint typecheck openapi release-openapi bench clean browser
 
-$(STAMP): pyproject.toml
-	@test -x $(BIN)/python || { \
-	  py="$(PYTHON)"; [ -n "$$py" ] || py=$$(python3 bench/fastest_python.py) || exit 1; \
+# Any Python 3.11+ brings a pip that installs the project (editable installs of a
+# pyproject.toml project: pip 21.3+), so pip is upgraded only when older.
+$(BIN)/python:
+	@py="$(PYTHON)"; [ -n "$$py" ] || py=$$(python3 bench/fastest_python.py) || exit 1; \
 	  "$$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "stakeout needs Python 3.11+"; exit 1; }; \
-	  echo "$$py -m venv $(VENV)"; "$$py" -m venv $(VENV); }
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	  echo "$$py -m venv $(VENV)"; "$$py" -m venv $(VENV)
+	@$(BIN)/python -c 'import sys, importlib.metadata as m; sys.exit(tuple(map(int, m.version("pip").split(".")[:2])) < (21, 3))' 2>/dev/null || \
+	  $(PIP) install --upgrade pip
 
-run: $(STAMP)
+# No bytecode compiled at install (pip compiles every file of every package, most never
+# imported when serving); then one import of what the processes of `make run` load
+# compiles exactly that (written even under PYTHONDONTWRITEBYTECODE: once, not per start).
+SERVING_MODULES := service.ops.cli service.ops.supervisor service.app workers.main \
+	uvicorn.main uvicorn.supervisors service.http.protocol
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install --no-compile -e .
+	@$(BIN)/python -c 'import importlib, sys; sys.dont_write_bytecode = False; \
+	  [importlib.import_module(name) for name in sys.argv[1:]]' $(SERVING_MODULES)
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test]'
+	touch $(RUN_STAMP) $(STAMP)
+
+run: $(RUN_STAMP)
 	$(BIN)/stakeout run
 
 test: $(STAMP) lint typecheck browser
@@ -41,7 +62,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-openapi: $(STAMP)
+openapi: $(RUN_STAMP)
 	$(BIN)/stakeout export-openapi --output openapi/v1.json
 
 # The deliberate release step (docs/contract-releases.md): what clients may now rely on.
@@ -49,7 +70,7 @@ openapi: $(STAMP)
 release-openapi: openapi
 	cp openapi/v1.json openapi/v1-released.json
 
-bench: $(STAMP)
+bench: $(RUN_STAMP)
 	$(BIN)/python bench/playthrough_rate.py
 
 clean:
