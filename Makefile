@@ -14,14 +14,21 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
 .PHONY: run test lint typecheck openapi release-openapi bench clean browser
 
-# Any Python 3.11+ brings a pip that installs the project (editable installs of a
-# pyproject.toml project: pip 21.3+), so pip is upgraded only when older.
+# The venv, with a pip of its own. When the chosen interpreter has pip 22.3+ (`--python`),
+# that pip installs the venv's, uncompiled (1-2 s), rather than ensurepip installing and
+# compiling its bundled pip and setuptools (4-5 s); else ensurepip does. Either pip is new
+# enough for an editable install of a pyproject.toml project (21.3+): no upgrade step.
+OUTER_PIP_OK := import sys, importlib.metadata as m; \
+	sys.exit(tuple(map(int, m.version("pip").split(".")[:2])) < (22, 3))
 $(BIN)/python:
 	@py="$(PYTHON)"; [ -n "$$py" ] || py=$$(python3 bench/fastest_python.py) || exit 1; \
 	  "$$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "stakeout needs Python 3.11+"; exit 1; }; \
-	  echo "$$py -m venv $(VENV)"; "$$py" -m venv $(VENV)
-	@$(BIN)/python -c 'import sys, importlib.metadata as m; sys.exit(tuple(map(int, m.version("pip").split(".")[:2])) < (21, 3))' 2>/dev/null || \
-	  $(PIP) install --upgrade pip
+	  if "$$py" -c '$(OUTER_PIP_OK)' 2>/dev/null; then \
+	    echo "$$py -m venv --without-pip $(VENV) (its pip from $$py's pip)"; \
+	    "$$py" -m venv --without-pip $(VENV) || exit 1; \
+	    "$$py" -m pip --disable-pip-version-check --quiet --python $(BIN)/python install --no-compile pip || \
+	      $(BIN)/python -m ensurepip --upgrade; \
+	  else echo "$$py -m venv $(VENV)"; "$$py" -m venv $(VENV); fi
 
 # No bytecode compiled at install (pip compiles every file of every package, most never
 # imported when serving); then one import of what the processes of `make run` load
