@@ -11,16 +11,19 @@ A fresh clone's `make` should not serve on the slower one because it comes first
 Candidates: every ``python3``, ``python3.11`` ... ``python3.14`` in every directory of PATH
 (not only the first hit), one per interpreter, that is 3.11 or newer and can make a venv
 with pip (``venv`` and ``ensurepip`` import). This runs on every fresh clone's first
-``make``, so it is kept cheap (well under a second here; it took 8 s when it timed every
-path): paths that are links to one file count once; the others are asked who they are all
-at once (a version manager's shim is a script that takes a few tenths of a second to find
-its interpreter, or to say it has none); only distinct interpreters that qualify are timed,
-and only when there are two or more. Each runs the same short pure-Python loop (dicts,
-strings, small objects and method calls: what a request does most) five times; its best
-time counts. The first candidate on PATH is kept unless another is at least 5 % faster, so
-a noisy moment does not flip the choice. Figures go to stderr; the chosen interpreter's
-path is the one line on stdout (``python3`` when no candidate qualifies, so that the
-Makefile's own check says what is wrong). ``make PYTHON=...`` skips all of this.
+``make``, so it is kept cheap: paths that are links to one file count once; the others are
+asked who they are all at once (a version manager's shim is a script that takes a few tenths
+of a second to find its interpreter, or to say it has none); only distinct interpreters that
+qualify are timed, and only when there are two or more. Each runs the same short pure-Python
+loop (dicts, strings, small objects and method calls: what a request does most) five times;
+its best time counts. The first candidate on PATH is kept unless another is at least 5 %
+faster, so a noisy moment does not flip the choice. Figures go to stderr; the chosen
+interpreter's path is the one line on stdout (``python3`` when no candidate qualifies, so
+that the Makefile's own check says what is wrong). ``make PYTHON=...`` skips all of this.
+
+On the development machine (pyenv's shims and Debian's python3 on PATH: six paths, two
+interpreters) this takes 1.6-2.0 s, against 6-8 s when every path was timed, on a loop four
+times as long.
 """
 
 from __future__ import annotations
