@@ -84,3 +84,8 @@ bench: $(RUN_STAMP)
 
 clean:
 	rm -rf $(VENV) .data .mypy_cache .ruff_cache
+
+# The schemathesis CLI against a real server, every check and phase, seeds 11, 1, 2 and 3
+# (docs/contract-releases.md; takes minutes, so not part of `make test`).
+contract-cli: $(STAMP)
+	$(BIN)/python -m tests.contract.schemathesis_cli

@@ -90,7 +90,7 @@ def openapi_config() -> OpenAPIConfig:
 
 # Which problem types each operation can answer (beyond the 400 every request may get).
 _PROBLEMS: dict[str, list[int]] = {
-    "createGame": [400, 401, 413, 415, 422],
+    "createGame": [400, 401, 409, 413, 415, 422],
     "getGame": [400, 401, 403, 404],
     "listMyGames": [400, 401],
     "getStats": [400, 401],

@@ -44,7 +44,10 @@ class _Coalescing:
         if self._pending:
             data = b"".join(self._pending)
             self._pending.clear()
-            self._transport.write(data)
+            # The client may have gone while the bytes waited (uvloop refuses a write to a
+            # closed transport with an error): nobody is left to read them.
+            if not self._transport.is_closing():
+                self._transport.write(data)
 
     def close(self) -> None:
         self.flush()

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException
+from litestar.exceptions import HTTPException, ValidationException
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import HeaderParameter, QueryParameter
 from litestar.routes import HTTPRoute
 
 from service.http.problems import PROBLEM_MEDIA_TYPE, problem
@@ -35,15 +37,53 @@ def _methods(request: Request[Any, Any, Any]) -> str:
     return ", ".join(sorted(methods))
 
 
+_NULL_TAKERS: dict[int, tuple[tuple[str, str], ...]] = {}
+
+
+def _null_takers(handler: HTTPRouteHandler) -> tuple[tuple[str, str], ...]:
+    """(``query`` or ``header``, wire name) of the handler's optional parameters whose
+    type is not a string (an integer, an enum, ...): the lax parameter decoding reads the
+    text ``null`` as an absent value for them, which their schema does not allow."""
+    key = id(handler)
+    if key not in _NULL_TAKERS:
+        found = []
+        for name, field in handler.parsed_fn_signature.parameters.items():
+            kwarg = field.kwarg_definition
+            if not field.is_optional or str in (t.annotation for t in field.inner_types):
+                continue
+            if isinstance(kwarg, QueryParameter):
+                found.append(("query", kwarg.query or name))
+            elif isinstance(kwarg, HeaderParameter):
+                found.append(("header", (kwarg.header or name).lower()))
+        _NULL_TAKERS[key] = tuple(found)
+    return _NULL_TAKERS[key]
+
+
+def _refuse_null_text(request: Request[Any, Any, Any]) -> None:
+    """400 ``invalid-request`` for ``?after=null`` and its kind: an optional integer or
+    enum parameter is either absent or a value of its type, never the text ``null``."""
+    for kind, name in _null_takers(request.route_handler):
+        if kind == "query":
+            values = request.query_params.getall(name, [])
+        else:
+            values = request.headers.getall(name, [])
+        if "null" in values:
+            raise ValidationException(
+                extra=[{"key": name, "message": "`null` is not a value of this parameter"}]
+            )
+
+
 async def check_request(request: Request[Any, Any, Any]) -> Response[Any] | None:
     """``before_request``: an operation that takes a body takes JSON, said so in
-    ``Content-Type`` (415 ``unsupported-media-type`` otherwise, before anything is read).
+    ``Content-Type`` (415 ``unsupported-media-type`` otherwise, before anything is read);
+    an optional integer or enum parameter is never the text ``null``.
 
     ``OPTIONS`` answers every method of the path in ``Allow`` (Litestar's own answer lists
     only the methods of the first handler registered for the path).
     """
     if request.method == "OPTIONS":
         return Response(None, status_code=204, headers={"Allow": _methods(request)})
+    _refuse_null_text(request)
     if request.route_handler.parsed_data_field is None:
         return None
     media_type, _ = request.content_type

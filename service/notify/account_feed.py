@@ -143,12 +143,25 @@ class AccountFeed:
         return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
 
 
+# The largest part of a Redis stream entry id (each is an unsigned 64-bit integer).
+MAX_ID_PART = 2**64 - 1
+
+
+def stream_cursor(after: str) -> str:
+    """``after`` (``ms-seq``, each up to 20 digits as the contract allows) as an entry id
+    Redis takes: a part beyond the largest id is the largest, after which nothing comes."""
+    ms, _, seq = after.partition("-")
+    if int(ms) > MAX_ID_PART:
+        return f"{MAX_ID_PART}-{MAX_ID_PART}"
+    return f"{int(ms)}-{min(int(seq or 0), MAX_ID_PART)}"
+
+
 async def messages(
     feed: AccountFeed, owner: str, after: str | None
 ) -> AsyncIterator[tuple[str | None, dict[str, Any]]]:
     """(entry id, notification) pairs from ``after`` (None: from now), forever; pings as
     (None, {"kind": "ping"}) when nothing came for a while."""
-    cursor = after if after is not None else await feed.last_id(owner)
+    cursor = stream_cursor(after) if after is not None else await feed.last_id(owner)
     while True:
         rows = await feed.read(owner, cursor)
         if not rows:

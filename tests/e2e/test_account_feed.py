@@ -122,3 +122,19 @@ def _follow_every_game(server_url: str) -> None:
         refused = client.get("/v1/feed", params={"token": API_KEY})
         assert refused.status_code == 400
         assert client.get("/v1/feed").status_code == 401
+
+
+def test_a_cursor_past_every_entry_id_waits_for_more(server_url: str) -> None:
+    """The contract's cursor has up to 20 digits a part, beyond Redis's largest entry id
+    (2^64 - 1): such a cursor is after every entry, so the feed only pings (it used to break
+    off the answer with a Redis error)."""
+    with httpx.Client(base_url=server_url, timeout=30) as client:
+        headers = {"Accept": "application/x-ndjson", **auth(API_KEY)}
+        for cursor in ("99999999999999999999-0", "0-99999999999999999999"):
+            params = {"after": cursor}
+            with client.stream("GET", "/v1/feed", headers=headers, params=params) as response:
+                assert response.status_code == 200
+                first = json.loads(next(line for line in response.iter_lines() if line))
+            assert "kind" in first, first  # a notification or a ping, in a whole answer
+            if cursor.endswith("-0"):  # after the largest millisecond nothing can come
+                assert first["kind"] == "ping", first

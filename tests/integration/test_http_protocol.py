@@ -98,3 +98,28 @@ def test_a_streamed_answer_leaves_piece_by_piece(server: int) -> None:
     # The first piece reached the client while the app still waited to send the second.
     assert b"second\n" in got
     assert b"late" not in got
+
+
+def test_bytes_kept_for_a_connection_that_closed_are_dropped_without_an_error() -> None:
+    """A streamed answer's piece written after its client went away (schemathesis closes
+    an event stream once it read enough) is dropped, not a loop error in the log."""
+    import uvloop
+
+    from service.http.protocol import _Coalescing
+
+    errors: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _loop, context: errors.append(context))
+        ours, theirs = socket.socketpair()
+        transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
+        kept = _Coalescing(transport, loop)  # type: ignore[arg-type]
+        transport.close()
+        await asyncio.sleep(0.05)
+        kept.write(b"late piece")
+        await asyncio.sleep(0.05)  # the flush runs in this turn of the loop
+        theirs.close()
+
+    uvloop.run(main())
+    assert errors == []

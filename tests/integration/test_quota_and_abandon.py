@@ -58,6 +58,8 @@ def test_an_api_key_may_have_only_so_many_active_games(limited: Any) -> None:
     assert refused.json()["type"] == LIMIT_PROBLEM
     assert len(_listed(limited)) == 2  # nothing was created
     assert _create(limited, HUMANS, OTHER_KEY).status_code == 201  # a quota per key
+    contract = json.loads((Path(__file__).parents[2] / "openapi" / "v1.json").read_text())
+    assert "409" in contract["paths"]["/v1/games"]["post"]["responses"]  # and it says so
 
 
 def test_ended_games_free_their_place(limited: Any, worker: Any) -> None:

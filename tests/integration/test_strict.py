@@ -158,3 +158,49 @@ def test_if_none_match_with_the_current_version_answers_304(client: Any) -> None
     newer = client.get(f"/v1/games/{game_id}/events", headers={**seat, "If-None-Match": tag})
     assert newer.status_code == 200
     assert newer.json()["events"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/games/{game_id}/stream?after=null",
+        "/v1/games/{game_id}/stream?after=null&after=null",
+        "/v1/games?status=null",
+        "/v1/games?game=null",
+        "/v1/lobby?game=null",
+    ],
+)
+def test_the_text_null_is_no_value_of_an_optional_integer_or_enum(client: Any, path: str) -> None:
+    """The contract types these parameters as an integer or an enum; the lax decoding of
+    parameters would read `null` as leaving them out (and stream the whole log)."""
+    game_id, _ = _game(client)
+    # Ended, so that a stream wrongly opened closes after its log instead of staying open.
+    assert client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY)).status_code == 200
+    response = client.get(path.format(game_id=game_id), headers=auth(API_KEY))
+    body = _problem(response, 400, "invalid-request")
+    assert "null" in body["detail"], body
+
+
+def test_optional_parameters_still_take_their_values(client: Any) -> None:
+    game_id, _ = _game(client)
+    listed = client.get("/v1/games?status=active&game=fbi", headers=auth(API_KEY))
+    assert listed.status_code == 200, listed.text
+    assert [g["id"] for g in listed.json()["games"]] == [game_id]
+    # A string parameter may be the text `null` (here: a ticket nobody issued).
+    refused = client.get(f"/v1/games/{game_id}/stream?ticket=null")
+    assert refused.status_code in (401, 403, 404), refused.text
+
+
+def test_a_stream_after_a_version_below_the_first_starts_at_the_beginning(client: Any) -> None:
+    """The contract bounds `after` only from above: every version is after -5, so the whole
+    log comes, as it does for `after=0`."""
+    game_id, _ = _game(client)
+    assert client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY)).status_code == 200
+    feeds = [
+        client.get(f"/v1/games/{game_id}/stream?after={after}", headers=auth(API_KEY))
+        for after in (-5, 0)
+    ]
+    for feed in feeds:
+        assert feed.status_code == 200, feed.text
+        assert feed.text.splitlines()[0] == "id: 1", feed.text[:200]
+    assert feeds[0].text == feeds[1].text

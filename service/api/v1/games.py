@@ -317,6 +317,8 @@ class GamesController(Controller):
         else:
             caller = await access.viewer(loaded, authorization)
         start = int(last_event_id) if last_event_id is not None else after
+        if start is not None:
+            start = max(start, 0)
         ndjson = accept is not None and "application/x-ndjson" in accept.lower()
         if feed == "view":
             return _view_feed(feeds.views(loaded, caller, start), ndjson)

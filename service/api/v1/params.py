@@ -97,9 +97,10 @@ LastEventId = Annotated[
         description="Resume after this version",
     ),
 ]
+# Any version below the first (a negative one too) starts at the beginning of the log.
 StreamAfter = Annotated[
     int | None,
-    QueryParameter(ge=0, le=10**9, required=False, description="Start after this version"),
+    QueryParameter(le=10**9, required=False, description="Start after this version"),
 ]
 StreamFeed = Annotated[
     Literal["events", "view"],
