@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import socket
 import threading
 from collections.abc import AsyncIterator
@@ -25,8 +24,7 @@ from service.notify.delivery_queue import DeliveryConsumer
 from service.settings import Settings
 from service.store.clients import CONNECT_TIMEOUT_SECONDS, WORKER_TIMEOUT_SECONDS, queue_url
 from service.wiring import open_wiring
-
-log = logging.getLogger("stakeout.deliveries")
+from workers.loops import run_until_done
 
 RESTART_SECONDS = 2.0
 
@@ -34,23 +32,11 @@ RESTART_SECONDS = 2.0
 def run_deliveries(settings: Settings, name: str, done: threading.Event) -> None:
     """Deliver as consumer ``name`` until ``done`` is set (then finish what is under way)."""
 
-    async def deliver() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        watcher = threading.Thread(
-            target=lambda: (done.wait(), loop.call_soon_threadsafe(stop.set)), daemon=True
-        )
-        watcher.start()
-        while not stop.is_set():
-            try:
-                async with _deliverer(settings, name) as deliverer:
-                    await deliverer.run(stop)
-            except Exception:
-                log.warning("webhook deliveries stopped; starting again", exc_info=True)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), RESTART_SECONDS)
+    async def deliver(stop: asyncio.Event) -> None:
+        async with _deliverer(settings, name) as deliverer:
+            await deliverer.run(stop)
 
-    uvloop.run(deliver())
+    run_until_done(done, deliver, "webhook deliveries", RESTART_SECONDS, run=uvloop.run)
 
 
 @contextlib.asynccontextmanager

@@ -44,6 +44,7 @@ from service.store.clients import WORKER_TIMEOUT_SECONDS, queue_url
 from service.store.keys import deliverer_alive_key
 from service.wiring import open_wiring
 from workers.deliveries import run_deliveries
+from workers.loops import run_until_done
 from workers.recovery import Lifeline, ReliableQueue, ReliableWorker, beat, process_name
 
 log = logging.getLogger("stakeout.worker")
@@ -180,49 +181,23 @@ def _dispatch(settings: Settings, name: str, done: threading.Event) -> None:
     """The outbox's dispatcher of this worker process, on its own event loop, until
     ``done``; it starts again if its Redis goes away."""
 
-    async def dispatch() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        watcher = threading.Thread(
-            target=lambda: (done.wait(), loop.call_soon_threadsafe(stop.set)), daemon=True
-        )
-        watcher.start()
-        while not stop.is_set():
-            try:
-                async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
-                    outbox, games = wiring.store.outbox, wiring.games
-                    await Dispatcher(outbox, games, wiring.follow_up, name).run(stop)
-            except Exception:
-                log.warning("the outbox's dispatcher stopped; starting again", exc_info=True)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), FIRST_WAIT_SECONDS * 4)
+    async def dispatch(stop: asyncio.Event) -> None:
+        async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
+            outbox, games = wiring.store.outbox, wiring.games
+            await Dispatcher(outbox, games, wiring.follow_up, name).run(stop)
 
-    asyncio.run(dispatch())
+    run_until_done(done, dispatch, "the outbox's dispatcher", FIRST_WAIT_SECONDS * 4)
 
 
 def _match(settings: Settings, name: str, done: threading.Event) -> None:
     """The matchmaker of this worker process, on its own event loop, until ``done``."""
 
-    async def match() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        watcher = threading.Thread(
-            target=lambda: (done.wait(), loop.call_soon_threadsafe(stop.set)), daemon=True
-        )
-        watcher.start()
-        while not stop.is_set():
-            try:
-                async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
-                    notifier = MatchNotifier(
-                        wiring.webhooks, wiring.account_feed, wiring.deliveries
-                    )
-                    await Matcher(wiring.match_tickets, wiring.maker, notifier, name).run(stop)
-            except Exception:
-                log.warning("the matchmaker stopped; starting again", exc_info=True)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), FIRST_WAIT_SECONDS * 4)
+    async def match(stop: asyncio.Event) -> None:
+        async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
+            notifier = MatchNotifier(wiring.webhooks, wiring.account_feed, wiring.deliveries)
+            await Matcher(wiring.match_tickets, wiring.maker, notifier, name).run(stop)
 
-    asyncio.run(match())
+    run_until_done(done, match, "the matchmaker", FIRST_WAIT_SECONDS * 4)
 
 
 def _sweep_timer(settings: Settings) -> None:

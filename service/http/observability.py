@@ -130,58 +130,64 @@ class Batch:
     ) -> None:
         route = _route(scope)
         if metrics:
-            key = (method, route, status)
-            self.counts[key] = self.counts.get(key, 0) + 1
-            latency = self.latencies.get((method, route))
-            if latency is None:
-                latency = self.latencies[(method, route)] = [0.0] * (len(self.bounds) + 1)
-            latency[0] += seconds
-            # The first bucket whose bound is at least ``seconds``, as Histogram.observe.
-            latency[1 + bisect.bisect_left(self.bounds, seconds)] += 1
+            self._count(method, route, status, seconds)
         if access and access_log.isEnabledFor(logging.INFO):
-            duration_ms = round(seconds * 1_000_000) / 1000  # to the µs; round(x, 3) is slower
-            # The metrics keep one label for every unmatched path; the log says which.
-            path = (
-                str(scope.get("path", ""))[:MAX_LOGGED_PATH] if route == UNMATCHED_ROUTE else None
-            )
-            if not self._fast():
-                access_log.info(
-                    "%s %s %s",
-                    method,
-                    path or route,
-                    status,
-                    extra={
-                        "method": method,
-                        "route": route,
-                        "path": path,
-                        "status": status,
-                        "duration_ms": duration_ms,
-                    },
-                )
-            else:
-                self.lines.append(
-                    AccessLine(
-                        time=now_iso(),
-                        level="INFO",
-                        logger="stakeout.access",
-                        message=f"{method} {path or route} {status}",
-                        request_id=request_id,
-                        game_id=game_id_of(scope),
-                        method=method,
-                        route=route,
-                        path=path,
-                        status=status,
-                        duration_ms=duration_ms,
-                    )
-                )
-                if len(self.lines) >= LINES_PER_WRITE:
-                    self.write_lines()
+            self._log_access(request_id, scope, method, route, status, seconds)
         if not self.scheduled:
             self.scheduled = True
             try:
                 asyncio.get_running_loop().call_later(FLUSH_SECONDS, self.flush)
             except RuntimeError:  # no event loop (not under an ASGI server): at once
                 self.flush()
+
+    def _count(self, method: str, route: str, status: int, seconds: float) -> None:
+        key = (method, route, status)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        latency = self.latencies.get((method, route))
+        if latency is None:
+            latency = self.latencies[(method, route)] = [0.0] * (len(self.bounds) + 1)
+        latency[0] += seconds
+        # The first bucket whose bound is at least ``seconds``, as Histogram.observe.
+        latency[1 + bisect.bisect_left(self.bounds, seconds)] += 1
+
+    def _log_access(
+        self, request_id: str, scope: Scope, method: str, route: str, status: int, seconds: float
+    ) -> None:
+        duration_ms = round(seconds * 1_000_000) / 1000  # to the µs; round(x, 3) is slower
+        # The metrics keep one label for every unmatched path; the log says which.
+        path = str(scope.get("path", ""))[:MAX_LOGGED_PATH] if route == UNMATCHED_ROUTE else None
+        if not self._fast():
+            access_log.info(
+                "%s %s %s",
+                method,
+                path or route,
+                status,
+                extra={
+                    "method": method,
+                    "route": route,
+                    "path": path,
+                    "status": status,
+                    "duration_ms": duration_ms,
+                },
+            )
+            return
+        self.lines.append(
+            AccessLine(
+                time=now_iso(),
+                level="INFO",
+                logger="stakeout.access",
+                message=f"{method} {path or route} {status}",
+                request_id=request_id,
+                game_id=game_id_of(scope),
+                method=method,
+                route=route,
+                path=path,
+                status=status,
+                duration_ms=duration_ms,
+            )
+        )
+        if len(self.lines) >= LINES_PER_WRITE:
+            self.write_lines()
 
     @staticmethod
     def _fast() -> bool:

@@ -55,6 +55,7 @@ from service.store.keys import (
     mm_ticket_key,
     mm_ticket_owner_key,
 )
+from service.store.scripts import DROP_LEASE, TAKE_LEASE
 
 TicketStatus = Literal["waiting", "matching", "matched", "cancelled", "expired"]
 SECRET_PREFIX = "mmt_"  # noqa: S105 - the prefix of every ticket secret, not a secret
@@ -126,19 +127,6 @@ redis.call('DEL', KEYS[#KEYS])
 return 1
 """
 
-_HOLD = """
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0
-"""
-
-_LET_GO = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 _EXPIRE = """
 if redis.call('HGET', KEYS[1], 'status') == 'waiting'
@@ -252,8 +240,8 @@ class MatchTickets:
         self._finish = redis.register_script(_FINISH)
         self._release = redis.register_script(_RELEASE)
         self._expire = redis.register_script(_EXPIRE)
-        self._hold = redis.register_script(_HOLD)
-        self._let_go = redis.register_script(_LET_GO)
+        self._hold = redis.register_script(TAKE_LEASE)
+        self._let_go = redis.register_script(DROP_LEASE)
 
     async def create(self, owner: str, spec: TicketSpec) -> tuple[Ticket, str]:
         """A new waiting ticket and its secret (shown once)."""

@@ -280,7 +280,8 @@ def _queue_names(raw: str) -> tuple[str, ...]:
     return names
 
 
-def main(argv: list[str] | None = None) -> None:
+def _parser() -> argparse.ArgumentParser:
+    """The commands and their options."""
     parser = argparse.ArgumentParser(prog="stakeout")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="run the HTTP API")
@@ -306,6 +307,11 @@ def main(argv: list[str] | None = None) -> None:
     into.add_argument("input", type=Path)
     export = sub.add_parser("export-openapi", help="print (or write) the OpenAPI document")
     export.add_argument("--output", type=Path)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env()

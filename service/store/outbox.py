@@ -53,22 +53,9 @@ from service.store.keys import (
     outbox_owner_key,
     outbox_parked_key,
 )
+from service.store.scripts import DROP_LEASE, TAKE_LEASE
 
 LEASE_MS = 5_000
-
-# Renew the lease (KEYS[1]) held by ARGV[1] for ARGV[2] ms, or take it when it is free.
-_LEASE = """
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 class NoLocalShard(Exception):
@@ -98,8 +85,8 @@ class ShardLag:
 class Outbox:
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
-        self._lease = redis.register_script(_LEASE)
-        self._release = redis.register_script(_RELEASE)
+        self._lease = redis.register_script(TAKE_LEASE)
+        self._release = redis.register_script(DROP_LEASE)
 
     def shard_of(self, game_id: str) -> str:
         """The key of the shard that ``game_id``'s entries go to (see the module docstring)."""

@@ -81,4 +81,20 @@ class Script:
             return await self._script(keys=keys, args=args)
 
 
-__all__ = ["Script", "Scripts"]
+# A lease on one key (the outbox's shards, the matchmaker's pass): renewed by its holder
+# (ARGV[1]) for ARGV[2] ms, or taken when it is free; 1 when held, 0 when another holds it.
+TAKE_LEASE = """
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+"""
+# The lease let go, only by its holder.
+DROP_LEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+__all__ = ["DROP_LEASE", "TAKE_LEASE", "Script", "Scripts"]
