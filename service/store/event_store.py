@@ -364,10 +364,22 @@ end
 return {summary, tonumber(at), 1}
 """.replace("HEADER_BYTES", str(HEADER_BYTES))
 
-# An archive brought back (`stakeout archive import`): written unless the game is hot.
+# An archive brought back (`stakeout archive import`): written unless the game is hot here,
+# or its archive here is as new or newer (its version, then when it was made: an export of
+# yesterday must not roll back a game archived again since, say after a rematch). ARGV: the
+# archive, its TTL (ms, 0: none), its version and its time.
 _IMPORT = """
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
   return 'hot'
+end
+local head = redis.call('GETRANGE', KEYS[3], 0, HEADER_BYTES - 1)
+local version, made = string.match(head, '^sa1|(%d+)|%x*|(%d+)|')
+if version then
+  local mine, theirs = tonumber(version), tonumber(ARGV[3])
+  if mine == theirs and made == ARGV[4] then return 'same' end
+  if mine > theirs or (mine == theirs and tonumber(made) > tonumber(ARGV[4])) then
+    return 'newer'
+  end
 end
 if tonumber(ARGV[2]) > 0 then
   redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
@@ -375,7 +387,7 @@ else
   redis.call('SET', KEYS[3], ARGV[1])
 end
 return 'ok'
-"""
+""".replace("HEADER_BYTES", str(HEADER_BYTES))
 
 
 @dataclass(frozen=True)
@@ -851,15 +863,24 @@ class EventStore:
                 return "ok"
         raise ValueError(f"game {game_id}: its archive keeps changing")
 
-    async def import_archive(self, game_id: str, value: bytes) -> Literal["ok", "hot"]:
-        """Store an exported archive (``hot``: the game is hot here, nothing written)."""
-        if archives.header_of(value) is None:
+    async def import_archive(
+        self, game_id: str, value: bytes
+    ) -> Literal["ok", "hot", "newer", "same", "foreign"]:
+        """Store an exported archive, unless the game is hot here (``hot``), its archive
+        here is newer (``newer``) or this very one (``same``), or the record inside is of
+        another game than ``game_id`` (``foreign``); nothing is written but with ``ok``."""
+        header = archives.header_of(value)
+        if header is None:
             raise ValueError(f"game {game_id}: not an archive of a format this code knows")
+        record = archives.decode(value).record
+        if record.game_id != game_id:
+            return "foreign"
         events_key, _, meta_key, _ = game_keys(game_id)
         keys = [events_key, meta_key, archive_key(game_id)]
-        status = _text(await self._import(keys=keys, args=[value, self.archive_ttl_ms]))
+        args = [value, self.archive_ttl_ms, header.version, header.archived_ms]
+        status = _text(await self._import(keys=keys, args=args))
         if status == "ok":  # back in its API key's list (a listing forgets a missing game)
-            meta = msgspec.json.decode(archives.decode(value).record.meta["meta"])
+            meta = msgspec.json.decode(record.meta["meta"])
             await self.redis.zadd(owner_games_key(meta["owner"]), {game_id: meta["created_ms"]})
         return status  # type: ignore[return-value]
 
