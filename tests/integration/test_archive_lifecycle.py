@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis
+import zstandard
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -29,6 +30,7 @@ from domain.match import Abort, CommitSeal, MakeMove, RecordResult, SeatSpec
 from domain.sealed import commitment
 from service.app import create_app
 from service.follow_ups.jobs import JobQueue, archive_job
+from service.ops import archive_files
 from service.play.game_service import GameService, NewGame
 from service.play.records import Submission
 from service.settings import Settings
@@ -253,9 +255,10 @@ def test_archives_exported_deleted_and_imported_read_the_same(
             for game_id in ids:
                 assert reads(fresh, game_id, tokens_of[game_id]) == hot[game_id]
             assert listing(fresh) == hot_list  # back in the list, as they were
-        # Importing again changes nothing; a hot game is never given an archive beside it.
+        # Importing again changes nothing, and says so.
         done = subprocess.run([*cli, "import", str(path)], env=env, capture_output=True, check=True)
-        assert b"3 archives imported" in done.stdout
+        assert b"0 archives imported" in done.stdout
+        assert b"3 (already here)" in done.stdout
     finally:
         connection.close()
 
@@ -298,3 +301,65 @@ def test_idempotency_records_expire_after_their_last_use(
         ttl = connection.pttl(game_keys(made["id"])[1])
         assert 86_400_000 - 60_000 < ttl <= 86_400_000
     connection.close()
+
+
+def test_an_older_export_never_rolls_a_game_back(
+    client: TestClient[Litestar], settings: Settings, clean_redis: str, tmp_path: Path
+) -> None:
+    """Overlapping daily exports (docs/operations.md): yesterday's file holds a game at the
+    version it was first archived at; a rematch since restored it, added `rematch.created`
+    and it was archived again. Importing yesterday's file leaves today's archive (it rolled
+    the game back, and the next rematch call made a second rematch game), says so, and a
+    line whose record is of another game than its id is refused. Export files are 0600."""
+    rng = random.Random(36)
+    made = create(client, "fbi", 3)
+    old, tokens = made["id"], [s["token"] for s in made["seats"]]
+    play(client, old, tokens, rng, 4)
+    assert client.post(f"/v1/games/{old}/abort", headers=auth(API_KEY)).is_success
+
+    async def archive(game_id: str) -> str:
+        async with open_wiring(settings) as wiring:
+            return (await wiring.archiver.archive(game_id, 2**62)).said
+
+    assert asyncio.run(archive(old)).startswith("archived")
+    env = {**os.environ, "REDIS_URL": clean_redis, "LOG_LEVEL": "WARNING"}
+    cli = [sys.executable, "-m", "service.ops.cli", "archive"]
+    yesterday = tmp_path / "yesterday.ndjson.zst"
+    yesterday.write_bytes(b"")
+    yesterday.chmod(0o644)  # a file there already keeps no wider mode either
+    subprocess.run([*cli, "export", str(yesterday)], env=env, capture_output=True, check=True)
+    assert yesterday.stat().st_mode & 0o777 == 0o600
+
+    rematch = client.post(f"/v1/games/{old}/rematch", headers=auth(tokens[0]))
+    assert rematch.status_code in (200, 201), rematch.text
+    new = rematch.json()["game_id"]
+    assert asyncio.run(archive(old)).startswith("archived")
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        today = connection.get(archive_key(old))
+        before = reads(client, old, tokens)
+        done = subprocess.run(
+            [*cli, "import", str(yesterday)], env=env, capture_output=True, check=True
+        )
+        assert b"0 archives imported" in done.stdout, done.stdout
+        assert b"1 (a newer archive of the game is here)" in done.stdout, done.stdout
+        assert connection.get(archive_key(old)) == today
+        with TestClient(app=create_app(settings)) as fresh:  # no cache to hide a rollback
+            assert reads(fresh, old, tokens) == before
+            assert fresh.get(f"/v1/games/{old}").json()["rematch"] == {"game_id": new}
+            again = fresh.post(f"/v1/games/{old}/rematch", headers=auth(tokens[0]))
+            assert again.json()["game_id"] == new  # not a second rematch game
+
+        # A line whose archive is of another game than the id it is stored under.
+        other = "0" * 24
+        line = archive_files.Line(other, 1, 1, today)
+        forged = tmp_path / "forged.ndjson.zst"
+        forged.write_bytes(zstandard.compress(msgspec.json.encode(line) + b"\n"))
+        done = subprocess.run(
+            [*cli, "import", str(forged)], env=env, capture_output=True, check=True
+        )
+        assert b"1 (the record inside is of another game)" in done.stdout, done.stdout
+        assert _keys_of(connection, other) == set()
+        assert connection.get(archive_key(old)) == today
+    finally:
+        connection.close()
