@@ -21,6 +21,7 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
+from service.follow_ups.archiving import ArchiveDue
 from service.follow_ups.jobs import JobQueue, JobRequest, archive_job, deadline_job, jobs_for
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
@@ -62,11 +63,13 @@ class FollowUp:
         notifiers: Notifiers,
         players: PlayerGames | None = None,
         archive_after_ms: int = 3600 * 1000,
+        archive_due: ArchiveDue | None = None,
         snapshots: Snapshots | None = None,
     ) -> None:
         self.jobs = jobs
         self.players = players  # each player's games (their history), indexed here
         self.archive_after_ms = archive_after_ms
+        self.archive_due = archive_due  # the sweep's look for lost archive jobs
         self.snapshots = snapshots
         self.store = store
         self.deadlines = turns
@@ -156,6 +159,8 @@ class FollowUp:
         if abandon.ended(loaded):  # archived once the window after this change has passed
             due = at_ms + self.archive_after_ms
             requests.append(archive_job(loaded.game_id, loaded.match.version, due))
+            if self.archive_due is not None:
+                await self.archive_due.due(loaded.game_id, due)
         if self.snapshots is not None:  # every STAKEOUT_SNAPSHOT_EVERY events
             await self.snapshots.after_change(loaded, len(events))
         # The sweep's activity index: when the game last moved

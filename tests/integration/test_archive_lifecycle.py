@@ -24,6 +24,7 @@ import redis
 import zstandard
 from litestar import Litestar
 from litestar.testing import TestClient
+from rq.job import Job
 
 from domain.errors import DomainError
 from domain.match import Abort, CommitSeal, MakeMove, RecordResult, SeatSpec
@@ -34,7 +35,7 @@ from service.ops import archive_files
 from service.play.game_service import GameService, NewGame
 from service.play.records import Submission
 from service.settings import Settings
-from service.store.keys import archive_key, game_keys
+from service.store.keys import INDEX_BUCKETS, archive_due_key, archive_key, game_keys
 from service.wiring import open_wiring
 from tests.archiving import create, listing, play, reads
 from tests.conftest import start_worker, stop_worker
@@ -362,4 +363,33 @@ def test_an_older_export_never_rolls_a_game_back(
         assert _keys_of(connection, other) == set()
         assert connection.get(archive_key(old)) == today
     finally:
+        connection.close()
+
+
+def test_the_sweep_archives_an_ended_game_whose_archive_job_was_lost(
+    settings: Settings, clean_redis: str
+) -> None:
+    """An ended game's archive job never runs (here: deleted once scheduled; in the field,
+    its id used already, or its queue's Redis emptied). The worker's sweep finds the game
+    still hot past its window and archives it (it stayed hot for good)."""
+    worker = start_worker(
+        clean_redis, STAKEOUT_ARCHIVE_AFTER_SECONDS="3", STAKEOUT_SWEEP_SECONDS="1"
+    )
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        with TestClient(app=create_app(settings)) as client:
+            made = create(client, "feds", 2)
+            game_id = made["id"]
+            play(client, game_id, [s["token"] for s in made["seats"]], random.Random(9), 2)
+            ended = client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY))
+            assert ended.is_success, ended.text
+            job_id = f"archive-{game_id}-{ended.json()['version']}"
+            wait_for(lambda: connection.exists(f"rq:job:{job_id}"), timeout=30)
+            Job.fetch(job_id, connection=connection).delete()
+            wait_for(lambda: _keys_of(connection, game_id) == {archive_key(game_id)}, timeout=30)
+            assert client.get(f"/v1/games/{game_id}").json()["status"] == "aborted"
+        due = [archive_due_key(b) for b in range(INDEX_BUCKETS)]
+        assert sum(connection.zcard(key) for key in due) == 0  # archived: nothing due
+    finally:
+        stop_worker(worker)
         connection.close()
