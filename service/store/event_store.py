@@ -628,8 +628,13 @@ class EventStore:
             self.recent.keep(game_id, archived)
             record = archived.record
             meta = {name: value.decode() for name, value in record.meta.items()}
-            events = _archived_events(archived, 0)
-            return Opening(meta, bytes.fromhex(record.seed.decode()), events, archived=True)
+            secret = bytes.fromhex(record.seed.decode())
+            kept = record.snapshot
+            if kept is not None and snapshot_format and kept.format == snapshot_format:
+                # As from a hot game's snapshot: the entries from its own on.
+                events = _archived_events(archived, kept.version - 1)
+                return Opening(meta, secret, events, kept.version, kept.state, archived=True)
+            return Opening(meta, secret, _archived_events(archived, 0), archived=True)
         raw_meta = reply[1]
         meta = {_text(raw_meta[i]): _text(raw_meta[i + 1]) for i in range(0, len(raw_meta), 2)}
         seed = bytes.fromhex(_text(reply[2])) if reply[2] else None
@@ -741,12 +746,18 @@ class EventStore:
     # ---- archives (service/store/archive.py) --------------------------------------
 
     async def archive(
-        self, game_id: str, version: int, tip: str, seals: SealsOf | None = None
+        self,
+        game_id: str,
+        version: int,
+        tip: str,
+        seals: SealsOf | None = None,
+        snapshot: tuple[str, bytes] | None = None,
     ) -> Literal["ok", "archived", "changed", "missing"]:
         """Archive the game as it is at ``version`` (its entry there: ``tip``): its archive
         written and its hot keys deleted in one script, which does nothing if the game
         changed since (``changed``). ``seals``: the bots' kept sealed choices, from the
-        game's entries, deleted with it. ``archived``: it was already."""
+        game's entries, deleted with it; ``snapshot``: the match folded at ``version``
+        (its format, its state), kept in the archive. ``archived``: it was already."""
         events_key, idem_key, meta_key, seed_key = game_keys(game_id)
         tokens_key, kept_key = seat_tokens_key(game_id), summary_key(game_id)
         pipe = self.redis.pipeline(transaction=False)
@@ -769,6 +780,7 @@ class EventStore:
         if len(entries) != version or last.version != version or last.tip != tip:
             return "changed"
         now = _now_ms()
+        kept = None if snapshot is None else archives.Snapshot(snapshot[0], version, snapshot[1])
         record = archives.Record(
             game_id=game_id,
             archived_ms=now,
@@ -778,6 +790,7 @@ class EventStore:
             idem=_last_per_caller(_mapping(idem), ARCHIVED_IDEMPOTENCY_PER_CALLER),
             idem_expires_ms=now + int(idem_ttl) if int(idem_ttl) > 0 else 0,
             seat_tokens=_mapping(tokens),
+            snapshot=kept,
         )
         value = archives.encode(record, version, tip, _bytes(summary) if summary else None)
         keys = [
