@@ -30,6 +30,7 @@ import msgspec
 from service.follow_ups import abandonment
 from service.follow_ups.abandonment import ActivityIndex
 from service.lobby.public_lobby import PublicLobby
+from service.play import snapshots
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.quota import GameQuota
@@ -127,7 +128,10 @@ class Archiver:
                 return Outcome("changed since", due, loaded.match.version)
             await self.leave_indexes(loaded)
             seals = bot_seals(loaded)
-            status = await self.store.archive(game_id, loaded.match.version, loaded.tip, seals)
+            # The match as folded now goes into the archive: its cold loads fold nothing.
+            snapshot = (snapshots.snapshot_format(), snapshots.encode(loaded.match))
+            version = loaded.match.version
+            status = await self.store.archive(game_id, version, loaded.tip, seals, snapshot)
             if status == "ok":
                 return Outcome(f"archived at version {loaded.match.version}")
             if status in ("archived", "missing"):
