@@ -32,6 +32,7 @@ from service.api.v1.params import (
     PreferHeader,
 )
 from service.api.v1.responses import declared, json_answer
+from service.http.route_contract import API_KEY, SEAT_TOKEN, problems
 from service.play.access import Access, Caller
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
@@ -47,7 +48,8 @@ class ActsController(Controller):
     @post(
         "/{game_id:str}/moves",
         operation_id="postMove",
-        responses=declared(MoveAccepted),
+        responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 412, 413, 415, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Make a public move",
         description=(
             "Body: one item of `legal`. Without If-Match the move is decided on the latest "
@@ -79,7 +81,8 @@ class ActsController(Controller):
     @post(
         "/{game_id:str}/commitments",
         operation_id="postCommitment",
-        responses=declared(MoveAccepted),
+        responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 413, 415, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Commit to a sealed move",
         description=(
             "commitment = hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}')),"
@@ -110,7 +113,8 @@ class ActsController(Controller):
     @post(
         "/{game_id:str}/reveals",
         operation_id="postReveal",
-        responses=declared(MoveAccepted),
+        responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 413, 415, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Reveal a sealed move",
         description="Opens once every seat of the step has committed; must hash to the commitment.",
         status_code=200,
@@ -144,6 +148,8 @@ class GameEndingsController(Controller):
     @post(
         "/{game_id:str}/resign",
         operation_id="resignSeat",
+        responses=problems(401, 403, 404, 409, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Resign the caller's seat: a bot plays it from now on",
         description=(
             "Seat token. A bot (level random, as when a turn deadline passes) plays the seat "
@@ -171,6 +177,8 @@ class GameEndingsController(Controller):
     @post(
         "/{game_id:str}/abort",
         operation_id="abortGame",
+        responses=problems(401, 403, 404, 409, 422, 503),
+        security=[API_KEY],
         summary="Abort an unfinished game (its creator only)",
         description=(
             "The API key that created the game. The game ends here without a result: status "

@@ -30,6 +30,7 @@ from service.api.v1.params import (
     StreamTicketParameter,
 )
 from service.api.v1.responses import declared, json_answer, unchanged
+from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, conditional, problems
 from service.http.strictness import etag, not_modified, not_modified_response
 from service.live.access import ticket_caller
 from service.live.errors import TokenInUrl
@@ -99,6 +100,8 @@ class GamesController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        responses=problems(401, 409, 413, 415, 422),
+        security=[API_KEY],
         summary="Create a game",
         description=(
             "Needs an API key. Returns one seat token per human seat, shown once. A key may "
@@ -133,6 +136,8 @@ class GamesController(Controller):
     @get(
         "/",
         operation_id="listMyGames",
+        responses=problems(401),
+        security=[API_KEY],
         summary="The calling API key's games",
         description=(
             "Newest first, filtered by status, game and a seat's external_id; cursor "
@@ -171,7 +176,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
-        responses=declared(GameView),
+        responses=declared(GameView) | problems(401, 403, 404) | conditional(),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The caller's view of a game",
         description=(
             "With a seat token: that seat's view and legal moves; without: a spectator's. "
@@ -214,6 +220,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/events",
         operation_id="listEvents",
+        responses=problems(401, 403, 404) | conditional(),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The event log, as the caller may see it",
         description="Events with version > after, oldest first; follow next_after to page.",
     )
@@ -250,6 +258,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/replay",
         operation_id="getReplay",
+        responses=problems(401, 403, 404, 409),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The full replay of a finished game, with its seed",
         description=(
             "Every event unredacted, the act behind each batch of events, and the shuffle "
@@ -272,6 +282,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
+        responses=problems(401, 403, 404),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="Live feed of a game: its events, or the caller's view (SSE or NDJSON)",
         description=(
             "Authenticate with `Authorization` or with `?ticket=` (a single-use stream "
