@@ -112,7 +112,7 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_wiring(settings) as wiring:
             app.state.wiring = wiring
-            # The hot routes' one collaborator (service/api/v1/answers.py `answers_of`).
+            # The hot routes' one collaborator (`answers_of`, service/api/v1/answers.py).
             app.state.answers = wiring.answers
             app.state.queue_collector = QueueCollector(
                 queue_url(settings), QUEUES, settings.redis_url, settings.redis_cluster

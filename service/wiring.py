@@ -16,7 +16,6 @@ from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
 
-from service.api.v1.answers import Answers
 from service.follow_ups.abandonment import ActivityIndex
 from service.follow_ups.archiving import Archiver
 from service.follow_ups.follow_ups import FollowUp, Notifiers
@@ -43,6 +42,7 @@ from service.play.snapshots import Snapshots
 from service.play.stats import StatsStore
 from service.players.player_games import PlayerGames
 from service.players.rating_store import RatingStore
+from service.seats.answers import Answers
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
 from service.store.event_store import EventStore

@@ -15,14 +15,7 @@ from litestar.params import Body
 from litestar.response.base import ASGIResponse
 
 from domain.match import Abort, Act, Resign
-from service.api.v1.answers import (
-    ActRequest,
-    Answers,
-    answers_of,
-    expected_version,
-    fingerprint,
-    wants_representation,
-)
+from service.api.v1.answers import answers_of, expected_version, wants_representation
 from service.api.v1.params import (
     Authorization,
     GameId,
@@ -37,6 +30,7 @@ from service.play.access import Access, Caller
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
 from service.play.records import Submission
+from service.seats.answers import ActRequest, Answers, fingerprint
 from service.store.keys import owner_idempotency, seat_idempotency
 from service.views.schemas import Commit, Move, MoveAccepted, Reveal
 

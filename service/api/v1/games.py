@@ -9,13 +9,13 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.params import Body, QueryParameter
-from litestar.response import Response, ServerSentEvent, Stream
+from litestar.response import Response, ServerSentEvent, ServerSentEventMessage, Stream
 from litestar.response.base import ASGIResponse
 
 from domain.errors import InvalidOptions
 from domain.match import SeatSpec
 from domain.verify import ReplayDocument
-from service.api.v1.answers import Poll, answers_of
+from service.api.v1.answers import answers_of
 from service.api.v1.params import (
     Authorization,
     FeedAccept,
@@ -31,16 +31,17 @@ from service.api.v1.params import (
 )
 from service.api.v1.responses import declared, json_answer, unchanged
 from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, conditional, problems
-from service.http.strictness import etag, not_modified, not_modified_response
+from service.http.strictness import not_modified_response
 from service.live.access import ticket_caller
 from service.live.errors import TokenInUrl
-from service.live.game_feeds import GameFeeds, as_ndjson, as_sse, sse_as_ndjson
+from service.live.game_feeds import FeedMessage, GameFeeds, as_ndjson, as_sse, sse_as_ndjson
 from service.live.tickets import TicketStore
 from service.lobby import invites
 from service.lobby.game_maker import GameMaker, Made
 from service.play.access import Access
 from service.play.game_service import GameService, NewGame
 from service.play.replays import opened, replay_document
+from service.seats.answers import Poll
 from service.store.event_store import EventStore
 from service.views.game_list import GameFilter, GameList, parse_cursor
 from service.views.presenter import event_records
@@ -57,6 +58,7 @@ from service.views.schemas import (
     OpenSeat,
     SeatGrant,
 )
+from service.views.versions import etag, not_modified
 
 # The longest a view read may wait for a new version (`?after_version=N&wait=S`).
 MAX_WAIT_SECONDS = 30
@@ -344,7 +346,7 @@ def _view_feed(messages: AsyncIterator[Any], ndjson: bool) -> Stream:
             media_type="application/x-ndjson",
             headers={"Cache-Control": "no-store"},
         )
-    return ServerSentEvent(as_sse(messages), headers={"Cache-Control": "no-store"})
+    return ServerSentEvent(_sse(as_sse(messages)), headers={"Cache-Control": "no-store"})
 
 
 def _event_feed(events: AsyncIterator[Any], ndjson: bool) -> Stream:
@@ -354,4 +356,12 @@ def _event_feed(events: AsyncIterator[Any], ndjson: bool) -> Stream:
             media_type="application/x-ndjson",
             headers={"Cache-Control": "no-store"},
         )
-    return ServerSentEvent(events, headers={"Cache-Control": "no-store"})
+    return ServerSentEvent(_sse(events), headers={"Cache-Control": "no-store"})
+
+
+async def _sse(messages: AsyncIterator[FeedMessage]) -> AsyncIterator[ServerSentEventMessage]:
+    """The live feed's messages as Litestar sends Server-Sent Events."""
+    async for message in messages:
+        yield ServerSentEventMessage(
+            data=message.data, event=message.event, id=message.id, comment=message.comment
+        )

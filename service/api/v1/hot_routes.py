@@ -44,11 +44,12 @@ from litestar.exceptions import ValidationException
 from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 
-from service.api.v1.answers import ActRequest, Answers, expected_version, wants_representation
+from service.api.v1.answers import expected_version, wants_representation
 from service.api.v1.responses import json_answer
 from service.http.problems import PROBLEM_MEDIA_TYPE, problem_handler
 from service.http.ratelimit import RateLimitMiddleware
 from service.http.requests import decode_body
+from service.seats.answers import ActRequest, Answers
 from service.views.schemas import Commit, Move, Reveal
 
 # The routes, exactly as Litestar's router would match them (anything else is Litestar's).

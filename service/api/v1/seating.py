@@ -8,7 +8,6 @@ from typing import Annotated
 from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
-from service.api.v1.answers import Answers
 from service.api.v1.params import Authorization, GameId, Injected
 from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, problems
 from service.live.tickets import Grant, TicketStore
@@ -18,6 +17,7 @@ from service.lobby.rematch import Rematches
 from service.play.access import Access, Caller, bearer
 from service.play.errors import Forbidden, Unauthorized
 from service.play.game_service import GameService
+from service.seats.answers import Answers
 from service.views.lobby_schemas import (
     ClaimedSeat,
     ClaimRequest,
