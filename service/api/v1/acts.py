@@ -16,6 +16,7 @@ from litestar.response.base import ASGIResponse
 
 from domain.match import Abort, Act, Resign
 from service.api.v1.answers import answers_of, expected_version, wants_representation
+from service.api.v1.hot_routes import hot
 from service.api.v1.params import (
     Authorization,
     GameId,
@@ -35,6 +36,30 @@ from service.store.keys import owner_idempotency, seat_idempotency
 from service.views.schemas import Commit, Move, MoveAccepted, Reveal
 
 
+async def seat_act(
+    answers: Answers,
+    game_id: str,
+    data: Move | Commit | Reveal,
+    body: bytes,
+    authorization: str | None = None,
+    idempotency_key: str | None = None,
+    if_match: str | None = None,
+    prefer: str | None = None,
+) -> ASGIResponse:
+    """A seat's move, commitment or reveal, answered: what each act handler does, and what
+    the hot-route layer calls for them (service/api/v1/hot_routes.py)."""
+    act = ActRequest(
+        game_id,
+        authorization,
+        data,
+        body,
+        idempotency_key,
+        expected_version(if_match),
+        wants_representation(prefer),
+    )
+    return json_answer(*await answers.act(act))
+
+
 class ActsController(Controller):
     path = "/v1/games"
     tags = ["games"]
@@ -42,6 +67,7 @@ class ActsController(Controller):
     @post(
         "/{game_id:str}/moves",
         operation_id="postMove",
+        opt=hot(seat_act),
         responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 412, 413, 415, 422, 503),
         security=[SEAT_TOKEN],
         summary="Make a public move",
@@ -61,20 +87,22 @@ class ActsController(Controller):
         if_match: IfMatch = None,
         prefer: PreferHeader = None,
     ) -> ASGIResponse:
-        act = ActRequest(
+        body = await request.body()
+        return await seat_act(
+            answers_of(request),
             game_id,
-            authorization,
             data,
-            await request.body(),
+            body,
+            authorization,
             idempotency_key,
-            expected_version(if_match),
-            wants_representation(prefer),
+            if_match,
+            prefer,
         )
-        return json_answer(*await answers_of(request).act(act))
 
     @post(
         "/{game_id:str}/commitments",
         operation_id="postCommitment",
+        opt=hot(seat_act),
         responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 413, 415, 422, 503),
         security=[SEAT_TOKEN],
         summary="Commit to a sealed move",
@@ -94,19 +122,15 @@ class ActsController(Controller):
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
     ) -> ASGIResponse:
-        act = ActRequest(
-            game_id,
-            authorization,
-            data,
-            await request.body(),
-            idempotency_key,
-            wants_view=wants_representation(prefer),
+        body = await request.body()
+        return await seat_act(
+            answers_of(request), game_id, data, body, authorization, idempotency_key, prefer=prefer
         )
-        return json_answer(*await answers_of(request).act(act))
 
     @post(
         "/{game_id:str}/reveals",
         operation_id="postReveal",
+        opt=hot(seat_act),
         responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 413, 415, 422, 503),
         security=[SEAT_TOKEN],
         summary="Reveal a sealed move",
@@ -122,15 +146,10 @@ class ActsController(Controller):
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
     ) -> ASGIResponse:
-        act = ActRequest(
-            game_id,
-            authorization,
-            data,
-            await request.body(),
-            idempotency_key,
-            wants_view=wants_representation(prefer),
+        body = await request.body()
+        return await seat_act(
+            answers_of(request), game_id, data, body, authorization, idempotency_key, prefer=prefer
         )
-        return json_answer(*await answers_of(request).act(act))
 
 
 class GameEndingsController(Controller):

@@ -16,6 +16,7 @@ from domain.errors import InvalidOptions
 from domain.match import SeatSpec
 from domain.verify import ReplayDocument
 from service.api.v1.answers import answers_of
+from service.api.v1.hot_routes import hot
 from service.api.v1.params import (
     Authorization,
     FeedAccept,
@@ -41,7 +42,7 @@ from service.lobby.game_maker import GameMaker, Made
 from service.play.access import Access
 from service.play.game_service import GameService, NewGame
 from service.play.replays import opened, replay_document
-from service.seats.answers import Poll
+from service.seats.answers import Answers, Poll
 from service.store.event_store import EventStore
 from service.views.game_list import GameFilter, GameList, parse_cursor
 from service.views.presenter import event_records
@@ -93,6 +94,14 @@ def _creation_answer(made: Made, game: str, seats: list[SeatSpec]) -> GameCreate
             for i, s in enumerate(seats)
         ],
     )
+
+
+async def seat_view(
+    answers: Answers, game_id: str, authorization: str | None = None
+) -> ASGIResponse:
+    """The caller's view of a game, answered at once: the plain read of `get_game`, and what
+    the hot-route layer calls for it (service/api/v1/hot_routes.py)."""
+    return json_answer(*await answers.view_of(game_id, authorization))
 
 
 class GamesController(Controller):
@@ -178,6 +187,7 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
+        opt=hot(seat_view),
         responses=declared(GameView) | problems(401, 403, 404) | conditional(),
         security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The caller's view of a game",
@@ -214,7 +224,7 @@ class GamesController(Controller):
     ) -> ASGIResponse:
         answers = answers_of(request)
         if not wait and if_none_match is None:  # a plain read: the common case
-            return json_answer(*await answers.view_of(game_id, authorization))
+            return await seat_view(answers, game_id, authorization)
         poll = Poll(after_version, wait, if_none_match)
         view, headers, version = await answers.view_polled(game_id, authorization, poll)
         return unchanged(version) if view is None else json_answer(view, headers)
