@@ -215,9 +215,7 @@ def test_sigterm_stops_run_its_workers_and_the_embedded_valkey(
 
     def left() -> list[int]:
         return [
-            pid
-            for pid in children
-            if Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)
+            pid for pid in children if Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid)
         ]
 
     # A helper of the children's own (multiprocessing's resource tracker, with two API
@@ -226,7 +224,8 @@ def test_sigterm_stops_run_its_workers_and_the_embedded_valkey(
     try:
         wait_for(lambda: not left(), timeout=30)
     except AssertionError:
-        raise AssertionError(f"still running after run: {[_cmdline(pid) for pid in left()]}") from None
+        still = [_cmdline(pid) for pid in left()]
+        raise AssertionError(f"still running after run: {still}") from None
 
 
 def _cmdline(pid: int) -> str:
