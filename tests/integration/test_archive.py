@@ -24,10 +24,10 @@ from litestar.testing import TestClient
 from domain import registry
 from service.app import create_app
 from service.follow_ups import abandonment
-from service.ops.cli import _verify
 from service.settings import Settings
 from service.store.keys import INDEX_BUCKETS, active_games_key, archive_key, game_activity_key
 from service.wiring import open_wiring
+from stakeout.cli import _verify
 from tests.archiving import create as _create
 from tests.archiving import listing as _listing
 from tests.archiving import play as _play

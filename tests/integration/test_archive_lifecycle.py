@@ -128,7 +128,7 @@ def _worker(redis_url: str, log: Path) -> subprocess.Popen[bytes]:
     env["STAKEOUT_ARCHIVE_AFTER_SECONDS"] = "0"
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.ops.cli", "worker", "--queues", "scoring"],
+            [sys.executable, "-m", "stakeout.cli", "worker", "--queues", "scoring"],
             env=env,
             cwd=ROOT,
             stdout=out,
@@ -231,7 +231,7 @@ def test_archives_exported_deleted_and_imported_read_the_same(
     assert all(s.startswith("archived") for s in asyncio.run(archive()))
     env = {**os.environ, "REDIS_URL": clean_redis, "LOG_LEVEL": "WARNING"}
     path = tmp_path / "archives.ndjson.zst"
-    cli = [sys.executable, "-m", "service.ops.cli", "archive"]
+    cli = [sys.executable, "-m", "stakeout.cli", "archive"]
     done = subprocess.run(
         [*cli, "export", str(path), "--delete"], env=env, capture_output=True, check=True
     )
