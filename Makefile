@@ -67,6 +67,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/deptry .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

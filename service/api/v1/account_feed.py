@@ -60,7 +60,7 @@ class AccountFeedController(Controller):
         ),
         media_type="text/event-stream",
     )
-    async def stream_feed(
+    async def stream_feed(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         request: Request[Any, Any, Any],
         access: Injected[Access],

@@ -142,7 +142,7 @@ class GamesController(Controller):
             "`next_cursor` back as `cursor` until it is null."
         ),
     )
-    async def list_games(
+    async def list_games(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         access: Injected[Access],
         game_list: Injected[GameList],
@@ -292,7 +292,7 @@ class GamesController(Controller):
         ),
         media_type="text/event-stream",
     )
-    async def stream_events(
+    async def stream_events(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         request: Request[Any, Any, Any],
         games: Injected[GameService],
