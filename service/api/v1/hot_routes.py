@@ -49,7 +49,8 @@ from service.api.v1.responses import json_answer
 from service.http.problems import PROBLEM_MEDIA_TYPE, problem_handler
 from service.http.ratelimit import RateLimitMiddleware
 from service.http.requests import decode_body
-from service.seats.answers import ActRequest, Answers
+from service.seats.act_kinds import ActRequest
+from service.seats.answers import Answers
 from service.views.schemas import Commit, Move, Reveal
 
 # The routes, exactly as Litestar's router would match them (anything else is Litestar's).
