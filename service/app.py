@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     # request ids, access log and HTTP metrics around everything, unmatched routes included.
     handler = app.asgi_handler
     if settings.hot_routes:
-        handler = HotRoutes(handler, settings.max_body_bytes, rate_limit)
+        handler = HotRoutes(handler, settings.max_body_bytes, rate_limit, routes=app.routes)
     app.asgi_handler = Cors(handler)
     return instrument(app)
 

@@ -16,6 +16,7 @@ from domain.errors import InvalidOptions
 from domain.match import SeatSpec
 from domain.verify import ReplayDocument
 from service.api.v1.answers import answers_of
+from service.api.v1.hot_routes import hot
 from service.api.v1.params import (
     Authorization,
     FeedAccept,
@@ -30,6 +31,7 @@ from service.api.v1.params import (
     StreamTicketParameter,
 )
 from service.api.v1.responses import declared, json_answer, unchanged
+from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, conditional, problems
 from service.http.strictness import not_modified_response
 from service.live.access import ticket_caller
 from service.live.errors import TokenInUrl
@@ -40,7 +42,7 @@ from service.lobby.game_maker import GameMaker, Made
 from service.play.access import Access
 from service.play.game_service import GameService, NewGame
 from service.play.replays import opened, replay_document
-from service.seats.answers import Poll
+from service.seats.answers import Answers, Poll
 from service.store.event_store import EventStore
 from service.views.game_list import GameFilter, GameList, parse_cursor
 from service.views.presenter import event_records
@@ -94,6 +96,14 @@ def _creation_answer(made: Made, game: str, seats: list[SeatSpec]) -> GameCreate
     )
 
 
+async def seat_view(
+    answers: Answers, game_id: str, authorization: str | None = None
+) -> ASGIResponse:
+    """The caller's view of a game, answered at once: the plain read of `get_game`, and what
+    the hot-route layer calls for it (service/api/v1/hot_routes.py)."""
+    return json_answer(*await answers.view_of(game_id, authorization))
+
+
 class GamesController(Controller):
     path = "/v1/games"
     tags = ["games"]
@@ -101,6 +111,8 @@ class GamesController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        responses=problems(401, 409, 413, 415, 422),
+        security=[API_KEY],
         summary="Create a game",
         description=(
             "Needs an API key. Returns one seat token per human seat, shown once. A key may "
@@ -135,6 +147,8 @@ class GamesController(Controller):
     @get(
         "/",
         operation_id="listMyGames",
+        responses=problems(401),
+        security=[API_KEY],
         summary="The calling API key's games",
         description=(
             "Newest first, filtered by status, game and a seat's external_id; cursor "
@@ -173,7 +187,9 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
-        responses=declared(GameView),
+        opt=hot(seat_view),
+        responses=declared(GameView) | problems(401, 403, 404) | conditional(),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The caller's view of a game",
         description=(
             "With a seat token: that seat's view and legal moves; without: a spectator's. "
@@ -208,7 +224,7 @@ class GamesController(Controller):
     ) -> ASGIResponse:
         answers = answers_of(request)
         if not wait and if_none_match is None:  # a plain read: the common case
-            return json_answer(*await answers.view_of(game_id, authorization))
+            return await seat_view(answers, game_id, authorization)
         poll = Poll(after_version, wait, if_none_match)
         view, headers, version = await answers.view_polled(game_id, authorization, poll)
         return unchanged(version) if view is None else json_answer(view, headers)
@@ -216,6 +232,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/events",
         operation_id="listEvents",
+        responses=problems(401, 403, 404) | conditional(),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The event log, as the caller may see it",
         description="Events with version > after, oldest first; follow next_after to page.",
     )
@@ -252,6 +270,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/replay",
         operation_id="getReplay",
+        responses=problems(401, 403, 404, 409),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The full replay of a finished game, with its seed",
         description=(
             "Every event unredacted, the act behind each batch of events, and the shuffle "
@@ -274,6 +294,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
+        responses=problems(401, 403, 404),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="Live feed of a game: its events, or the caller's view (SSE or NDJSON)",
         description=(
             "Authenticate with `Authorization` or with `?ticket=` (a single-use stream "

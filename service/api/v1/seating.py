@@ -9,6 +9,7 @@ from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
 from service.api.v1.params import Authorization, GameId, Injected
+from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, problems
 from service.live.tickets import Grant, TicketStore
 from service.lobby import invites as open_seats
 from service.lobby.invites import InviteStore
@@ -45,6 +46,8 @@ class InvitesController(Controller):
     @get(
         "/{code:str}",
         operation_id="getInvite",
+        responses=problems(404),
+        security=[ANYONE],
         summary="What an invite leads to",
         description="No authentication: the code is the secret. The game, the seat the "
         "invite claims, the seats (who sits where, which are still open) and the options.",
@@ -66,6 +69,8 @@ class InvitesController(Controller):
     @post(
         "/{code:str}",
         operation_id="claimInvite",
+        responses=problems(404, 409, 413, 415, 503),
+        security=[ANYONE],
         summary="Claim the invite's seat",
         description="No authentication: the code is the secret. Claims the open seat once "
         "and returns its token (shown once); of concurrent claims exactly one wins, the "
@@ -94,6 +99,8 @@ class SeatingController(Controller):
     @post(
         "/{game_id:str}/leave",
         operation_id="leaveSeat",
+        responses=problems(401, 403, 404, 409, 503),
+        security=[SEAT_TOKEN],
         summary="Give a claimed seat back before the game starts",
         description="The seat token of a seat claimed by invite, before the game starts: the "
         "seat is open again (`seat.left`), its invite works again and this token no longer "
@@ -110,6 +117,8 @@ class SeatingController(Controller):
     @post(
         "/{game_id:str}/fill",
         operation_id="fillSeats",
+        responses=problems(401, 403, 404, 409, 413, 415, 503),
+        security=[API_KEY],
         summary="Bots take every open seat; the game starts",
         description="The API key that created the game, while it waits for players: bots of "
         "`level` take every open seat (`seats.filled`) and the game starts (`game.started`).",
@@ -128,6 +137,8 @@ class SeatingController(Controller):
     @post(
         "/{game_id:str}/stream-tickets",
         operation_id="createStreamTicket",
+        responses=problems(401, 403, 404),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="A single-use ticket to open the game's live feed",
         description="With a seat token: a ticket for that seat's feed; with an API key or "
         "nothing: a spectator's (not for a private game). Pass it as "
@@ -151,6 +162,8 @@ class SeatingController(Controller):
     @post(
         "/{game_id:str}/rematch",
         operation_id="rematchGame",
+        responses=problems(401, 403, 404, 409, 503),
+        security=[SEAT_TOKEN, API_KEY],
         summary="The next game of this table, once this one has ended",
         description="A seat token or the API key that created the game, after the game ended "
         "(finished, aborted or abandoned after its start). The first call creates the next "
