@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from redis.asyncio.cluster import RedisCluster
 
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.archiving import Archiver
+from service.follow_ups.archiving import ArchiveDue, Archiver
 from service.follow_ups.follow_ups import ChangeRecords, FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
@@ -68,6 +68,7 @@ class Stores:
     lobby: PublicLobby
     seat_tokens: SeatTokens  # tokens granted after creation; who a caller is
     activity: ActivityIndex  # when each game last changed (the sweep's)
+    archive_due: ArchiveDue  # when each ended game's archive is due (the sweep's)
     bot_seals: BotSeals  # the bots' kept sealed choices
     ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
     player_games: PlayerGames  # each player's games
@@ -92,6 +93,7 @@ class Stores:
             lobby=PublicLobby(redis),
             seat_tokens=SeatTokens(redis, events),
             activity=ActivityIndex(redis),
+            archive_due=ArchiveDue(redis),
             bot_seals=BotSeals(redis),
             ratings=RatingStore(redis),
             player_games=PlayerGames(redis),
@@ -154,6 +156,7 @@ async def open_wiring(
         stores.deadlines,
         stores.activity,
         players=stores.player_games,
+        archive_due=stores.archive_due,
         snapshots=Snapshots(store, settings.snapshot_every),
     )
     follow_up = FollowUp(jobs, store, notifiers, records, archive_after_ms)
@@ -181,7 +184,13 @@ async def open_wiring(
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             ticket_desk=TicketDesk(stores.match_tickets, stores.ratings, api_keys),
             archiver=Archiver(
-                games, store, stores.activity, stores.lobby, stores.quota, archive_after_ms
+                games,
+                store,
+                stores.activity,
+                stores.lobby,
+                stores.quota,
+                archive_after_ms,
+                stores.archive_due,
             ),
         )
     finally:

@@ -21,6 +21,7 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
+from service.follow_ups.archiving import ArchiveDue
 from service.follow_ups.jobs import JobQueue, JobRequest, archive_job, deadline_job, jobs_for
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
@@ -53,13 +54,14 @@ class Notifiers:
 @dataclass(frozen=True)
 class ChangeRecords:
     """What a change is recorded in besides its jobs and notices: the awaited turns and
-    their deadlines, the sweep's activity index, each player's games (None: not indexed)
-    and the match's snapshots (None: none taken)."""
+    their deadlines, the sweep's activity index, each player's games (None: not indexed),
+    the match's snapshots (None: none taken) and the ended games' archives due."""
 
     deadlines: DeadlineStore
     activity: ActivityIndex
     players: PlayerGames | None = None
     snapshots: Snapshots | None = None
+    archive_due: ArchiveDue | None = None  # the ended games whose archive is due (the sweep's)
 
 
 @dataclass(slots=True)
@@ -92,6 +94,7 @@ class FollowUp:
         self.jobs = jobs
         self.players = records.players  # each player's games (their history), indexed here
         self.archive_after_ms = archive_after_ms
+        self.archive_due = records.archive_due  # the sweep's look for lost archive jobs
         self.snapshots = records.snapshots
         self.store = store
         self.deadlines = records.deadlines
@@ -198,6 +201,8 @@ class FollowUp:
             change.requests.append(
                 archive_job(change.loaded.game_id, change.loaded.match.version, due)
             )
+            if self.archive_due is not None:
+                await self.archive_due.due(change.loaded.game_id, due)
 
     async def snapshot(self, change: Followed) -> None:
         """A snapshot of the match every STAKEOUT_SNAPSHOT_EVERY events."""
