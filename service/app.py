@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         debug=False,
-        # Logging is configured once per process (service/ops/cli.py: JSON lines); Litestar's
+        # Logging is configured once per process (stakeout/cli.py: JSON lines); Litestar's
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )

@@ -13,7 +13,7 @@ The client's address is the connection's peer, unless the peer is a trusted prox
 (``STAKEOUT_TRUSTED_PROXIES``, CIDRs): then ``X-Forwarded-For`` is read from the right,
 skipping trusted hops, and the first untrusted address is the client. Nobody else's
 ``X-Forwarded-For`` is believed (uvicorn's own proxy-header handling is off, see
-service/ops/cli.py), so a client cannot pick its own bucket, and behind an ingress every
+stakeout/cli.py), so a client cannot pick its own bucket, and behind an ingress every
 client still has its own.
 
 Each bucket holds ``STAKEOUT_RATE_LIMIT_BURST`` tokens and refills at

@@ -1,52 +1,26 @@
 """What the play routes answer: a caller's view of a game, and the answer to an act.
 
-An act request is one value (`ActRequest`); `Answers.act` authorises it, hands the act to the
-game service (one round trip) and answers it. The handlers of service/api/v1/acts.py (and
-the hot layer, service/api/v1/hot_routes.py) call it; so do the seat routes (a claim, a
-leave, a fill) and the endings (a resignation, an abort) through `Answers.applied`, which
-answers an act already applied.
+Every act is one value (`ActRequest`, service/seats/act_kinds.py: a move, a commitment, a
+reveal, a resignation, an abort, leaving a seat, filling the open seats); `Answers.act`
+authorises it, hands it to the game service (one round trip) and answers it. The handlers
+of service/api/v1/acts.py and seating.py call it, and so does the hot layer
+(service/api/v1/hot_routes.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from typing import Any
 
-import msgspec
-
-from domain.match import Act, CommitSeal, MakeMove, RevealSeal
 from service.live.feed import LiveFeed
-from service.play.access import Access, Caller
+from service.play.access import Access, Caller, owns
 from service.play.deadlines import DeadlineStore
-from service.play.errors import InvalidRequest
+from service.play.errors import Forbidden
 from service.play.game_service import GameService
-from service.play.records import Applied, Loaded, Submission
-from service.store.keys import seat_idempotency
+from service.play.records import Applied, Loaded
+from service.seats.act_kinds import ActRequest, kind_of
 from service.views.presenter import awaiting_of, event_records, game_view
-from service.views.schemas import Commit, GameView, MoveAccepted, Reveal
+from service.views.schemas import GameView, MoveAccepted
 from service.views.versions import etag, not_modified
-
-# The body of an act: a move (one item of the view's `legal`), a commitment or a reveal.
-ActBody = Any
-
-
-@dataclass(frozen=True, slots=True)
-class ActRequest:
-    """A seat's act as its client sent it.
-
-    ``raw``: the body as sent (a reveal's move is hashed exactly as sent, and an
-    Idempotency-Key's fingerprint covers it); ``expected_version``: If-Match;
-    ``wants_view``: Prefer: return=representation (the answer carries the view after it).
-    """
-
-    game_id: str
-    authorization: str | None
-    body: ActBody
-    raw: bytes
-    idempotency_key: str | None = None
-    expected_version: int | None = None
-    wants_view: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,29 +77,25 @@ class Answers:
         return view, headers, version
 
     async def act(self, request: ActRequest) -> tuple[MoveAccepted, dict[str, str]]:
-        """A seat's act (move, commitment, reveal) applied, and the answer with its headers."""
+        """Any act (service/seats/act_kinds.py) authorised, applied, and the answer with its
+        headers."""
+        kind = kind_of(request.body)
         # The seats and their tokens never change: the cached snapshot (no round trip) is
-        # enough to authorise; the act itself costs one round trip.
-        snapshot = await self.games.snapshot(request.game_id)
-        seat = await self.access.acting_seat(snapshot, request.authorization)
-        key = request.idempotency_key
-        applied = await self.games.act(
-            Submission(
-                request.game_id,
-                act_of(request.body, request.raw, seat),
-                key=seat_idempotency(seat, key) if key else None,
-                # An act without a key has nothing to compare a fingerprint with.
-                fingerprint=fingerprint(route_of(request.body), seat, request.raw) if key else "",
-                expected_version=request.expected_version,
-            )
-        )
-        return await self._answer(applied, Caller(seat=seat), request.wants_view)
-
-    async def applied(self, applied: Applied, caller: Caller) -> MoveAccepted:
-        """The answer to an act already applied (a claim, a resignation, ...), without a
-        view."""
-        answer, _ = await self._answer(applied, caller, wants_view=False)
-        return answer
+        # enough to authorise, unless the act's kind needs the latest state; the act itself
+        # costs one round trip.
+        load = self.games.load if kind.latest else self.games.snapshot
+        if kind.owner is None:
+            loaded = await load(request.game_id)
+            seat = await self.access.acting_seat(loaded, request.authorization)
+            caller = Caller(seat=seat)
+        else:  # the creator's act: its API key first (401), then the game (404), then 403
+            needed_for, refusal = kind.owner
+            key_id = self.access.api_key(request.authorization, needed_for)
+            if not owns(await load(request.game_id), key_id):
+                raise Forbidden(refusal)
+            seat, caller = -1, Caller()
+        applied = await kind.apply(self.games, request, seat)
+        return await self._answer(applied, caller, request.wants_view)
 
     async def _answer(
         self, applied: Applied, caller: Caller, wants_view: bool
@@ -151,29 +121,3 @@ class Answers:
             view=view,
         )
         return answer, headers
-
-
-def act_of(body: ActBody, raw: bytes, seat: int) -> Act:
-    """The act an act request's body stands for, by ``seat``."""
-    if isinstance(body, Commit):
-        return CommitSeal(seat, body.commitment, body.step)
-    if isinstance(body, Reveal):
-        # The commitment hashes the move exactly as the client sent it, so read it raw.
-        sent = msgspec.json.decode(raw)
-        move = sent.get("move") if isinstance(sent, dict) else None
-        if not isinstance(move, dict):
-            raise InvalidRequest("move must be an object")
-        return RevealSeal(seat, move, body.salt)
-    return MakeMove(seat, msgspec.to_builtins(body))
-
-
-def route_of(body: ActBody) -> str:
-    """The act's route, as its Idempotency-Key fingerprint names it (stored: never change)."""
-    if isinstance(body, Commit):
-        return "commitments"
-    return "reveals" if isinstance(body, Reveal) else "moves"
-
-
-def fingerprint(route: str, seat: int, body: bytes) -> str:
-    """What an Idempotency-Key was used for: the route, the seat and the body."""
-    return hashlib.sha256(f"{route}|{seat}|".encode() + body).hexdigest()

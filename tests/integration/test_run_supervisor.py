@@ -41,7 +41,7 @@ def _children(pid: int) -> dict[int, str]:
 
 
 def _workers(run_pid: int) -> dict[int, str]:
-    return {p: c for p, c in _children(run_pid).items() if "service.ops.cli worker" in c}
+    return {p: c for p, c in _children(run_pid).items() if "stakeout.cli worker" in c}
 
 
 def _valkey(run_pid: int) -> int | None:
@@ -52,7 +52,7 @@ def _start_run(
     processes: Processes, env: dict[str, str], port: int
 ) -> tuple[Any, str, Callable[[], bool]]:
     """`stakeout run` started and ready: the process, its URL and its readiness check."""
-    run = processes.spawn("run", [sys.executable, "-m", "service.ops.cli", "run"], env)
+    run = processes.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
     base = f"http://127.0.0.1:{port}"
 
     def ready() -> bool:

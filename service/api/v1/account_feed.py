@@ -11,6 +11,7 @@ from litestar import Controller, Request, get, post
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
+from service.api.v1.ndjson import NdjsonStream, wants_ndjson
 from service.api.v1.params import Authorization, FeedAccept, Injected
 from service.http.route_contract import ANYONE, API_KEY, problems
 from service.live.access import feed_ticket_owner
@@ -63,7 +64,7 @@ class AccountFeedController(Controller):
         ),
         media_type="text/event-stream",
     )
-    async def stream_feed(
+    async def stream_feed(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         request: Request[Any, Any, Any],
         access: Injected[Access],
@@ -106,8 +107,8 @@ class AccountFeedController(Controller):
         await account_feed.touch(owner)
         items = messages(account_feed, owner, last_event_id or after)
         headers = {"Cache-Control": "no-store"}
-        if accept is not None and "application/x-ndjson" in accept.lower():
-            return Stream(_ndjson(items), media_type="application/x-ndjson", headers=headers)
+        if wants_ndjson(accept):
+            return NdjsonStream(_ndjson(items), headers=headers)
         return ServerSentEvent(_sse(items), headers=headers)
 
     @post(

@@ -14,7 +14,6 @@ from litestar import Controller, Request, post
 from litestar.params import Body
 from litestar.response.base import ASGIResponse
 
-from domain.match import Abort, Act, Resign
 from service.api.v1.answers import answers_of, expected_version, wants_representation
 from service.api.v1.hot_routes import hot
 from service.api.v1.params import (
@@ -27,16 +26,12 @@ from service.api.v1.params import (
 )
 from service.api.v1.responses import declared, json_answer
 from service.http.route_contract import API_KEY, SEAT_TOKEN, problems
-from service.play.access import Access, Caller
-from service.play.errors import Forbidden
-from service.play.game_service import GameService
-from service.play.records import Submission
-from service.seats.answers import ActRequest, Answers, fingerprint
-from service.store.keys import owner_idempotency, seat_idempotency
+from service.seats.act_kinds import Abortion, ActRequest, Resignation
+from service.seats.answers import Answers
 from service.views.schemas import Commit, Move, MoveAccepted, Reveal
 
 
-async def seat_act(
+async def seat_act(  # noqa: PLR0913 - HTTP parameters and the answers
     answers: Answers,
     game_id: str,
     data: Move | Commit | Reveal,
@@ -175,17 +170,14 @@ class GameEndingsController(Controller):
     )
     async def resign(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
         answers: Injected[Answers],
         game_id: GameId,
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        seat = await access.acting_seat(await games.load(game_id), authorization)
-        key = seat_idempotency(seat, idempotency_key) if idempotency_key else None
-        ending = _ending(game_id, Resign(seat), key, "resign", seat)
-        return await answers.applied(await games.act(ending), Caller(seat=seat))
+        act = ActRequest(game_id, authorization, Resignation(), idempotency_key=idempotency_key)
+        answer, _ = await answers.act(act)
+        return answer
 
     @post(
         "/{game_id:str}/abort",
@@ -203,22 +195,11 @@ class GameEndingsController(Controller):
     )
     async def abort(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
         answers: Injected[Answers],
         game_id: GameId,
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        key_id = access.api_key(authorization, "aborting a game needs its API key")
-        loaded = await games.load(game_id)
-        if key_id != loaded.meta.owner:
-            raise Forbidden("only the API key that created the game may abort it")
-        key = owner_idempotency(idempotency_key) if idempotency_key else None
-        ending = _ending(game_id, Abort(), key, "abort", -1)
-        return await answers.applied(await games.act(ending), Caller())
-
-
-def _ending(game_id: str, act: Act, key: str | None, route: str, seat: int) -> Submission:
-    """A resignation or an abort, its idempotency fingerprint over its route and seat."""
-    return Submission(game_id, act, key=key, fingerprint=fingerprint(route, seat, b""))
+        act = ActRequest(game_id, authorization, Abortion(), idempotency_key=idempotency_key)
+        answer, _ = await answers.act(act)
+        return answer

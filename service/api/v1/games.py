@@ -17,6 +17,7 @@ from domain.match import SeatSpec
 from domain.verify import ReplayDocument
 from service.api.v1.answers import answers_of
 from service.api.v1.hot_routes import hot
+from service.api.v1.ndjson import NdjsonStream, wants_ndjson
 from service.api.v1.params import (
     Authorization,
     FeedAccept,
@@ -156,7 +157,7 @@ class GamesController(Controller):
             "`next_cursor` back as `cursor` until it is null."
         ),
     )
-    async def list_games(
+    async def list_games(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         access: Injected[Access],
         game_list: Injected[GameList],
@@ -314,7 +315,7 @@ class GamesController(Controller):
         ),
         media_type="text/event-stream",
     )
-    async def stream_events(
+    async def stream_events(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         request: Request[Any, Any, Any],
         games: Injected[GameService],
@@ -343,7 +344,7 @@ class GamesController(Controller):
         start = int(last_event_id) if last_event_id is not None else after
         if start is not None:
             start = max(start, 0)
-        ndjson = accept is not None and "application/x-ndjson" in accept.lower()
+        ndjson = wants_ndjson(accept)
         if feed == "view":
             return _view_feed(feeds.views(loaded, caller, start), ndjson)
         return _event_feed(feeds.events(loaded, caller, start or 0), ndjson)
@@ -351,21 +352,13 @@ class GamesController(Controller):
 
 def _view_feed(messages: AsyncIterator[Any], ndjson: bool) -> Stream:
     if ndjson:
-        return Stream(
-            as_ndjson(messages),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store"},
-        )
+        return NdjsonStream(as_ndjson(messages), headers={"Cache-Control": "no-store"})
     return ServerSentEvent(_sse(as_sse(messages)), headers={"Cache-Control": "no-store"})
 
 
 def _event_feed(events: AsyncIterator[Any], ndjson: bool) -> Stream:
     if ndjson:
-        return Stream(
-            sse_as_ndjson(events),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store"},
-        )
+        return NdjsonStream(sse_as_ndjson(events), headers={"Cache-Control": "no-store"})
     return ServerSentEvent(_sse(events), headers={"Cache-Control": "no-store"})
 
 

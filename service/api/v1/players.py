@@ -94,7 +94,7 @@ class PlayersController(Controller):
             "short page with a cursor means: keep going)."
         ),
     )
-    async def list_player_games(
+    async def list_player_games(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         access: Injected[Access],
         game_list: Injected[GameList],

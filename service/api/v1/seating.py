@@ -14,9 +14,10 @@ from service.live.tickets import Grant, TicketStore
 from service.lobby import invites as open_seats
 from service.lobby.invites import InviteStore
 from service.lobby.rematch import Rematches
-from service.play.access import Access, Caller, bearer
+from service.play.access import Access, bearer, owns
 from service.play.errors import Forbidden, Unauthorized
 from service.play.game_service import GameService
+from service.seats.act_kinds import ActRequest, Leaving
 from service.seats.answers import Answers
 from service.views.lobby_schemas import (
     ClaimedSeat,
@@ -108,16 +109,10 @@ class SeatingController(Controller):
         status_code=200,
     )
     async def leave(
-        self,
-        games: Injected[GameService],
-        access: Injected[Access],
-        answers: Injected[Answers],
-        game_id: GameId,
-        authorization: Authorization = None,
+        self, answers: Injected[Answers], game_id: GameId, authorization: Authorization = None
     ) -> MoveAccepted:
-        seat = await access.acting_seat(await games.load(game_id), authorization)
-        applied = await open_seats.leave(games, game_id, seat)
-        return await answers.applied(applied, Caller(seat=seat))
+        answer, _ = await answers.act(ActRequest(game_id, authorization, Leaving()))
+        return answer
 
     @post(
         "/{game_id:str}/fill",
@@ -131,19 +126,13 @@ class SeatingController(Controller):
     )
     async def fill(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
         answers: Injected[Answers],
         game_id: GameId,
         data: Annotated[FillRequest, Body()],
         authorization: Authorization = None,
     ) -> MoveAccepted:
-        key_id = access.api_key(authorization, "filling seats needs the game's API key")
-        loaded = await games.snapshot(game_id)
-        if key_id != loaded.meta.owner:
-            raise Forbidden("only the API key that created the game may fill its seats")
-        applied = await open_seats.fill(games, game_id, data.level)
-        return await answers.applied(applied, Caller())
+        answer, _ = await answers.act(ActRequest(game_id, authorization, data))
+        return answer
 
     @post(
         "/{game_id:str}/stream-tickets",
@@ -198,7 +187,7 @@ class SeatingController(Controller):
             raise Unauthorized("a rematch needs a seat token or the game's API key")
         loaded = await games.snapshot(game_id)
         caller = await access.caller(loaded, authorization)
-        if caller.seat is None and caller.api_key_id != loaded.meta.owner:
+        if caller.seat is None and not owns(loaded, caller.api_key_id):
             raise Forbidden("only the game's seats and its creator may ask for a rematch")
         token = bearer(authorization) if caller.seat is not None else None
         made = await rematches.rematch(game_id, caller.seat, token)
