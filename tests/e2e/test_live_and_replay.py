@@ -106,7 +106,7 @@ def test_replay_opens_at_the_end_and_verifies(client: Any, tmp_path: Path) -> No
     path = tmp_path / "replay.json"
     path.write_bytes(response.content)
     cli = subprocess.run(
-        [sys.executable, "-m", "service.ops.cli", "verify", str(path)],
+        [sys.executable, "-m", "stakeout.cli", "verify", str(path)],
         check=False,
         capture_output=True,
         text=True,

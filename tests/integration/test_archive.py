@@ -27,7 +27,6 @@ from domain import registry
 from domain.match import event_union
 from service.app import create_app
 from service.follow_ups import abandonment
-from service.ops.cli import _verify
 from service.play.game_service import GameService
 from service.play.snapshots import snapshot_format
 from service.settings import Settings
@@ -35,6 +34,7 @@ from service.store import archive as archives
 from service.store.event_store import Opening
 from service.store.keys import INDEX_BUCKETS, active_games_key, archive_key, game_activity_key
 from service.wiring import open_wiring
+from stakeout.cli import _verify
 from tests.archiving import create as _create
 from tests.archiving import listing as _listing
 from tests.archiving import play as _play

@@ -131,7 +131,7 @@ def _worker(redis_url: str, log: Path) -> subprocess.Popen[bytes]:
     env["STAKEOUT_ARCHIVE_AFTER_SECONDS"] = "0"
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.ops.cli", "worker", "--queues", "scoring"],
+            [sys.executable, "-m", "stakeout.cli", "worker", "--queues", "scoring"],
             env=env,
             cwd=ROOT,
             stdout=out,
@@ -234,7 +234,7 @@ def test_archives_exported_deleted_and_imported_read_the_same(
     assert all(s.startswith("archived") for s in asyncio.run(archive()))
     env = {**os.environ, "REDIS_URL": clean_redis, "LOG_LEVEL": "WARNING"}
     path = tmp_path / "archives.ndjson.zst"
-    cli = [sys.executable, "-m", "service.ops.cli", "archive"]
+    cli = [sys.executable, "-m", "stakeout.cli", "archive"]
     done = subprocess.run(
         [*cli, "export", str(path), "--delete"], env=env, capture_output=True, check=True
     )
@@ -324,7 +324,7 @@ def test_an_older_export_never_rolls_a_game_back(
 
     assert asyncio.run(archive(old)).startswith("archived")
     env = {**os.environ, "REDIS_URL": clean_redis, "LOG_LEVEL": "WARNING"}
-    cli = [sys.executable, "-m", "service.ops.cli", "archive"]
+    cli = [sys.executable, "-m", "stakeout.cli", "archive"]
     yesterday = tmp_path / "yesterday.ndjson.zst"
     yesterday.write_bytes(b"")
     yesterday.chmod(0o644)  # a file there already keeps no wider mode either
