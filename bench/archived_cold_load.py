@@ -30,9 +30,9 @@ import msgspec
 import redis.asyncio
 import zstandard
 
-from bench.cold_load import _act
 from domain.errors import DomainError
-from domain.match import Abort, SeatSpec
+from domain.match import Abort, CommitSeal, MakeMove, RevealSeal, SeatSpec
+from domain.sealed import commitment
 from service.ops.embedded import EmbeddedRedis
 from service.play import snapshots
 from service.play.game_service import GameService, NewGame
@@ -40,6 +40,30 @@ from service.play.records import Submission
 from service.store import archive as archives
 from service.store.event_store import EventStore
 from service.store.keys import archive_key
+
+
+async def _act(games: GameService, game_id: str, rng: Any, kept: dict[int, Any]) -> bool:
+    """One random legal act of an awaited seat (as bench/cold_load.py plays); False: none."""
+    loaded = await games.load(game_id)
+    if not loaded.awaited:
+        return False
+    action = rng.choice(loaded.awaited)
+    seat = action.seat
+    if action.action == "reveal":
+        act: Any = RevealSeal(seat, *kept[seat])
+    else:
+        move = msgspec.to_builtins(rng.choice(loaded.engine.legal(loaded.match, seat)))
+        salt = f"{rng.getrandbits(128):032x}"
+        kept[seat] = (move, salt)
+        digest = commitment(game_id, action.step, seat, move, salt)
+        act = (
+            MakeMove(seat, move)
+            if action.action == "move"
+            else CommitSeal(seat, digest, action.step)
+        )
+    with contextlib.suppress(DomainError):
+        await games.act(Submission(game_id, act))
+    return True
 
 
 async def _long_game(games: GameService, events: int, seed: int) -> str:
