@@ -105,20 +105,13 @@ class _Header:
     max_length: int | None
     taken: bool
 
-    def accepts(self, value: str) -> bool:
-        if self.pattern is not None and self.pattern.search(value) is None:
-            return False
-        if self.min_length is not None and len(value) < self.min_length:
-            return False
-        return self.max_length is None or len(value) <= self.max_length
-
 
 @dataclass(frozen=True, slots=True)
 class _Route:
     """One hot route, as its handler declares it."""
 
     template: str  # Litestar's ``path_template``
-    path_params: tuple[tuple[str, re.Pattern[str] | None], ...]
+    path_params: tuple[str, ...]  # their names, in the path's order
     headers: dict[bytes, _Header]  # by lower-case name; the Host too (no parameter)
     body_type: Any  # the ``data`` parameter's type, or None without a body
     entry: Entry
@@ -155,7 +148,7 @@ class HotRoutes:
         route = by_method.get(scope.get("method", ""))
         if route is None:
             return self.app(scope, receive, send)
-        values = found.groups()[first : first + len(route.path_params)]
+        values = found.groups()[first : first + len(route.path_params)]  # patterns: checked
         return self._serve(scope, route, values, receive, send)
 
     async def _serve(
@@ -163,13 +156,20 @@ class HotRoutes:
     ) -> None:
         read: list[ReceiveMessage] = []
         try:
-            arguments = _path_arguments(route, values)
+            arguments: dict[str, Any] = dict(zip(route.path_params, values, strict=True))
             headers = _headers(scope, route.headers)
             for name, value in headers.items():
                 header = route.headers.get(name)
                 if header is None:  # the body's
                     continue
-                if not header.taken or not header.accepts(value):
+                # The handler's declared limits, checked as its signature model checks them.
+                if not header.taken or (
+                    header.pattern is not None and header.pattern.search(value) is None
+                ):
+                    raise _Defer
+                if header.max_length is not None and len(value) > header.max_length:
+                    raise _Defer
+                if header.min_length is not None and len(value) < header.min_length:
                     raise _Defer
                 arguments[header.param] = value
             if route.body_type is not None:
@@ -181,7 +181,7 @@ class HotRoutes:
             return
         self.served += 1
         # The scope as Litestar's router leaves it, for the access log and the metrics.
-        scope["path_params"] = dict(zip((n for n, _ in route.path_params), values, strict=True))
+        scope["path_params"] = dict(zip(route.path_params, values, strict=True))
         scope["path_template"] = route.template
         try:
             if route.counted:
@@ -224,15 +224,6 @@ class HotRoutes:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def _path_arguments(route: _Route, values: tuple[str, ...]) -> dict[str, Any]:
-    arguments: dict[str, Any] = {}
-    for (name, pattern), value in zip(route.path_params, values, strict=True):
-        if pattern is not None and pattern.search(value) is None:
-            raise _Defer  # Litestar's 400
-        arguments[name] = value
-    return arguments
 
 
 def _headers(scope: Scope, declared: dict[bytes, _Header]) -> dict[bytes, str]:
@@ -284,6 +275,9 @@ def _table(routes: Iterable[BaseRoute]) -> tuple[re.Pattern[str], dict[int, Any]
 
 
 def _path_pattern(route: BaseRoute) -> tuple[str, list[str]]:
+    """The route's path as a pattern, each path parameter a group holding its handler's
+    declared pattern (`_segment`), and the parameters' names."""
+    declared = _declared_path_patterns(route)
     parts: list[str] = []
     names: list[str] = []
     for component in route.path_components:
@@ -292,9 +286,36 @@ def _path_pattern(route: BaseRoute) -> tuple[str, list[str]]:
             continue
         if component.type is not str:
             raise ValueError(f"{route.path}: a hot route's path parameters are strings")
-        parts.append("([^/]+)")
+        parts.append(f"({_segment(route.path, declared.get(component.name))})")
         names.append(component.name)
     return "/" + "/".join(parts), names
+
+
+# A declared pattern the path's own can hold: anchored, of literal characters, classes and
+# counts only, so it never matches a "/" (nor reaches past its segment).
+_SEGMENT = re.compile(r"\^([A-Za-z0-9_\[\]{},*+?-]+)\$")
+
+
+def _segment(path: str, pattern: str | None) -> str:
+    if pattern is None:
+        return "[^/]+"
+    found = _SEGMENT.fullmatch(pattern)
+    if found is None:
+        raise ValueError(f"{path}: the layer cannot hold the path pattern {pattern!r}")
+    return found.group(1)
+
+
+def _declared_path_patterns(route: BaseRoute) -> dict[str, str | None]:
+    """The patterns the route's handlers declare on its path parameters (one each)."""
+    found: dict[str, set[str | None]] = {}
+    for handler in getattr(route, "route_handlers", ()):
+        for name, field in handler.parsed_fn_signature.parameters.items():
+            kwarg = field.kwarg_definition
+            if isinstance(kwarg, ParameterKwarg) and kwarg.param_type is ParamType.PATH:
+                found.setdefault(name, set()).add(kwarg.pattern)
+    if any(len(patterns) > 1 for patterns in found.values()):
+        raise ValueError(f"{route.path}: its handlers declare its parameters differently")
+    return {name: patterns.pop() for name, patterns in found.items()}
 
 
 def _route(template: str, names: list[str], handler: HTTPRouteHandler, entry: Entry) -> _Route:
@@ -302,7 +323,6 @@ def _route(template: str, names: list[str], handler: HTTPRouteHandler, entry: En
     check as Litestar would, or what ``entry`` does not take."""
     takes = set(inspect.signature(entry).parameters)
     where = f"{handler.handler_name} (hot)"
-    patterns: dict[str, re.Pattern[str] | None] = {}
     headers: dict[bytes, _Header] = {}
     body_type: Any = None
     for name, field in handler.parsed_fn_signature.parameters.items():
@@ -320,10 +340,12 @@ def _route(template: str, names: list[str], handler: HTTPRouteHandler, entry: En
             continue
         if not _limits(kwarg) <= _CHECKED:
             raise ValueError(f"{where}: {name} has limits the layer does not check")
+        if kwarg.param_type is ParamType.PATH:  # its pattern is in the path's (`_segment`)
+            if _limits(kwarg) - {"pattern"}:
+                raise ValueError(f"{where}: {name} has limits the layer does not check")
+            continue
         pattern = re.compile(kwarg.pattern) if kwarg.pattern else None
-        if kwarg.param_type is ParamType.PATH:
-            patterns[name] = pattern
-        elif kwarg.param_type is ParamType.HEADER:
+        if kwarg.param_type is ParamType.HEADER:
             header_name = (kwarg.name or name).lower().encode("ascii")
             headers[header_name] = _Header(
                 name, pattern, kwarg.min_length, kwarg.max_length, name in takes
@@ -334,7 +356,7 @@ def _route(template: str, names: list[str], handler: HTTPRouteHandler, entry: En
         raise ValueError(f"{where}: the entry takes every path parameter")
     return _Route(
         template,
-        tuple((name, patterns.get(name)) for name in names),
+        tuple(names),
         headers,
         body_type,
         entry,
