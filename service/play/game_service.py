@@ -6,11 +6,11 @@ a commitment, a resignation, a timeout), `act_for_bot` for a bot's, chosen on th
 state. The game's secret seed is handed only to what draws: the rules' `perform` and a
 bot's choice.
 
-The warm cache (see docs/design-move-path.md). Each process keeps the games it served as
-immutable snapshots (`Loaded`: a `Match` that is never changed in place, `MatchEngine.fold`
-returns a new one). A request takes one snapshot and uses only it, so it never sees
-another request's half-folded state; a newer snapshot replaces an older one in the cache,
-never the other way round.
+The warm cache (`WarmCache`, service/play/warm_cache.py; see docs/design-move-path.md).
+Each process keeps the games it served as immutable snapshots (`Loaded`: a `Match` that is
+never changed in place, `MatchEngine.fold` returns a new one). A request takes one
+snapshot and uses only it, so it never sees another request's half-folded state; a newer
+snapshot replaces an older one in the cache, never the other way round.
 
 - An act costs one round trip: it is decided on the cached snapshot and sent to the append
   script with the version and tip it was decided on. If another writer got there first,
@@ -32,22 +32,19 @@ dispatchers on the workers do it (service/follow_ups/dispatcher.py).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, Match, MatchEngine, SeatSpec, event_union
+from domain.match import Act, SeatSpec
 from domain.rng import new_seed
-from service.play import snapshots
 from service.play.errors import (
     Contention,
     GameExists,
@@ -64,12 +61,11 @@ from service.play.records import (
     Versioned,
     token_hash,
 )
-from service.play.snapshots import snapshot_format
+from service.play.warm_cache import CachedGame, WarmCache
 from service.store.event_store import (
     Appended,
     Batch,
     EventStore,
-    Opening,
     StoredEvent,
     Tail,
     tip_of,
@@ -77,7 +73,6 @@ from service.store.event_store import (
 from service.telemetry.metrics import (
     APPEND_CONFLICTS,
     IDEMPOTENT_REPLAYS,
-    STORE_REGRESSIONS,
     count_act,
 )
 
@@ -107,25 +102,6 @@ class NewGame:
     public: bool = False
     rematch_of: str | None = None
     token_hashes: Sequence[str | None] | None = None
-
-
-class _Codec:
-    def __init__(self, engine: MatchEngine) -> None:
-        self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(engine.game))
-        self.encoder = msgspec.json.Encoder()
-
-
-@dataclass
-class _Entry:
-    loaded: Loaded
-    seed: bytes
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)  # one act at a time per game
-
-    def advance(self, loaded: Loaded) -> Loaded:
-        """Keep the newer snapshot; returns the one now cached."""
-        if loaded.match.version > self.loaded.match.version:
-            self.loaded = loaded
-        return self.loaded
 
 
 @dataclass(frozen=True)
@@ -168,15 +144,11 @@ class _Step:
     ``loaded`` (``checked``: just confirmed to be the stream's latest)."""
 
     applied: Applied | None
-    entry: _Entry
+    entry: CachedGame
     loaded: Loaded
     checked: bool
     # Another writer appended first: the stream's version then (its entries are folded in).
     lost_race: int | None = None
-
-
-class StoreBehind(Exception):
-    """The store holds less than a cached snapshot (handled inside the service)."""
 
 
 class GameService:
@@ -187,26 +159,29 @@ class GameService:
         summarize: Callable[[Loaded], bytes] | None = None,
     ) -> None:
         self.store = store
-        self.cache_size = cache_size
+        self.cache = WarmCache(store, cache_size)
         # The game list's record of a game (service/views/summaries.py), kept with every
         # change: written by the append script itself, no round trip of its own.
         self.summarize = summarize
-        self._cache: OrderedDict[str, _Entry] = OrderedDict()
-        self._codecs: dict[str, _Codec] = {}
-        # The store went backwards: how often, when last, and the reload under way.
-        self.regressions = 0
-        self.last_regression_ms: int | None = None
-        self._reload: asyncio.Task[None] | None = None
+
+    @property
+    def regressions(self) -> int:
+        """How often the store was found behind a cached snapshot (for `/readyz`)."""
+        return self.cache.regressions
+
+    @property
+    def last_regression_ms(self) -> int | None:
+        return self.cache.last_regression_ms
 
     @property
     def reloading(self) -> bool:
-        return self._reload is not None and not self._reload.done()
+        """Whether the games the cache held are being reloaded after a regression."""
+        return self.cache.reloading
 
-    def codec(self, engine: MatchEngine) -> _Codec:
-        name = engine.game.name
-        if name not in self._codecs:
-            self._codecs[name] = _Codec(engine)
-        return self._codecs[name]
+    async def check_cached(self, sample: int = 16) -> int | None:
+        """How many of the most recently used snapshots the store is behind (for `/readyz`:
+        `WarmCache.check_cached`)."""
+        return await self.cache.check_cached(sample)
 
     # ---- creation -------------------------------------------------------------------
 
@@ -237,7 +212,7 @@ class GameService:
             late_tokens=new.late_tokens or any(s.type == "open" for s in new.seats),
             rematch_of=new.rematch_of,
         )
-        codec = self.codec(engine)
+        codec = self.cache.codec(engine)
         ok = await self.store.create(
             game_id,
             {"meta": msgspec.json.encode(meta).decode()},
@@ -247,166 +222,34 @@ class GameService:
         if not ok:  # 96 random bits collided: practically impossible, but never overwrite
             raise GameExists(f"a game with id {game_id} exists already")
         await self.store.index_game(new.owner, game_id, meta.created_ms)
-        loaded = (await self._cold(game_id)).loaded
+        loaded = (await self.cache.cold(game_id)).loaded
         if self.summarize is not None:
             await self.store.keep_summary(game_id, self.summarize(loaded))
         return Created(game_id, loaded.match.version, events[0].seed_commitment, tokens)
 
-    # ---- loading --------------------------------------------------------------------
-
-    async def _cold(self, game_id: str) -> _Entry:
-        """Load a game (one round trip): from its snapshot and the entries after it, else
-        from its whole stream; and cache it."""
-        opening = await self.store.opening(game_id, snapshot_format())
-        loaded = self._opened(game_id, opening)
-        if loaded is None:  # a snapshot this code cannot read: fold the whole stream
-            opening = await self.store.opening(game_id)
-            loaded = self._opened(game_id, opening)
-        assert loaded is not None
-        assert opening.seed is not None
-        seed = opening.seed
-        entry = self._cache.get(game_id)
-        if entry is not None:  # another request loaded it meanwhile
-            entry.advance(loaded)
-            return entry
-        entry = _Entry(loaded, seed)
-        self._cache[game_id] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return entry
-
-    def _opened(self, game_id: str, opening: Opening) -> Loaded | None:
-        """The game as its opening read holds it; None if its snapshot cannot be read."""
-        raw, seed, stored = opening.meta, opening.seed, opening.events
-        if raw is None or "meta" not in raw or seed is None:
-            raise GameNotFound(game_id)
-        meta = msgspec.json.decode(raw["meta"], type=GameMeta)
-        engine = registry.engine_for(meta.game)
-        if engine is None:
-            raise GameNotFound(game_id)
-        if not stored:
-            raise GameNotFound(game_id)
-        decoder = self.codec(engine).decoder
-        match: Match | None = None
-        if opening.snapshot is not None:
-            try:
-                match = snapshots.decode(engine, opening.snapshot)
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                log.warning("game %s: its snapshot does not decode", game_id)
-                return None
-            if match.version != opening.snapshot_version or stored[0].version != match.version:
-                return None
-            stored = stored[1:]  # the snapshot's own entry: folded into it
-        for entry in stored:
-            match = engine.fold(match, decoder.decode(entry.data))
-        assert match is not None
-        last = opening.events[-1]
-        return Loaded(game_id, engine, match, meta, last.tip, last.at_ms)
-
-    async def _entry(self, game_id: str) -> _Entry:
-        entry = self._cache.get(game_id)
-        if entry is None:
-            return await self._cold(game_id)
-        self._cache.move_to_end(game_id)
-        return entry
-
     async def snapshot(self, game_id: str) -> Loaded:
         """The cached snapshot, without a round trip when warm (it may be behind the
         stream: good for what never changes, such as the seats and their tokens)."""
-        return (await self._entry(game_id)).loaded
+        return (await self.cache.entry(game_id)).loaded
 
     async def seed(self, game_id: str) -> bytes:
         """The game's secret seed (for a bot's draws outside an act: its sealed choice)."""
-        return (await self._entry(game_id)).seed
+        return (await self.cache.entry(game_id)).seed
+
+    async def load(self, game_id: str) -> Loaded:
+        """The game at its latest version (warm: one round trip for the tail)."""
+        return await self.cache.latest(game_id)
 
     async def exists(self, game_id: str) -> bool:
         """Whether the game's stream holds anything (one round trip; nothing cached)."""
         return await self.store.version(game_id) > 0
-
-    async def load(self, game_id: str) -> Loaded:
-        """The game at its latest version (warm: one round trip for the tail)."""
-        for _ in range(3):
-            entry = self._cache.get(game_id)
-            if entry is None:
-                return (await self._cold(game_id)).loaded
-            self._cache.move_to_end(game_id)
-            loaded = entry.loaded
-            tail = await self.store.catch_up(game_id, loaded.match.version, loaded.tip)
-            if tail.status == "behind":
-                self._behind(game_id, loaded.match.version, tail.version)
-                continue
-            return entry.advance(self._fold(loaded, tail.events))
-        raise Contention(f"game {game_id} keeps changing under a reload; retry")
-
-    def _fold(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> Loaded:
-        """``loaded`` with ``stored`` (the entries right after it) folded in: a new one."""
-        if not stored:
-            return loaded
-        engine, match = loaded.engine, loaded.match
-        decoder = self.codec(engine).decoder
-        for entry in stored:
-            if entry.version != match.version + 1:
-                raise StoreBehind(f"entry {entry.version} after version {match.version}")
-            match = engine.fold(match, decoder.decode(entry.data))
-        last = stored[-1]
-        return Loaded(loaded.game_id, engine, match, loaded.meta, last.tip, last.at_ms)
-
-    def _behind(self, game_id: str, cached: int, found: int) -> None:
-        """The store holds less than our snapshot: drop the cache, reload what it held."""
-        self.regressions += 1
-        self.last_regression_ms = _now_ms()
-        STORE_REGRESSIONS.inc()
-        held = [g for g in self._cache if g != game_id]
-        self._cache.clear()
-        log.warning(
-            "the event store went backwards: game %s is at version %d, the cache held %d;"
-            " dropping the cache and reloading %d games",
-            game_id,
-            found,
-            cached,
-            len(held),
-            extra={"game_id": game_id},
-        )
-        if held and not self.reloading:
-            self._reload = asyncio.get_running_loop().create_task(self._reload_games(held))
-
-    async def _reload_games(self, game_ids: list[str]) -> None:
-        for game_id in game_ids:
-            if game_id in self._cache:
-                continue
-            try:
-                await self._cold(game_id)
-            except GameNotFound:  # gone meanwhile (its archive expired, or exported and
-                continue  # deleted): nothing to reload, and nothing wrong
-            except Exception:  # a reload is an optimisation: requests load on demand
-                log.warning("could not reload game %s", game_id, exc_info=True)
-
-    async def check_cached(self, sample: int = 16) -> int | None:
-        """Compare the most recently used snapshots with their streams (one round trip);
-        returns how many the store is behind (and handles them), None with nothing cached.
-        For `/readyz`."""
-        # The cached versions as they are now, before the read: an act that lands while
-        # the read is away advances the cache past what the read saw, and is not a store
-        # gone backwards.
-        recent = [(game_id, entry.loaded.match.version) for game_id, entry in self._cache.items()]
-        recent = recent[-sample:]
-        if not recent:
-            return None
-        versions = await self.store.versions([game_id for game_id, _ in recent])
-        behind = 0
-        for (game_id, cached), version in zip(recent, versions, strict=True):
-            if version < cached:
-                behind += 1
-                if game_id in self._cache:
-                    self._behind(game_id, cached, version)
-        return behind
 
     async def at_version(self, loaded: Loaded, version: int) -> Loaded:
         """The game as it was at ``version`` (at least its whole set-up: the events before
         its first act), folded from its stream."""
         stored = await self.store.read(loaded.game_id, after=0, count=loaded.match.version)
         opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
-        decoder = self.codec(loaded.engine).decoder
+        decoder = self.cache.codec(loaded.engine).decoder
         events = [decoder.decode(s.data) for s in stored[: max(version, opening)]]
         return Loaded(loaded.game_id, loaded.engine, loaded.engine.replay(events), loaded.meta)
 
@@ -418,7 +261,7 @@ class GameService:
         (then only the change is read and folded)."""
         stored = await self.store.read_range(game_id, first, last)
         if before is not None and before.match.version == first - 1:
-            return self._fold(before, stored), self.decode(before, stored)
+            return self.cache.fold(before, stored), self.decode(before, stored)
         latest = await self.load(game_id)
         after = latest if latest.match.version == last else await self.at_version(latest, last)
         return after, self.decode(latest, stored)
@@ -441,11 +284,11 @@ class GameService:
         return await self._act(_BotAct(game_id, choose, key))
 
     async def _act(self, submission: Submission | _BotAct) -> Applied:
-        entry = await self._entry(submission.game_id)
+        entry = await self.cache.entry(submission.game_id)
         async with entry.lock:
             return await self._apply(entry, submission)
 
-    async def _apply(self, entry: _Entry, submission: Submission | _BotAct) -> Applied:
+    async def _apply(self, entry: CachedGame, submission: Submission | _BotAct) -> Applied:
         """Decide on the cached snapshot and append (one round trip); a snapshot found
         stale is caught up from what the store answered and decided on again."""
         step = _Step(None, entry, entry.loaded, checked=False)
@@ -467,7 +310,7 @@ class GameService:
         raise Contention(f"game {entry.loaded.game_id} is too busy; retry")
 
     async def _recheck(
-        self, entry: _Entry, loaded: Loaded, submission: Submission | _BotAct
+        self, entry: CachedGame, loaded: Loaded, submission: Submission | _BotAct
     ) -> _Step:
         """Before a refusal (or "nothing to do") decided on the cached snapshot stands,
         look at the store once: the key's earlier answer first, then what was missed."""
@@ -477,19 +320,19 @@ class GameService:
             applied = self._duplicate(entry, tail, submission.fingerprint)
             return _Step(applied, entry, loaded, checked=True)
         if tail.status == "behind":
-            self._behind(game_id, version, tail.version)
-            entry = await self._cold(game_id)
+            self.cache.behind(game_id, version, tail.version)
+            entry = await self.cache.cold(game_id)
             return _Step(None, entry, entry.loaded, checked=False)
-        return _Step(None, entry, entry.advance(self._fold(loaded, tail.events)), checked=True)
+        return _Step(None, entry, entry.advance(self.cache.fold(loaded, tail.events)), checked=True)
 
     async def _append(
-        self, entry: _Entry, loaded: Loaded, decided: _Decided, submission: Submission | _BotAct
+        self, entry: CachedGame, loaded: Loaded, decided: _Decided, submission: Submission | _BotAct
     ) -> _Step:
         """Append the decided events at the snapshot's version (the script: see
         service/store/event_store.py)."""
         game_id, engine, match = loaded.game_id, loaded.engine, loaded.match
         act, events = decided.act, decided.events
-        codec = self.codec(engine)
+        codec = self.cache.codec(engine)
         encoded = [codec.encoder.encode(e) for e in events]
         now = _now_ms()
         # The snapshot after the act, folded before the append so that its summary goes
@@ -525,17 +368,17 @@ class GameService:
             # rare: it is made hot again first (a retried key then finds its first answer
             # among the restored records), and archived again later.
             await self.store.restore(game_id)
-            entry = await self._cold(game_id)
+            entry = await self.cache.cold(game_id)
             return _Step(None, entry, entry.loaded, checked=False)
         if result.status == "behind":
-            self._behind(game_id, match.version, result.version)
-            entry = await self._cold(game_id)
+            self.cache.behind(game_id, match.version, result.version)
+            entry = await self.cache.cold(game_id)
             return _Step(None, entry, entry.loaded, checked=True)
         APPEND_CONFLICTS.labels(engine.game.name).inc()
-        caught_up = entry.advance(self._fold(loaded, result.events))
+        caught_up = entry.advance(self.cache.fold(loaded, result.events))
         return _Step(None, entry, caught_up, checked=True, lost_race=result.version)
 
-    def _appended(self, entry: _Entry, after: Loaded, act: Any, events: list[Any]) -> _Step:
+    def _appended(self, entry: CachedGame, after: Loaded, act: Any, events: list[Any]) -> _Step:
         """The act is stored (with its outbox entry: its follow-ups are the dispatchers'):
         cache the game as it left it, and answer."""
         count_act(after.engine.game.name, act)
@@ -545,7 +388,7 @@ class GameService:
         versioned = [Versioned(first + i, e, now) for i, e in enumerate(events)]
         return _Step(Applied(after.match.version, versioned, after), entry, after, checked=True)
 
-    def _duplicate(self, entry: _Entry, prior: Appended | Tail, fingerprint: str) -> Applied:
+    def _duplicate(self, entry: CachedGame, prior: Appended | Tail, fingerprint: str) -> Applied:
         """The answer an idempotency key was first given (a retry), if it was for the same
         request."""
         loaded = entry.loaded
@@ -558,8 +401,7 @@ class GameService:
 
     def decode(self, loaded: Loaded, stored: Sequence[StoredEvent]) -> list[Versioned]:
         """Stored entries of ``loaded``'s game as its events."""
-        codec = self.codec(loaded.engine)
-        return [Versioned(s.version, codec.decoder.decode(s.data), s.at_ms) for s in stored]
+        return self.cache.decode(loaded, stored)
 
     async def events_after(
         self, loaded: Loaded, after: int, limit: int | None = None

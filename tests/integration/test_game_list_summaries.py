@@ -83,7 +83,7 @@ def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
     raw = redis.Redis.from_url(clean_redis)
     try:
         assert all(raw.exists(summary_key(g)) for g in games)
-        ctx.games._cache.clear()  # a load would now fold each whole stream
+        ctx.games.cache._games.clear()  # a load would now fold each whole stream
         calls = _spy(monkeypatch, ctx)
         assert _listing(client) == first
         assert b'"status":"finished"' in _listing(client, status="finished")

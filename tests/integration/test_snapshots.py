@@ -25,6 +25,7 @@ from service.play import snapshots
 from service.play.game_service import GameService, NewGame
 from service.play.records import Loaded, Submission
 from service.play.snapshots import snapshot_format
+from service.play.warm_cache import WarmCache
 from service.settings import Settings
 from service.store.event_store import EventStore
 from service.store.keys import snapshot_key
@@ -84,7 +85,7 @@ async def _from_start(store: EventStore, game_id: str) -> Loaded:
     """The game folded from its first event (a cache-less service without snapshots)."""
     opening = await store.opening(game_id)
     assert opening.snapshot is None
-    return GameService(store)._opened(game_id, opening)  # type: ignore[return-value]
+    return WarmCache(store)._opened(game_id, opening)  # type: ignore[return-value]
 
 
 @pytest.fixture
