@@ -123,7 +123,7 @@ _PROBLEMS: dict[str, list[int]] = {
     "getPlayer": [400, 401],
     "listPlayerGames": [400, 401],
     "getLeaderboard": [400, 401, 404],
-    "createTicket": [400, 401, 413, 415, 422],
+    "createTicket": [400, 401, 409, 413, 415, 422, 503],
     "getTicket": [400, 401, 404],
     "cancelTicket": [400, 401, 404, 409],
 }
