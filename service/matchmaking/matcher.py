@@ -15,11 +15,11 @@ and token hashes), read its waiting tickets (only those not read by an earlier p
 ticket's spec never changes), expire overdue ones and plan its groups
 (service/matchmaking/grouping.py, near-linear). Then the groups are made one of each key
 in turn (no key's backlog delays another's game by more than one game each): a place in
-the key's quota of active games first (none left: the key's tickets wait for the next
-pass), then the tickets are seated in one script, the game is created
-(service/lobby/game_maker.py) and the tickets are marked matched; then each ticket's
-``match.found`` goes to the key's account feed and webhooks (its ticket id, game and seat;
-never a token).
+the key's quota of active games first (none left: the key's tickets wait, and the key is
+left out of the passes of the next `HELD_BACK_SECONDS`), then the tickets are seated in
+one script, the game is created (service/lobby/game_maker.py) and the tickets are marked
+matched; then each ticket's ``match.found`` goes to the key's account feed and webhooks
+(its ticket id, game and seat; never a token).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ LEASE_MS = 5_000
 PASS_EVERY_SECONDS = 0.25
 IDLE_EVERY_SECONDS = 1.0
 STALE_MATCH_MS = 15_000  # a match seated this long ago and not made: its matcher died
+HELD_BACK_SECONDS = 1.0  # a key at its quota is planned again after this long
 MAX_POOL = 2_000  # tickets of one API key read per pass (its oldest; its cap is lower)
 OWNERS_FOR_MS = 2 * 3600 * 1000  # an API key's last ticket is at most this old (expiry cap)
 
@@ -132,6 +133,7 @@ class Matcher:
         self._rng = random.Random(secrets.randbits(64))
         self._known: dict[str, dict[str, Ticket]] = {}  # per key: waiting tickets read
         self._leased_at: float | None = None  # when the lease was last taken or renewed
+        self._held: dict[str, float] = {}  # keys found at their quota: until when left out
 
     async def run(self, stop: asyncio.Event) -> None:
         """Pass after pass while holding the lease, until ``stop``."""
@@ -176,6 +178,9 @@ class Matcher:
             if not await self._still_leased():
                 return passed
             await self._recover(owner, now_ms, passed)
+            if self._held.get(owner, 0.0) > time.monotonic():
+                known[owner] = self._known.get(owner, {})
+                continue
             waiting = await self.tickets.waiting(owner, MAX_POOL, self._known.get(owner))
             known[owner] = {t.id: t for t in waiting if t.status == "waiting"}
             for ticket in waiting:
@@ -225,7 +230,10 @@ class Matcher:
                     log.warning("a matched game could not be made yet", exc_info=True)
                     return True
         except ActiveGameLimit:
+            # Its tickets wait; its planning too, for a while: a key holding a backlog at
+            # its quota costs a pass no more than a key without tickets.
             passed.held_back.append(owner)
+            self._held[owner] = time.monotonic() + HELD_BACK_SECONDS
             return False
         await self._made(record, game_id, passed)
         passed.seated += len(group.tickets)
