@@ -261,7 +261,7 @@ class _Stack:
     def _spawn(self, tree: Path, folder: Path, args: list[str], name: str) -> Any:
         with (folder / f"{name}.log").open("wb") as out:
             return subprocess.Popen(
-                [sys.executable, "-m", "service.ops.cli", *args],
+                [sys.executable, "-m", _cli_of(tree), *args],
                 cwd=tree,
                 env=self.env,
                 stdout=out,
@@ -280,6 +280,11 @@ class _Stack:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         self.server.stop()
+
+
+def _cli_of(tree: Path) -> str:
+    """The module of the ``stakeout`` command in ``tree`` (it moved out of service/)."""
+    return "stakeout.cli" if (tree / "stakeout" / "cli.py").exists() else "service.ops.cli"
 
 
 def _auth(key: str) -> dict[str, str]:

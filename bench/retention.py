@@ -163,7 +163,7 @@ def _workers(url: str, window: int) -> list[subprocess.Popen[bytes]]:
         "STAKEOUT_ARCHIVE_AFTER_SECONDS": str(window),
         "STAKEOUT_JOB_RESULT_TTL_SECONDS": str(window),
     }
-    command = [sys.executable, "-m", "service.ops.cli", "worker"]
+    command = [sys.executable, "-m", "stakeout.cli", "worker"]
     return [subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True) for _ in range(2)]
 
 

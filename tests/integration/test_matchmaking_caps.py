@@ -30,7 +30,7 @@ def _env(redis_url: str, **extra: str) -> dict[str, str]:
 
 
 def _matchmaker(processes: Processes, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    args = [sys.executable, "-m", "service.ops.cli", "worker", "--queues", "matchmaking"]
+    args = [sys.executable, "-m", "stakeout.cli", "worker", "--queues", "matchmaking"]
     return processes.spawn("matchmaker", args, env)
 
 
