@@ -1,6 +1,7 @@
 """Matchmaking and leaderboard figures (issue 30). Not a test.
 
     .venv/bin/python bench/matchmaking.py [--seconds 10] [--rates 20,100,400]
+    .venv/bin/python bench/matchmaking.py --flood [--rounds 7] [--backlog 2000] [--ref REV]
 
 On a real Valkey it starts, in one process (the API's ticket desk and a game worker's
 matcher, each as the service builds them):
@@ -15,19 +16,43 @@ matcher, each as the service builds them):
    one run, three times each in turn, the fastest kept: compare the ratios): the top page, a
    page deep down, ``?around=`` a player, a player's rating. Each read is the store's own
    calls (what an API answer costs in Redis).
+
+``--flood`` (issue 35) measures instead, against real processes (a Valkey, an API process,
+a game worker and, where the build has one, a matchmaking worker), what one API key's
+backlog of tickets costs another key. Builds, one after the other in one run: ``--ref``
+(default ``5358476``, before the caps; exported with ``git archive``, run with this venv;
+its matcher is a thread of the game worker), this tree as `stakeout run` runs it (the
+matcher in a process of its own), and this tree with the matcher on the game worker's
+thread (a plain ``stakeout worker``). Each: key B's two-player match (two tickets made, both
+read until matched: median seconds of ``--rounds``) and its bot-only game (three random bots
+of fbi, created and read until finished), idle, then with key A holding its backlog: A has
+its quota of active games (``STAKEOUT_MAX_ACTIVE_GAMES`` 40 here), then asks for
+``--backlog`` tickets (three per player, 2-player fbi, so every ticket could be seated
+were A not at its quota): the ref keeps them all, this tree its cap
+(``STAKEOUT_MAX_WAITING_TICKETS``, 1000), the rest refused 409. Every pass of the matcher
+plans A's backlog again and finds A's quota full.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import msgspec
 
 from service.matchmaking.matcher import Matcher, MatchNotifier
@@ -175,10 +200,203 @@ async def main(seconds: float, rates: list[float], backlog: int) -> None:
             server.stop()
 
 
+# ---- --flood: another key's backlog, against real processes ------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY_A, KEY_B = "sk_flooding_key", "sk_other_key"
+FLOOD_QUOTA = 40
+BOTS_ONLY = [{"type": "bot", "level": "random"}] * 3
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def _exported(ref: str) -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="stakeout-ref-"))
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class _Stack:
+    """One build's processes on a Valkey of their own: an API, a game worker and the
+    workers ``queues`` names (``None``: a plain ``stakeout worker``, as the ref has it)."""
+
+    def __init__(self, tree: Path, folder: Path, workers: list[list[str]]) -> None:
+        self.server = EmbeddedRedis(folder / "valkey")
+        url = self.server.start()
+        self.port = _free_port()
+        self.env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "PORT"}}
+        self.env.update(
+            REDIS_URL=url,
+            PORT=str(self.port),
+            PYTHONPATH=str(tree),
+            LOG_LEVEL="WARNING",
+            STAKEOUT_API_KEYS=f"{KEY_A},{KEY_B}",
+            STAKEOUT_RATE_LIMIT_PER_MINUTE="0",
+            STAKEOUT_MAX_ACTIVE_GAMES=str(FLOOD_QUOTA),
+        )
+        self.procs = [self._spawn(tree, folder, ["serve"], "api")]
+        for number, queues in enumerate(workers):
+            args = ["worker", *(["--queues", ",".join(queues)] if queues else [])]
+            self.procs.append(self._spawn(tree, folder, args, f"worker-{number}"))
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.base + "/readyz", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.2)
+        raise RuntimeError("the API did not start")
+
+    def _spawn(self, tree: Path, folder: Path, args: list[str], name: str) -> Any:
+        with (folder / f"{name}.log").open("wb") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", _cli_of(tree), *args],
+                cwd=tree,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def close(self) -> None:
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.server.stop()
+
+
+def _cli_of(tree: Path) -> str:
+    """The module of the ``stakeout`` command in ``tree`` (it moved out of service/)."""
+    return "stakeout.cli" if (tree / "stakeout" / "cli.py").exists() else "service.ops.cli"
+
+
+def _auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _until(check: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise RuntimeError("not reached in time")
+        time.sleep(0.01)
+
+
+def _b_match(http: httpx.Client, number: int) -> float:
+    """Key B's two tickets made, then read until both are matched: seconds."""
+    started = time.perf_counter()
+    ids = []
+    for side in ("x", "y"):
+        body = {"game": "fbi", "player": {"external_id": f"b{number}{side}"}, "seats": [2]}
+        made = http.post("/v1/matchmaking/tickets", json=body, headers=_auth(KEY_B))
+        assert made.status_code == 201, made.text
+        ids.append(made.json()["id"])
+
+    def matched() -> bool:
+        return all(
+            http.get(f"/v1/matchmaking/tickets/{i}", headers=_auth(KEY_B)).json()["status"]
+            == "matched"
+            for i in ids
+        )
+
+    _until(matched)
+    return time.perf_counter() - started
+
+
+def _b_bot_game(http: httpx.Client) -> float:
+    """Key B's game of four bots, created, then read until finished: seconds."""
+    started = time.perf_counter()
+    made = http.post("/v1/games", json={"game": "fbi", "seats": BOTS_ONLY}, headers=_auth(KEY_B))
+    assert made.status_code == 201, made.text
+    game = made.json()["id"]
+    _until(lambda: http.get(f"/v1/games/{game}").json()["status"] == "finished")
+    return time.perf_counter() - started
+
+
+def _flood(base: str, backlog: int) -> tuple[int, int]:
+    """Key A at its quota, then ``backlog`` tickets asked for: (kept, refused)."""
+    seats = [{"type": "human"}, {"type": "human"}]
+    with httpx.Client(base_url=base, timeout=60) as http:
+        for _ in range(FLOOD_QUOTA):
+            made = http.post(
+                "/v1/games", json={"game": "fbi", "seats": seats}, headers=_auth(KEY_A)
+            )
+            assert made.status_code == 201, made.text
+
+    def ask(number: int) -> int:
+        body = {"game": "fbi", "player": {"external_id": f"a{number // 3}"}, "seats": [2]}
+        with httpx.Client(base_url=base, timeout=60) as http:
+            return http.post("/v1/matchmaking/tickets", json=body, headers=_auth(KEY_A)).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        codes = list(pool.map(ask, range(backlog)))
+    return codes.count(201), codes.count(409)
+
+
+def _figures(base: str, rounds: int, first: int) -> tuple[float, float]:
+    with httpx.Client(base_url=base, timeout=60) as http:
+        matches = [_b_match(http, first + i) for i in range(rounds)]
+        games = [_b_bot_game(http) for _ in range(rounds)]
+    return statistics.median(matches), statistics.median(games)
+
+
+def flood_main(rounds: int, backlog: int, ref: str) -> None:
+    with _exported(ref) as old_tree, tempfile.TemporaryDirectory() as folder:
+        builds: list[tuple[str, Path, list[list[str]]]] = [
+            (f"{ref} (matcher on the game worker's thread)", old_tree, [[]]),
+            ("this tree, matcher in its own process", ROOT, [["bots", "scoring"], ["matchmaking"]]),
+            ("this tree, matcher on the game worker's thread", ROOT, [[]]),
+        ]
+        print(
+            f"{'build':<50} {'backlog kept/refused':>20}  two-player match s: idle  flooded"
+            "  ratio   bot game s: idle  flooded  ratio"
+        )
+        for number, (name, tree, workers) in enumerate(builds):
+            here = Path(folder) / str(number)
+            here.mkdir()
+            stack = _Stack(tree, here, workers)
+            try:
+                match_idle, game_idle = _figures(stack.base, rounds, 0)
+                kept, refused = _flood(stack.base, backlog)
+                time.sleep(1.0)  # a few of the matcher's passes over the backlog first
+                match_flood, game_flood = _figures(stack.base, rounds, 1000)
+            finally:
+                stack.close()
+            print(
+                f"{name:<50} {f'{kept}/{refused}':>20}  {match_idle:24.2f} {match_flood:8.2f}"
+                f" {match_flood / match_idle:6.2f}   {game_idle:16.2f} {game_flood:8.2f}"
+                f" {game_flood / game_idle:6.2f}",
+                flush=True,
+            )
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rates", default="20,100,400")
     parser.add_argument("--backlog", type=int, default=2000)
+    parser.add_argument("--flood", action="store_true", help="another key's backlog's cost")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--ref", default="5358476", help="the build before (for --flood)")
     args = parser.parse_args()
-    asyncio.run(main(args.seconds, [float(r) for r in args.rates.split(",")], args.backlog))
+    if args.flood:
+        flood_main(args.rounds, args.backlog, args.ref)
+    else:
+        asyncio.run(main(args.seconds, [float(r) for r in args.rates.split(",")], args.backlog))

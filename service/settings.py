@@ -58,8 +58,9 @@ def _worker_sets(raw: str) -> tuple[tuple[str, ...], ...]:
 
 
 # What a worker can serve, in the order it takes jobs: the RQ queues (service/follow_ups/
-# jobs.py), then the webhook deliveries (a stream of their own, service/notify/delivery_queue.py).
-ALL_QUEUES = ("bots", "scoring", "webhooks")
+# jobs.py), then the webhook deliveries (a stream of their own, service/notify/delivery_queue.py)
+# and the matchmaker (service/matchmaking/matcher.py).
+ALL_QUEUES = ("bots", "scoring", "webhooks", "matchmaking")
 
 
 API_SERVERS = ("granian", "uvicorn")
@@ -96,6 +97,11 @@ class Settings:
     abandon_seconds: int = 14 * 24 * 3600
     # Active (not yet ended) games an API key may have at once; 0: no limit.
     max_active_games: int = 200
+    # Matchmaking tickets waiting at once: of one API key, and of one player of a key (a
+    # player waits in a few queues at most); 0: no cap. Beyond: 409 `ticket-limit`,
+    # `player-ticket-limit`. The key's cap also bounds what a matcher's pass reads of it.
+    max_waiting_tickets: int = 1000
+    max_player_tickets: int = 3
     # An ended game stays hot this long after its last change (rematches, last looks), then
     # it is archived into one compressed record (service/follow_ups/archiving.py).
     archive_after_seconds: int = 3600
@@ -129,10 +135,17 @@ class Settings:
     trusted_proxies: tuple[Network, ...] = ()
     log_level: str = "INFO"
     # Queues a `stakeout worker` serves, in priority order. Webhook deliveries get workers
-    # of their own (`--queues webhooks`): a slow receiver never delays a bot.
-    worker_queues: tuple[str, ...] = ("bots", "scoring")
-    # The workers `stakeout run` starts and keeps running: one per set of queues.
-    run_workers: tuple[tuple[str, ...], ...] = (("bots", "scoring"), ("webhooks",))
+    # of their own (`--queues webhooks`): a slow receiver never delays a bot. With
+    # ``matchmaking`` the worker runs the matchmaker too (on a thread beside the bots).
+    worker_queues: tuple[str, ...] = ("bots", "scoring", "matchmaking")
+    # The workers `stakeout run` starts and keeps running: one per set of queues. The
+    # matchmaker has a process of its own, so its passes never slow a bot turn
+    # (bench/matchmaking.py --flood).
+    run_workers: tuple[tuple[str, ...], ...] = (
+        ("bots", "scoring"),
+        ("webhooks",),
+        ("matchmaking",),
+    )
     # API processes `stakeout run` serves with; 0: `default_api_processes` (by the cores).
     api_processes: int = 0
     # The ASGI server of `stakeout serve` and `run`: "granian" or "uvicorn"
@@ -157,8 +170,13 @@ class Settings:
             raise ValueError("STAKEOUT_WEBHOOK_CONCURRENCY must be in [1, 1024]")
         if self.abandon_seconds < 0:
             raise ValueError("STAKEOUT_ABANDON_SECONDS cannot be negative")
-        if self.max_active_games < 0:
-            raise ValueError("STAKEOUT_MAX_ACTIVE_GAMES cannot be negative")
+        for name, value in (
+            ("STAKEOUT_MAX_ACTIVE_GAMES", self.max_active_games),
+            ("STAKEOUT_MAX_WAITING_TICKETS", self.max_waiting_tickets),
+            ("STAKEOUT_MAX_PLAYER_TICKETS", self.max_player_tickets),
+        ):
+            if value < 0:
+                raise ValueError(f"{name} cannot be negative")
         for name, value in (
             ("STAKEOUT_ARCHIVE_AFTER_SECONDS", self.archive_after_seconds),
             ("STAKEOUT_ARCHIVE_TTL_SECONDS", self.archive_ttl_seconds),
@@ -211,6 +229,12 @@ class Settings:
             sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
             abandon_seconds=_parse(e, "STAKEOUT_ABANDON_SECONDS", cls.abandon_seconds, int),
             max_active_games=_parse(e, "STAKEOUT_MAX_ACTIVE_GAMES", cls.max_active_games, int),
+            max_waiting_tickets=_parse(
+                e, "STAKEOUT_MAX_WAITING_TICKETS", cls.max_waiting_tickets, int
+            ),
+            max_player_tickets=_parse(
+                e, "STAKEOUT_MAX_PLAYER_TICKETS", cls.max_player_tickets, int
+            ),
             archive_after_seconds=_parse(
                 e, "STAKEOUT_ARCHIVE_AFTER_SECONDS", cls.archive_after_seconds, int
             ),

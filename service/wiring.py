@@ -28,7 +28,7 @@ from service.lobby.invites import InviteStore
 from service.lobby.public_lobby import PublicLobby
 from service.lobby.rematch import Rematches
 from service.matchmaking.ticket_desk import TicketDesk
-from service.matchmaking.tickets import MatchTickets
+from service.matchmaking.tickets import MatchTickets, TicketCaps
 from service.notify.account_feed import AccountFeed
 from service.notify.delivery_queue import DeliveryQueue
 from service.notify.webhooks import WebhookStore
@@ -182,7 +182,12 @@ async def open_wiring(
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
-            ticket_desk=TicketDesk(stores.match_tickets, stores.ratings, api_keys),
+            ticket_desk=TicketDesk(
+                stores.match_tickets,
+                stores.ratings,
+                api_keys,
+                TicketCaps(settings.max_waiting_tickets, settings.max_player_tickets),
+            ),
             archiver=Archiver(
                 games,
                 store,

@@ -286,7 +286,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("serve", help="run the HTTP API")
     worker = sub.add_parser(
-        "worker", help="run an RQ worker (bot turns, deadlines, scoring; or webhook deliveries)"
+        "worker", help="run a worker (bot turns, deadlines, scoring; webhooks; the matchmaker)"
     )
     worker.add_argument(
         "--queues", help="comma-separated queues to serve (default: STAKEOUT_WORKER_QUEUES)"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from service.matchmaking.grouping import plan
+import random
+
+import pytest
+
+from service.matchmaking.grouping import Group, _group_for, close_enough, plan
 from service.matchmaking.tickets import Ticket, TicketSpec
 
 NOW = 1_000_000
@@ -58,3 +62,52 @@ def test_nobody_sits_twice_and_pools_and_ratings_keep_apart() -> None:
     ]
     assert _tables(tickets) == []
     assert _tables([*tickets, _ticket(4, [2], mu=26.0)]) == [(["t00", "t04"], 2)]
+
+
+def _every_candidate_plan(tickets: list[Ticket], now: int) -> list[Group]:
+    """The plan as the matcher made it before the rating ladder: each anchor sorts every
+    other untaken ticket of its pool (quadratic; the reference for the ladder's walk)."""
+    pools: dict[str, list[Ticket]] = {}
+    for t in sorted(tickets, key=lambda t: (t.spec.created_ms, t.id)):
+        if t.status_at(now) == "waiting":
+            pools.setdefault(t.spec.pool, []).append(t)
+    groups: list[Group] = []
+    for pool in pools.values():
+        taken: set[str] = set()
+        for anchor in pool:
+            if anchor.id in taken:
+                continue
+            candidates = sorted(
+                (
+                    t
+                    for t in pool
+                    if t.id not in taken and t is not anchor and close_enough(anchor, t, now)
+                ),
+                key=lambda t: (abs(t.spec.mu - anchor.spec.mu), t.spec.created_ms, t.id),
+            )
+            group = _group_for(anchor, candidates, now)
+            if group is not None:
+                groups.append(group)
+                taken.update(t.id for t in group.tickets)
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_ladder_plans_exactly_what_sorting_every_candidate_plans(seed: int) -> None:
+    rng = random.Random(seed)
+    mus = [25.0, 25.0, 26.5, 23.5, 20.0, 31.0]  # equal ratings (new players) are the usual case
+    tickets = [
+        _ticket(
+            number,
+            sorted(rng.sample([2, 3, 4, 5], rng.randint(1, 3))),
+            bots_after_ms=rng.choice([None, 0, 500, 5_000, 60_000]),
+            external_id=f"p{rng.randrange(25)}",
+            created_ms=NOW - rng.choice([0, 1, 2_000, 9_000, 40_000]) + number % 3,
+            mu=rng.choice(mus) if rng.random() < 0.6 else rng.uniform(10, 40),
+            options={"variant": rng.choice(["base", "base", "stacked"])},
+        )
+        for number in range(rng.randint(2, 120))
+    ]
+    tables = [([t.id for t in g.tickets], g.seat_count, g.bots) for g in plan(tickets, NOW)]
+    reference = _every_candidate_plan(tickets, NOW)
+    assert tables == [([t.id for t in g.tickets], g.seat_count, g.bots) for g in reference]

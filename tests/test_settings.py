@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.budget import Budget
-from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, QUEUES, WEBHOOK_QUEUE
+from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, MATCH_QUEUE, QUEUES, WEBHOOK_QUEUE
 from service.settings import ALL_QUEUES, MAX_BOT_SECONDS, Settings
 from stakeout.cli import main
 
@@ -41,6 +41,8 @@ def test_a_bot_always_thinks_well_inside_its_jobs_timeout() -> None:
         ("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", "0"),
         ("STAKEOUT_ABANDON_SECONDS", "-1"),
         ("STAKEOUT_MAX_ACTIVE_GAMES", "many"),
+        ("STAKEOUT_MAX_WAITING_TICKETS", "-1"),
+        ("STAKEOUT_MAX_PLAYER_TICKETS", "few"),
         ("STAKEOUT_WORKER_QUEUES", "bots,mail"),
         ("STAKEOUT_WORKER_QUEUES", ","),
         ("STAKEOUT_RUN_WORKERS", "bots;mail"),
@@ -75,10 +77,11 @@ def test_trusted_proxies_are_networks() -> None:
     ]
 
 
-def test_a_worker_serves_the_rq_queues_and_the_delivery_queue() -> None:
-    # The deliveries are not an RQ queue (a stream of their own), but a worker is told to
-    # make them by the same name: `stakeout worker --queues webhooks`.
-    assert (*QUEUES, WEBHOOK_QUEUE) == ALL_QUEUES
+def test_a_worker_serves_the_rq_queues_the_delivery_queue_and_the_matchmaker() -> None:
+    # The deliveries and the matchmaker are not RQ queues (the deliveries a stream of their
+    # own), but a worker is told to run them by the same name: `stakeout worker --queues
+    # webhooks`, `--queues matchmaking`.
+    assert (*QUEUES, WEBHOOK_QUEUE, MATCH_QUEUE) == ALL_QUEUES
 
 
 @pytest.mark.parametrize(("cores", "expected"), [(1, 1), (2, 1), (6, 5)])
@@ -106,6 +109,6 @@ def test_workers_and_their_queues_are_settings() -> None:
     assert settings.run_workers == (("bots",), ("scoring", "bots"), ("webhooks",))
     assert settings.worker_queues == ("bots",)
     default = Settings.from_env({})
-    assert default.run_workers == (("bots", "scoring"), ("webhooks",))
-    assert default.worker_queues == ("bots", "scoring"), "webhooks have workers of their own"
+    assert default.run_workers == (("bots", "scoring"), ("webhooks",), ("matchmaking",))
+    assert default.worker_queues == ("bots", "scoring", "matchmaking"), "webhooks apart"
     assert default.metrics_port == 0

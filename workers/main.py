@@ -9,8 +9,10 @@ plain, non-cluster Redis: ``QUEUE_REDIS_URL``, defaulting to ``REDIS_URL``.
 
 A game worker (one that takes the bots queue) also runs the outbox's dispatcher on a thread
 of its own (service/follow_ups/dispatcher.py): it follows up every change of a game, which
-is what puts the jobs and the deliveries on their queues in the first place; and the
-matchmaker on another (service/matchmaking/matcher.py; one works at a time, by lease).
+is what puts the jobs and the deliveries on their queues in the first place. A worker given
+``matchmaking`` runs the matchmaker on another (service/matchmaking/matcher.py; one works at
+a time, by lease): `stakeout run` gives it a process of its own (``--queues matchmaking``),
+so that no pass takes the interpreter from a bot turn.
 
 A worker never exits because its Redis is away: at start, and whenever RQ's loop gives up
 on a lost connection, it waits for the Redis to answer (logging, with backoff up to
@@ -37,7 +39,7 @@ from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
 from service.follow_ups.dispatcher import Dispatcher
-from service.follow_ups.jobs import BOT_QUEUE, QUEUES, WEBHOOK_QUEUE
+from service.follow_ups.jobs import BOT_QUEUE, MATCH_QUEUE, QUEUES, WEBHOOK_QUEUE
 from service.matchmaking.matcher import Matcher, MatchNotifier
 from service.settings import Settings
 from service.store.clients import WORKER_TIMEOUT_SECONDS, queue_url
@@ -78,33 +80,47 @@ def wait_for_redis(url: str, stopping: threading.Event) -> redis.Redis | None:
 def run_worker(
     settings: Settings, burst: bool = False, queues: Sequence[str] | None = None
 ) -> None:
-    """Serve ``queues``: the RQ jobs of bots and scoring, and, when ``webhooks`` is among
-    them, webhook deliveries (on a thread of their own, workers/deliveries.py)."""
+    """Serve ``queues``: the RQ jobs of bots and scoring; when ``webhooks`` is among them,
+    webhook deliveries (on a thread of their own, workers/deliveries.py); when
+    ``matchmaking`` is, the matchmaker (on another)."""
     names = tuple(queues or settings.worker_queues)
-    jobs = tuple(name for name in names if name != WEBHOOK_QUEUE)
-    done = threading.Event()  # the deliveries' stop: once this worker is done
-    delivering: threading.Thread | None = None
+    jobs = tuple(name for name in names if name not in (WEBHOOK_QUEUE, MATCH_QUEUE))
+    done = threading.Event()  # the loops' stop: once this worker is done
+    loops: list[threading.Thread] = []
     if WEBHOOK_QUEUE in names:
-        delivering = threading.Thread(
-            target=run_deliveries,
-            args=(settings, process_name(), done),
-            name="stakeout-deliveries",
-            daemon=True,
+        loops.append(
+            threading.Thread(
+                target=run_deliveries,
+                args=(settings, process_name(), done),
+                name="stakeout-deliveries",
+                daemon=True,
+            )
         )
-        delivering.start()
+    if MATCH_QUEUE in names and not burst:
+        loops.append(
+            threading.Thread(
+                target=_match,
+                args=(settings, process_name(), done),
+                name="stakeout-matchmaker",
+                daemon=True,
+            )
+        )
+    for loop in loops:
+        loop.start()
     try:
         if jobs:
             _run_jobs(settings, burst, jobs)
-        elif delivering is not None:
-            _wait_for_stop(delivering)
+        elif loops:
+            _wait_for_stop(loops)
     finally:
         done.set()
-        if delivering is not None:  # it finishes the attempts under way (their deadline)
-            delivering.join(timeout=settings.webhook_timeout_seconds + 10)
+        for loop in loops:  # the deliveries finish the attempts under way (their deadline)
+            loop.join(timeout=settings.webhook_timeout_seconds + 10)
 
 
-def _wait_for_stop(delivering: threading.Thread) -> None:
-    """A deliveries-only worker: until SIGTERM or SIGINT."""
+def _wait_for_stop(loops: Sequence[threading.Thread]) -> None:
+    """A worker of its own loops only (deliveries, the matchmaker): until SIGTERM or
+    SIGINT, or until a loop ends."""
     stopping = threading.Event()
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -112,7 +128,7 @@ def _wait_for_stop(delivering: threading.Thread) -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    while not stopping.wait(1.0) and delivering.is_alive():
+    while not stopping.wait(1.0) and all(loop.is_alive() for loop in loops):
         pass
 
 
@@ -144,9 +160,6 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
                     target=_dispatch, args=(settings, lifeline.process, dispatching), daemon=True
                 )
                 dispatcher.start()
-                threading.Thread(
-                    target=_match, args=(settings, lifeline.process, dispatching), daemon=True
-                ).start()
         generation += 1
         # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
         # share a warm context (workers/jobs.py). A killed worker's job is put back by a

@@ -27,6 +27,9 @@ SCORING_QUEUE = "scoring"
 # Not an RQ queue since deliveries have their own (service/notify/delivery_queue.py): the
 # name a worker is given to deliver webhooks (`stakeout worker --queues webhooks`).
 WEBHOOK_QUEUE = "webhooks"
+# Not a queue either: the name a worker is given to run the matchmaker (its own process
+# under `stakeout run`: `stakeout worker --queues matchmaking`; service/matchmaking/matcher.py).
+MATCH_QUEUE = "matchmaking"
 # The RQ queues; workers take jobs in this order.
 QUEUES = (BOT_QUEUE, SCORING_QUEUE)
 JOB_TIMEOUT_SECONDS = 30

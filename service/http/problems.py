@@ -65,6 +65,8 @@ CATALOGUE: dict[str, tuple[int, str]] = {
     "webhook-limit": (409, "The API key has as many webhooks as it may"),
     "active-game-limit": (409, "The API key has as many active games as it may"),
     "ticket-matched": (409, "The ticket has its seat in a game: too late to cancel"),
+    "ticket-limit": (409, "The API key has as many waiting tickets as it may"),
+    "player-ticket-limit": (409, "The player waits in as many queues as it may"),
     "version-mismatch": (412, "The game has moved on since that version"),
     "payload-too-large": (413, "The request body is too large"),
     "unsupported-media-type": (415, "Send application/json"),

@@ -16,3 +16,15 @@ class TicketMatched(ServiceError):
     """A cancel came too late: the ticket has its seat (its game is made, or being made)."""
 
     code = "ticket-matched"
+
+
+class TicketLimit(ServiceError):
+    """The API key has as many waiting tickets as it may (``STAKEOUT_MAX_WAITING_TICKETS``)."""
+
+    code = "ticket-limit"
+
+
+class PlayerTicketLimit(ServiceError):
+    """The player waits in as many queues as it may (``STAKEOUT_MAX_PLAYER_TICKETS``)."""
+
+    code = "player-ticket-limit"

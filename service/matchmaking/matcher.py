@@ -1,19 +1,25 @@
-"""The matcher: turns waiting tickets into games, on the game workers.
+"""The matcher: turns waiting tickets into games, in a worker of its own.
 
-Every game worker runs one on a thread of its own (workers/main.py), but one at a time
-works: each pass starts by taking or renewing a lease (``matchmaking:lease``, `LEASE_MS`),
-and a matcher without it waits. The scripts of `service.matchmaking.tickets` keep tickets
-right even when two matchers overlap (a stalled lease holder waking up): a ticket is seated
-once, all of a group's tickets or none.
+`stakeout run` runs it in a process of its own (`stakeout worker --queues matchmaking`), so
+its passes never take the interpreter from the bot turns of a game worker; a worker serving
+``matchmaking`` beside the bots (`STAKEOUT_WORKER_QUEUES`'s default) runs it on a thread.
+Any number may run, but one at a time works: each pass starts by taking or renewing a lease
+(``matchmaking:lease``, `LEASE_MS`), renewed during the pass once a third of it has passed
+(a pass whose lease another matcher took stops), and a matcher without it waits. The scripts
+of `service.matchmaking.tickets` keep tickets right even when two matchers overlap (a
+stalled lease holder waking up): a ticket is seated once, all of a group's tickets or none.
 
-One pass, per API key with tickets: finish the matches a dead matcher left half made
+One pass: per API key with tickets, finish the matches a dead matcher left half made
 (seated, game not reported made: the game is created, or found, with the recorded seats
-and token hashes), expire overdue tickets, plan the groups (service/matchmaking/grouping.py)
-and make each: a place in the key's quota of active games first (none left: the key's
-tickets wait for the next pass), then the tickets are seated in one script, the game is
-created (service/lobby/game_maker.py) and the tickets are marked matched; then each
-ticket's ``match.found`` goes to the key's account feed and webhooks (its ticket id, game
-and seat; never a token).
+and token hashes), read its waiting tickets (only those not read by an earlier pass: a
+ticket's spec never changes), expire overdue ones and plan its groups
+(service/matchmaking/grouping.py, near-linear). Then the groups are made one of each key
+in turn (no key's backlog delays another's game by more than one game each): a place in
+the key's quota of active games first (none left: the key's tickets wait, and the key is
+left out of the passes of the next `HELD_BACK_SECONDS`), then the tickets are seated in
+one script, the game is created (service/lobby/game_maker.py) and the tickets are marked
+matched; then each ticket's ``match.found`` goes to the key's account feed and webhooks
+(its ticket id, game and seat; never a token).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import logging
 import random
 import secrets
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 import anyio.to_thread
@@ -32,7 +39,7 @@ import redis.exceptions
 from domain.match import SeatSpec
 from service.lobby.game_maker import GameMaker
 from service.matchmaking.grouping import Group, plan
-from service.matchmaking.tickets import MatchRecord, MatchTickets
+from service.matchmaking.tickets import MatchRecord, MatchTickets, Ticket
 from service.notify.account_feed import AccountFeed
 from service.notify.delivery_queue import DeliveryQueue, deliveries_for
 from service.notify.webhooks import Notification, NotifiedSeat, WebhookStore
@@ -45,7 +52,8 @@ LEASE_MS = 5_000
 PASS_EVERY_SECONDS = 0.25
 IDLE_EVERY_SECONDS = 1.0
 STALE_MATCH_MS = 15_000  # a match seated this long ago and not made: its matcher died
-MAX_POOL = 2_000  # tickets of one API key read per pass
+HELD_BACK_SECONDS = 1.0  # a key at its quota is planned again after this long
+MAX_POOL = 2_000  # tickets of one API key read per pass (its oldest; its cap is lower)
 OWNERS_FOR_MS = 2 * 3600 * 1000  # an API key's last ticket is at most this old (expiry cap)
 
 
@@ -123,6 +131,9 @@ class Matcher:
         self.notifier = notifier
         self.name = name
         self._rng = random.Random(secrets.randbits(64))
+        self._known: dict[str, dict[str, Ticket]] = {}  # per key: waiting tickets read
+        self._leased_at: float | None = None  # when the lease was last taken or renewed
+        self._held: dict[str, float] = {}  # keys found at their quota: until when left out
 
     async def run(self, stop: asyncio.Event) -> None:
         """Pass after pass while holding the lease, until ``stop``."""
@@ -130,28 +141,64 @@ class Matcher:
             pause = IDLE_EVERY_SECONDS
             try:
                 if await self.tickets.hold_lease(self.name, LEASE_MS):
+                    self._leased_at = time.monotonic()
                     await self.pass_once(int(time.time() * 1000))
                     pause = PASS_EVERY_SECONDS
+                else:
+                    self._leased_at = None
             except (redis.exceptions.RedisError, OSError) as exc:
+                self._leased_at = None
                 log.warning("matchmaking pass failed (%s: %s)", type(exc).__name__, exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), pause)
         with contextlib.suppress(redis.exceptions.RedisError, OSError):
             await self.tickets.release_lease(self.name)
 
+    async def _still_leased(self) -> bool:
+        """Renew the lease once a third of it has passed; False if another matcher has it
+        now (this pass stops). A pass run outside `run` holds no lease and checks none."""
+        if self._leased_at is None:
+            return True
+        if time.monotonic() - self._leased_at < LEASE_MS / 3000:
+            return True
+        if not await self.tickets.hold_lease(self.name, LEASE_MS):
+            self._leased_at = None
+            return False
+        self._leased_at = time.monotonic()
+        return True
+
     async def pass_once(self, now_ms: int) -> Passed:
+        """Plan every key's groups, then make them one group of each key in turn, so a
+        key with a long queue of groups delays another key's first game by one game at
+        most (and a key at its quota drops out after one try)."""
         passed = Passed()
+        queues: list[tuple[str, deque[Group]]] = []
+        known: dict[str, dict[str, Ticket]] = {}
         for owner in await self.tickets.owners(now_ms - OWNERS_FOR_MS):
+            if not await self._still_leased():
+                return passed
             await self._recover(owner, now_ms, passed)
-            waiting = await self.tickets.waiting(owner, MAX_POOL)
+            if self._held.get(owner, 0.0) > time.monotonic():
+                known[owner] = self._known.get(owner, {})
+                continue
+            waiting = await self.tickets.waiting(owner, MAX_POOL, self._known.get(owner))
+            known[owner] = {t.id: t for t in waiting if t.status == "waiting"}
             for ticket in waiting:
                 if ticket.status_at(now_ms) == "expired" and await self.tickets.expire(
                     ticket, now_ms
                 ):
                     passed.expired += 1
-            for group in plan(waiting, now_ms):
-                if not await self._make(owner, group, now_ms, passed):
-                    break
+            planned = plan(waiting, now_ms)
+            if planned:
+                queues.append((owner, deque(planned)))
+        self._known = known
+        while queues:
+            for entry in list(queues):
+                owner, groups = entry
+                if not await self._make(owner, groups.popleft(), now_ms, passed) or not groups:
+                    queues.remove(entry)
+            if not await self._still_leased():
+                break
         return passed
 
     async def _make(self, owner: str, group: Group, now_ms: int, passed: Passed) -> bool:
@@ -183,7 +230,10 @@ class Matcher:
                     log.warning("a matched game could not be made yet", exc_info=True)
                     return True
         except ActiveGameLimit:
+            # Its tickets wait; its planning too, for a while: a key holding a backlog at
+            # its quota costs a pass no more than a key without tickets.
             passed.held_back.append(owner)
+            self._held[owner] = time.monotonic() + HELD_BACK_SECONDS
             return False
         await self._made(record, game_id, passed)
         passed.seated += len(group.tickets)

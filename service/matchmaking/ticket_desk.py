@@ -20,7 +20,13 @@ from domain.engine import BotLevel
 from domain.errors import InvalidOptions
 from domain.match import SeatSpec
 from service.matchmaking.errors import TicketMatched, UnknownTicket
-from service.matchmaking.tickets import SECRET_PREFIX, MatchTickets, Ticket, TicketSpec, seat_token
+from service.matchmaking.tickets import (
+    MatchTickets,
+    Ticket,
+    TicketCaps,
+    TicketSpec,
+    seat_token,
+)
 from service.play.access import ApiKeys, bearer
 from service.play.errors import GameNotFound, Unauthorized
 from service.play.records import token_hash
@@ -28,6 +34,7 @@ from service.players.rating_store import RatingStore
 from service.players.ratings import MODEL, player_identity
 
 _CHECK_ID = "0" * 24
+NOT_A_CREDENTIAL = "the token is neither this ticket's secret nor an API key"
 _CHECK_SEED = b"\x00" * 32
 
 
@@ -82,13 +89,17 @@ def normalized_options(game: str, options: Any, seats: list[int]) -> dict[str, A
 
 
 class TicketDesk:
-    def __init__(self, tickets: MatchTickets, ratings: RatingStore, api_keys: ApiKeys) -> None:
+    def __init__(
+        self, tickets: MatchTickets, ratings: RatingStore, api_keys: ApiKeys, caps: TicketCaps
+    ) -> None:
         self.tickets = tickets
         self.ratings = ratings
         self.api_keys = api_keys
+        self.caps = caps
 
     async def open(self, owner: str, asked: Asked) -> tuple[Ticket, str]:
-        """A new waiting ticket of ``owner`` and its secret."""
+        """A new waiting ticket of ``owner`` and its secret (409 `ticket-limit` or
+        `player-ticket-limit` beyond the caps)."""
         seats = sorted(set(asked.seats))
         if not seats:
             raise InvalidOptions("a ticket accepts at least one seat count")
@@ -109,7 +120,7 @@ class TicketDesk:
             expires_ms=now + asked.expires_in_seconds * 1000,
             mu=rated[0].mu if rated is not None else MODEL.mu,
         )
-        return await self.tickets.create(owner, spec)
+        return await self.tickets.create(owner, spec, self.caps)
 
     async def reader(self, ticket_id: str, authorization: str | None) -> Reader:
         """Who is asking about the ticket: its holder or its API key; 401 or 404 else."""
@@ -119,14 +130,14 @@ class TicketDesk:
         owner = await self.tickets.owner_of(ticket_id)
         ticket = await self.tickets.get(owner, ticket_id) if owner is not None else None
         key_id = self.api_keys.identify(token)
-        if ticket is None:
-            if key_id is None and not token.startswith(SECRET_PREFIX):
-                raise Unauthorized("the token is neither a ticket secret nor an API key")
-            raise UnknownTicket
-        if hmac.compare_digest(token_hash(token), ticket.secret_hash):
+        if ticket is not None and hmac.compare_digest(token_hash(token), ticket.secret_hash):
             return Reader(ticket, holder=True, secret=token)
         if key_id is None:
-            raise Unauthorized("the token is neither this ticket's secret nor an API key")
+            # One answer whether or not the ticket exists: a guessed secret must not tell
+            # a real ticket id from an unknown one.
+            raise Unauthorized(NOT_A_CREDENTIAL)
+        if ticket is None:
+            raise UnknownTicket
         if key_id != ticket.owner:
             raise UnknownTicket
         return Reader(ticket, holder=False)

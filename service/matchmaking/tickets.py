@@ -36,7 +36,7 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -44,6 +44,8 @@ import msgspec
 
 from domain.engine import BotLevel
 from domain.match import SeatSpec
+from service.matchmaking.errors import PlayerTicketLimit, TicketLimit
+from service.play.errors import Contention
 from service.play.records import token_hash
 from service.store.clients import AnyRedis
 from service.store.keys import (
@@ -51,6 +53,7 @@ from service.store.keys import (
     MM_OWNERS,
     mm_making_key,
     mm_match_key,
+    mm_player_key,
     mm_pool_key,
     mm_ticket_key,
     mm_ticket_owner_key,
@@ -61,6 +64,40 @@ TicketStatus = Literal["waiting", "matching", "matched", "cancelled", "expired"]
 SECRET_PREFIX = "mmt_"  # noqa: S105 - the prefix of every ticket secret, not a secret
 KEPT_AFTER_SECONDS = 24 * 3600  # a ticket is kept this long after it expires
 MATCH_RECORD_SECONDS = 24 * 3600
+CREATE_TRIES = 5  # a creation raced by changes to the player's tickets is tried again
+
+# A new ticket, within the caps: the key's pool (its waiting tickets) below ARGV[8], the
+# player's waiting tickets below ARGV[9] (0: no cap). The player's set holds the ids of its
+# tickets; the caller read them and passes their keys (KEYS[4..]): if the set changed in
+# between the answer is 'retry'. Members that no longer wait leave the set here (nothing
+# else has to know about it).
+_CREATE = """
+local now = tonumber(ARGV[10])
+if redis.call('ZCARD', KEYS[3]) ~= #KEYS - 3 then return 'retry' end
+local waiting = 0
+for i = 4, #KEYS do
+  local id = ARGV[7 + i]
+  if not redis.call('ZSCORE', KEYS[3], id) then return 'retry' end
+  local status = redis.call('HGET', KEYS[i], 'status')
+  if status == 'waiting' and tonumber(redis.call('HGET', KEYS[i], 'expires_ms')) > now then
+    waiting = waiting + 1
+  else
+    redis.call('ZREM', KEYS[3], id)
+  end
+end
+local key_cap, player_cap = tonumber(ARGV[8]), tonumber(ARGV[9])
+if key_cap > 0 and redis.call('ZCARD', KEYS[2]) >= key_cap then return 'key' end
+if player_cap > 0 and waiting >= player_cap then return 'player' end
+redis.call('HSET', KEYS[1], 'spec', ARGV[2], 'status', 'waiting', 'created_ms', ARGV[3],
+  'expires_ms', ARGV[4], 'secret', ARGV[5], 'token', ARGV[6])
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+if redis.call('TTL', KEYS[3]) < tonumber(ARGV[7]) then
+  redis.call('EXPIRE', KEYS[3], ARGV[7])
+end
+return 'ok'
+"""
 
 _SEAT = """
 local now = tonumber(ARGV[2])
@@ -161,6 +198,15 @@ class TicketSpec(msgspec.Struct, frozen=True):
 
 
 @dataclass(frozen=True)
+class TicketCaps:
+    """Waiting tickets at once (0: no cap): of one API key, and of one of its players
+    (``STAKEOUT_MAX_WAITING_TICKETS``, ``STAKEOUT_MAX_PLAYER_TICKETS``)."""
+
+    per_key: int
+    per_player: int
+
+
+@dataclass(frozen=True)
 class Ticket:
     id: str
     owner: str
@@ -235,6 +281,7 @@ def _ticket(ticket_id: str, owner: str, raw: dict[Any, Any]) -> Ticket | None:
 class MatchTickets:
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
+        self._create = redis.register_script(_CREATE)
         self._seat = redis.register_script(_SEAT)
         self._cancel = redis.register_script(_CANCEL)
         self._finish = redis.register_script(_FINISH)
@@ -243,8 +290,9 @@ class MatchTickets:
         self._hold = redis.register_script(TAKE_LEASE)
         self._let_go = redis.register_script(DROP_LEASE)
 
-    async def create(self, owner: str, spec: TicketSpec) -> tuple[Ticket, str]:
-        """A new waiting ticket and its secret (shown once)."""
+    async def create(self, owner: str, spec: TicketSpec, caps: TicketCaps) -> tuple[Ticket, str]:
+        """A new waiting ticket and its secret (shown once), within ``caps``:
+        `TicketLimit` or `PlayerTicketLimit` (409) beyond them."""
         ticket_id = secrets.token_hex(12)
         secret = new_secret()
         ticket = Ticket(
@@ -253,22 +301,32 @@ class MatchTickets:
         lifetime = (spec.expires_ms - spec.created_ms) // 1000 + KEPT_AFTER_SECONDS
         # The owner's lookup first: a GET by the secret works as soon as the answer is out.
         await self.redis.set(mm_ticket_owner_key(ticket_id), owner, ex=lifetime)
-        pipe = self.redis.pipeline(transaction=True)
-        key = mm_ticket_key(owner, ticket_id)
-        pipe.hset(
-            key,
-            mapping={
-                "spec": _encode(spec),
-                "status": "waiting",
-                "created_ms": spec.created_ms,
-                "expires_ms": spec.expires_ms,
-                "secret": ticket.secret_hash,
-                "token": ticket.token_hash,
-            },
-        )
-        pipe.expire(key, lifetime)
-        pipe.zadd(mm_pool_key(owner), {ticket_id: spec.created_ms})
-        await pipe.execute()
+        player = mm_player_key(owner, spec.external_id)
+        args: list[Any] = [ticket_id, _encode(spec), spec.created_ms, spec.expires_ms]
+        args += [ticket.secret_hash, ticket.token_hash, lifetime, caps.per_key, caps.per_player]
+        args.append(spec.created_ms)
+        said = "retry"
+        for _ in range(CREATE_TRIES):
+            rows: list[Any] = await self.redis.zrange(player, 0, -1)
+            others = [_text(r) or "" for r in rows]
+            keys = [mm_ticket_key(owner, ticket_id), mm_pool_key(owner), player]
+            keys += [mm_ticket_key(owner, other) for other in others]
+            said = _text(await self._create(keys=keys, args=[*args, *others])) or ""
+            if said != "retry":
+                break
+        if said != "ok":
+            await self.redis.delete(mm_ticket_owner_key(ticket_id))
+            if said == "key":
+                raise TicketLimit(
+                    f"this API key has {caps.per_key} waiting tickets, as many as it may; "
+                    "wait for matches, or cancel some"
+                )
+            if said == "player":
+                raise PlayerTicketLimit(
+                    f"this player waits in {caps.per_player} queues already, as many as it "
+                    "may; cancel one first"
+                )
+            raise Contention("the player's tickets kept changing; retry")
         await self.redis.zadd(MM_OWNERS, {owner: spec.created_ms})
         return ticket, secret
 
@@ -309,12 +367,19 @@ class MatchTickets:
         rows: list[Any] = await self.redis.zrange(MM_OWNERS, 0, -1)
         return [_text(r) or "" for r in rows]
 
-    async def waiting(self, owner: str, count: int) -> list[Ticket]:
-        """Up to ``count`` of the key's waiting tickets, oldest first."""
-        ids: list[Any] = await self.redis.zrange(mm_pool_key(owner), 0, count - 1)
-        tickets = await self.many(owner, [_text(i) or "" for i in ids])
+    async def waiting(
+        self, owner: str, count: int, known: Mapping[str, Ticket] | None = None
+    ) -> list[Ticket]:
+        """Up to ``count`` of the key's waiting tickets, oldest first. Tickets in ``known``
+        (waiting when read before: a ticket's spec never changes) are not read again."""
+        rows: list[Any] = await self.redis.zrange(mm_pool_key(owner), 0, count - 1)
+        ids = [_text(i) or "" for i in rows]
+        known = known or {}
+        fresh = await self.many(owner, [i for i in ids if i not in known])
+        read = {t.id: t for t in fresh}
+        tickets = [t for i in ids if (t := known.get(i) or read.get(i)) is not None]
         if len(tickets) < len(ids):  # tickets gone (their key expired): out of the pool
-            gone = {_text(i) or "" for i in ids} - {t.id for t in tickets}
+            gone = set(ids) - {t.id for t in tickets}
             await self.redis.zrem(mm_pool_key(owner), *gone)
         return tickets
 

@@ -54,6 +54,8 @@ key                               type    holds                                 
 ``owner:{<key>}:mm:ticket:<id>``  hash    a matchmaking ticket (its secret's hash)   expiry
                                                                                      + 1 day
 ``owner:{<key>}:mm:pool``         zset    its waiting tickets -> created ms          none
+``owner:{<key>}:mm:player:<x>``   zset    external id x's tickets (the waiting ones  its longest
+                                          and some that ended) -> expires ms         ticket's
 ``owner:{<key>}:mm:making``       zset    game ids of matches made whose game is     none
                                           not created yet -> ms
 ``owner:{<key>}:mm:match:<game>`` string  such a match: its tickets and seats (JSON) 1 day
@@ -307,6 +309,10 @@ def mm_ticket_key(owner: str, ticket_id: str) -> str:
 
 def mm_pool_key(owner: str) -> str:
     return _owner(owner, "mm:pool")
+
+
+def mm_player_key(owner: str, external_id: str) -> str:
+    return _owner(owner, f"mm:player:{external_id}")
 
 
 def mm_making_key(owner: str) -> str:

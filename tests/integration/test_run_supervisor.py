@@ -16,11 +16,21 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 
+from service.store.keys import MM_LEASE
 from tests.helpers import API_KEY, auth, wait_for
-from tests.processes import HumanSeat, Processes, free_port, next_request, processes, service_env
+from tests.processes import (
+    HumanSeat,
+    Processes,
+    free_port,
+    next_request,
+    own_redis,
+    processes,
+    service_env,
+)
 
-__all__ = ["processes"]
+__all__ = ["own_redis", "processes"]
 
 
 def _children(pid: int) -> dict[int, str]:
@@ -106,7 +116,7 @@ def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
     run, base, ready = _start_run(processes, env, port)
     output = processes.log_of(run).read_text()
     assert re.search(r"API processes: 2 ", output), output
-    assert "Workers:      bots,scoring; webhooks" in output, output
+    assert "Workers:      bots,scoring; webhooks; matchmaking" in output, output
     # Several API processes, one /metrics: every process's samples (multiprocess mode).
     for _ in range(6):
         assert httpx.get(base + "/v1/rules", timeout=10).status_code == 200
@@ -133,11 +143,11 @@ def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
         version = _play_until_bots_answer(http, seat, rng)
 
         # A worker dies: another takes its place, and the bots keep playing.
-        workers = wait_for(lambda: len(w := _workers(run.pid)) == 2 and w, timeout=30)
+        workers = wait_for(lambda: len(w := _workers(run.pid)) == 3 and w, timeout=30)
         bots_worker = next(p for p, c in workers.items() if "bots" in c)
         os.kill(bots_worker, signal.SIGKILL)
         replaced = wait_for(
-            lambda: (w := _workers(run.pid)) and len(w) == 2 and bots_worker not in w and w,
+            lambda: (w := _workers(run.pid)) and len(w) == 3 and bots_worker not in w and w,
             timeout=60,
         )
         assert any("bots" in c for c in replaced.values())
@@ -181,7 +191,7 @@ def test_ctrl_c_stops_run_quietly_and_the_embedded_valkey_last(
     env["LOG_LEVEL"] = "WARNING"
     del env["REDIS_URL"]  # the embedded Valkey
     run, _, _ = _start_run(processes, env, port)
-    wait_for(lambda: len(_workers(run.pid)) == 2, timeout=30)
+    wait_for(lambda: len(_workers(run.pid)) == 3, timeout=30)
     valkey = _valkey(run.pid)
     assert valkey is not None
     assert os.getsid(valkey) == valkey != os.getsid(run.pid)  # a session of its own
@@ -206,7 +216,7 @@ def test_sigterm_stops_run_its_workers_and_the_embedded_valkey(
     env.update(LOG_LEVEL="WARNING", STAKEOUT_API_PROCESSES=api_processes)
     del env["REDIS_URL"]  # the embedded Valkey
     run, _, _ = _start_run(processes, env, port)
-    wait_for(lambda: len(_workers(run.pid)) == 2, timeout=30)
+    wait_for(lambda: len(_workers(run.pid)) == 3, timeout=30)
     valkey = _valkey(run.pid)
     children = list(_children(run.pid))
     assert valkey in children
@@ -233,6 +243,38 @@ def _cmdline(pid: int) -> str:
         return (Path(f"/proc/{pid}") / "cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return f"{pid} (gone)"
+
+
+def test_run_gives_the_matchmaker_a_process_of_its_own(
+    processes: Processes, tmp_path: Path, own_redis: str
+) -> None:
+    """Two tickets through the API are matched by `stakeout run`'s matchmaking worker, a
+    process apart from the game worker's (whose bot turns its passes cannot slow)."""
+    port = free_port()
+    env = service_env(own_redis, PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
+    run, base, _ = _start_run(processes, env, port)
+    workers = wait_for(lambda: len(w := _workers(run.pid)) == 3 and w, timeout=30)
+    matchmaker = [p for p, c in workers.items() if c.rstrip().endswith("--queues matchmaking")]
+    assert len(matchmaker) == 1, workers
+    with httpx.Client(base_url=base, timeout=30) as http:
+        made = []
+        for player in ("ann", "bob"):
+            body = {"game": "fbi", "player": {"external_id": player}, "seats": [2]}
+            created = http.post("/v1/matchmaking/tickets", json=body, headers=auth(API_KEY))
+            assert created.status_code == 201, created.text
+            made.append(created.json())
+
+        def matched() -> bool:
+            for ticket in made:
+                read = http.get(f"/v1/matchmaking/tickets/{ticket['id']}", headers=auth(API_KEY))
+                if read.json()["status"] != "matched":
+                    return False
+            return True
+
+        wait_for(matched, timeout=60, interval=0.2)
+    holder = redis.Redis.from_url(own_redis).get(MM_LEASE)
+    assert holder is not None
+    assert int(holder.decode().rsplit("-", 1)[1]) == matchmaker[0]
 
 
 def _state(pid: int) -> str:

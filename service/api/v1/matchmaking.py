@@ -37,7 +37,7 @@ class MatchmakingController(Controller):
     @post(
         "/",
         operation_id="createTicket",
-        responses=problems(401, 413, 415, 422),
+        responses=problems(401, 409, 413, 415, 422, 503),
         security=[API_KEY],
         summary="Look for a game for a player",
         description=(
@@ -47,7 +47,9 @@ class MatchmakingController(Controller):
             "after `bots_after_seconds` bots fill the seats nobody took. No connection needs "
             "to stay open: the ticket's next read says where it sits, and the key's account "
             "feed and webhooks get `match.found`. The answer's `secret` (shown once) reads "
-            "the ticket with its seat token, and cancels it."
+            "the ticket with its seat token, and cancels it. A key has at most "
+            "`STAKEOUT_MAX_WAITING_TICKETS` tickets waiting (409 `ticket-limit` beyond), a "
+            "player at most `STAKEOUT_MAX_PLAYER_TICKETS` (409 `player-ticket-limit`)."
         ),
         status_code=201,
     )
