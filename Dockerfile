@@ -32,6 +32,7 @@ COPY pyproject.toml README.md ./
 COPY domain ./domain
 COPY service ./service
 COPY workers ./workers
+COPY stakeout ./stakeout
 
 # A regular (non-editable) install: the runtime stage gets the code inside site-packages and
 # never needs /src. Byte-code is compiled here because the runtime root filesystem is
@@ -40,7 +41,7 @@ COPY workers ./workers
 RUN pip install --upgrade pip \
  && pip install . \
  && python -m compileall -q /opt/venv \
- && python -c "import domain, service, workers, service.ops.cli"
+ && python -c "import domain, service, workers, stakeout.cli"
 
 
 FROM python:${PYTHON_VERSION}-slim-${DEBIAN_RELEASE} AS runtime

@@ -35,7 +35,7 @@ $(BIN)/python:
 # `make run` start from compiles what they load (about 600 files, 2-3 s; the few dozen the
 # app loads later compile on first use), written even under PYTHONDONTWRITEBYTECODE: once,
 # not at every start.
-SERVING_MODULES := service.ops.cli service.ops.supervisor service.app workers.main \
+SERVING_MODULES := stakeout.cli stakeout.supervisor service.app workers.main \
 	uvicorn.main uvicorn.supervisors service.http.protocol
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	$(PIP) install --no-compile -e .
@@ -67,6 +67,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$(BIN)/deptry .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

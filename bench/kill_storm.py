@@ -50,7 +50,7 @@ LEVELS = ("random", "greedy", "expert")
 def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.ops.cli", *args],
+            [sys.executable, "-m", "stakeout.cli", *args],
             env=env,
             cwd=ROOT,
             stdout=out,

@@ -283,7 +283,7 @@ def uvicorn_args(
     # The same HTTP protocol for both apps: `stakeout serve`'s (httptools, an answer's head
     # and body in one write: service/http/protocol.py).
     args += ["--workers", str(processes), "--loop", "uvloop", "--http", HTTP_PROTOCOL]
-    # As `stakeout serve` has it (service/ops/cli.py): no X-Forwarded-For rewriting by uvicorn,
+    # As `stakeout serve` has it (stakeout/cli.py): no X-Forwarded-For rewriting by uvicorn,
     # no ``server`` header.
     args += ["--no-access-log", "--no-proxy-headers", "--no-server-header"]
     args += ["--log-level", "warning"]
@@ -698,7 +698,7 @@ class Bench:
         first = self.configs[0].processes
         _, self.url["bare"] = serve(servers, "bare_app:app", first, False, env, tmp, cwd=apps)
         if self.worker:  # a game worker: its dispatcher follows up every act of the loops
-            argv = [sys.executable, "-m", "service.ops.cli", "worker"]
+            argv = [sys.executable, "-m", "stakeout.cli", "worker"]
             servers.enter_context(process(argv, env, tmp / "worker.log", ROOT))
         ports = {name: free_port() for name in ("ceiling", "bgio")}
         self.url.update({name: f"http://127.0.0.1:{port}" for name, port in ports.items()})

@@ -121,7 +121,7 @@ async def main(streams: int, game_count: int, seconds: float) -> None:
     env = {**os.environ, "REDIS_URL": url, "STAKEOUT_API_KEYS": KEY, "PORT": str(port)}
     env["LOG_LEVEL"] = "WARNING"
     env["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "0"
-    server = subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env)
+    server = subprocess.Popen([sys.executable, "-m", "stakeout.cli", "serve"], env=env)
     base = f"http://127.0.0.1:{port}"
     try:
         async with httpx.AsyncClient(base_url=base, timeout=60) as client:

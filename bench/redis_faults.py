@@ -56,7 +56,7 @@ def run(rate_limit: str, freeze: float) -> None:
         "PORT": str(port),
         "LOG_LEVEL": "ERROR",
     }
-    api = subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env, cwd=ROOT)
+    api = subprocess.Popen([sys.executable, "-m", "stakeout.cli", "serve"], env=env, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=60) as http:

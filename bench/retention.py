@@ -222,7 +222,7 @@ def _workers(url: str, window: int, job_result_ttl: int | None) -> list[subproce
     }
     if job_result_ttl is not None:
         env["STAKEOUT_JOB_RESULT_TTL_SECONDS"] = str(job_result_ttl)
-    command = [sys.executable, "-m", "service.ops.cli", "worker"]
+    command = [sys.executable, "-m", "stakeout.cli", "worker"]
     return [subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True) for _ in range(2)]
 
 

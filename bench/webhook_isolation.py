@@ -49,7 +49,7 @@ def worker(url: str, queues: str) -> subprocess.Popen[bytes]:
         "STAKEOUT_WEBHOOK_ALLOW_PRIVATE": "1",
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "service.ops.cli", "worker", "--queues", queues],
+        [sys.executable, "-m", "stakeout.cli", "worker", "--queues", queues],
         env=env,
         start_new_session=True,
         stderr=subprocess.DEVNULL,

@@ -301,7 +301,7 @@ class Build:
     def worker(self, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
         with log.open("ab") as out:
             return subprocess.Popen(
-                [sys.executable, "-m", "service.ops.cli", "worker", "--queues", "webhooks"],
+                [sys.executable, "-m", "stakeout.cli", "worker", "--queues", "webhooks"],
                 cwd=self.tree,
                 env=self.env(redis_url),
                 stdout=out,
@@ -531,7 +531,7 @@ def play(args: argparse.Namespace) -> None:
         "STAKEOUT_MAX_ACTIVE_GAMES": "0",
         "PORT": str(api_port),
     }
-    cli = [sys.executable, "-m", "service.ops.cli"]
+    cli = [sys.executable, "-m", "stakeout.cli"]
     started: list[subprocess.Popen[bytes]] = []
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, folder, ignore_errors=True)

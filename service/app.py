@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         debug=False,
-        # Logging is configured once per process (service/ops/cli.py: JSON lines); Litestar's
+        # Logging is configured once per process (stakeout/cli.py: JSON lines); Litestar's
         # default would replace the root handler with its own plain-text one.
         logging_config=None,
     )
@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     # request ids, access log and HTTP metrics around everything, unmatched routes included.
     handler = app.asgi_handler
     if settings.hot_routes:
-        handler = HotRoutes(handler, settings.max_body_bytes, rate_limit)
+        handler = HotRoutes(handler, settings.max_body_bytes, rate_limit, routes=app.routes)
     app.asgi_handler = Cors(handler)
     return instrument(app)
 
@@ -112,7 +112,7 @@ def _lifespan(settings: Settings) -> Callable[[Litestar], AbstractAsyncContextMa
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with open_wiring(settings) as wiring:
             app.state.wiring = wiring
-            # The hot routes' one collaborator (service/api/v1/answers.py `answers_of`).
+            # The hot routes' one collaborator (`answers_of`, service/api/v1/answers.py).
             app.state.answers = wiring.answers
             app.state.queue_collector = QueueCollector(
                 queue_url(settings), QUEUES, settings.redis_url, settings.redis_cluster

@@ -2,8 +2,8 @@
 
 Nothing connects at import time; `open_wiring` builds everything and closes the clients on
 exit. No function takes the whole wiring: the app hands each controller the few objects it
-names (`Wiring.collaborators`, Litestar's dependencies), and each worker job picks the ones
-it uses.
+names (the wiring's fields as Litestar's dependencies, service/app.py), and each worker job
+picks the ones it uses.
 """
 
 from __future__ import annotations
@@ -12,14 +12,12 @@ import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
 
-from service.api.v1.answers import Answers
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.archiving import Archiver
-from service.follow_ups.follow_ups import FollowUp, Notifiers
+from service.follow_ups.archiving import ArchiveDue, Archiver
+from service.follow_ups.follow_ups import ChangeRecords, FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
 from service.live.feed import BLOCK_MS, LiveFeed
@@ -43,6 +41,7 @@ from service.play.snapshots import Snapshots
 from service.play.stats import StatsStore
 from service.players.player_games import PlayerGames
 from service.players.rating_store import RatingStore
+from service.seats.answers import Answers
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
 from service.store.event_store import EventStore
@@ -69,6 +68,7 @@ class Stores:
     lobby: PublicLobby
     seat_tokens: SeatTokens  # tokens granted after creation; who a caller is
     activity: ActivityIndex  # when each game last changed (the sweep's)
+    archive_due: ArchiveDue  # when each ended game's archive is due (the sweep's)
     bot_seals: BotSeals  # the bots' kept sealed choices
     ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
     player_games: PlayerGames  # each player's games
@@ -93,6 +93,7 @@ class Stores:
             lobby=PublicLobby(redis),
             seat_tokens=SeatTokens(redis, events),
             activity=ActivityIndex(redis),
+            archive_due=ArchiveDue(redis),
             bot_seals=BotSeals(redis),
             ratings=RatingStore(redis),
             player_games=PlayerGames(redis),
@@ -123,10 +124,6 @@ class Wiring(Stores):
     ticket_desk: TicketDesk  # opening, reading and cancelling matchmaking tickets
     archiver: Archiver  # archiving games that are over, restoring them
 
-    def collaborators(self) -> dict[str, Any]:
-        """Each object by its name, as handlers name them."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
 
 async def _clients(settings: Settings, timeout: float) -> tuple[AnyRedis, AnyRedis]:
     """The event store's client and the one for blocking reads."""
@@ -155,16 +152,14 @@ async def open_wiring(
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
     archive_after_ms = settings.archive_after_seconds * 1000
-    follow_up = FollowUp(
-        jobs,
-        store,
+    records = ChangeRecords(
         stores.deadlines,
         stores.activity,
-        notifiers,
         players=stores.player_games,
-        archive_after_ms=archive_after_ms,
+        archive_due=stores.archive_due,
         snapshots=Snapshots(store, settings.snapshot_every),
     )
+    follow_up = FollowUp(jobs, store, notifiers, records, archive_after_ms)
     games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
@@ -189,7 +184,13 @@ async def open_wiring(
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             ticket_desk=TicketDesk(stores.match_tickets, stores.ratings, api_keys),
             archiver=Archiver(
-                games, store, stores.activity, stores.lobby, stores.quota, archive_after_ms
+                games,
+                store,
+                stores.activity,
+                stores.lobby,
+                stores.quota,
+                archive_after_ms,
+                stores.archive_due,
             ),
         )
     finally:

@@ -81,7 +81,7 @@ def start_worker(
         **extra,
     }
     return subprocess.Popen(
-        [sys.executable, "-m", "service.ops.cli", "worker", "--queues", queues],
+        [sys.executable, "-m", "stakeout.cli", "worker", "--queues", queues],
         env=env,
         start_new_session=True,
     )
@@ -146,7 +146,7 @@ def server_url(redis_url: str) -> Iterator[str]:
         "PORT": str(port),
         "LOG_LEVEL": "WARNING",
     }
-    proc = subprocess.Popen([sys.executable, "-m", "service.ops.cli", "serve"], env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "stakeout.cli", "serve"], env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -72,10 +72,14 @@ def wait_for(predicate: Any, timeout: float = 60.0, interval: float = 0.05) -> A
     raise AssertionError("condition not reached in time")
 
 
+# The packages of the server's code besides the rules (domain/).
+TOP_PACKAGES = ("service", "workers", "stakeout")
+
+
 def service_sources(root: Path) -> list[Path]:
-    """Every module of ``service/`` and ``workers/`` under ``root`` (checked by the
-    source-scanning tests), sorted; asserts the walk found the code."""
-    sources = sorted((root / "service").rglob("*.py")) + sorted((root / "workers").rglob("*.py"))
+    """Every module of ``service/``, ``workers/`` and ``stakeout/`` under ``root`` (checked
+    by the source-scanning tests), sorted; asserts the walk found the code."""
+    sources = [path for top in TOP_PACKAGES for path in sorted((root / top).rglob("*.py"))]
     assert len(sources) > 40
     return sources
 

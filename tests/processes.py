@@ -107,7 +107,7 @@ class Processes:
 
     def api(self, env: dict[str, str], timeout: float = 30.0) -> Api:
         port = free_port()
-        args = [sys.executable, "-m", "service.ops.cli", "serve"]
+        args = [sys.executable, "-m", "stakeout.cli", "serve"]
         proc = self.spawn("api", args, {**env, "PORT": str(port)})
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + timeout
@@ -123,7 +123,7 @@ class Processes:
         raise RuntimeError(f"the API did not become ready:\n{self.tail(proc)}")
 
     def worker(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
-        return self.spawn("worker", [sys.executable, "-m", "service.ops.cli", "worker"], env)
+        return self.spawn("worker", [sys.executable, "-m", "stakeout.cli", "worker"], env)
 
     def stop(
         self, proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 25.0

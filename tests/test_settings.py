@@ -6,8 +6,8 @@ import pytest
 
 from domain.budget import Budget
 from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, QUEUES, WEBHOOK_QUEUE
-from service.ops.cli import main
 from service.settings import ALL_QUEUES, MAX_BOT_SECONDS, Settings
+from stakeout.cli import main
 
 
 def test_the_bot_budget_defaults_to_one_second_at_the_tuned_effort() -> None:

@@ -94,7 +94,12 @@ async def _sweep() -> str:
         await wiring.lobby.move_legacy_index()
         now_ms = int(time.time() * 1000)
         done = await wiring.sweep.run(now_ms, abandon_after_ms=settings.abandon_seconds * 1000)
-        return f"{done.seen} active games, {done.loaded} loaded, {done.abandoned} abandoned"
+        # Ended games whose archive job should have run by the last sweep, and has not.
+        late = await wiring.archiver.archive_overdue(now_ms, settings.sweep_seconds * 1000)
+        return (
+            f"{done.seen} active games, {done.loaded} loaded, {done.abandoned} abandoned, "
+            f"{late} archived late"
+        )
 
 
 def deadline_passed(game_id: str, seat: int, at_ms: int) -> str:

@@ -12,6 +12,12 @@ restores the game first (`GameService`), and it is archived again later.
 The job is scheduled by the change that ended the game (a later change, such as a rematch,
 schedules its own), with an id of its game and version; a job that finds the game changed
 since asks to run again when the window after that change has passed.
+
+A job can be lost, or never made: its id already used (RQ keeps a job's record for an hour,
+so a game ended again at the same version schedules nothing), its queue's Redis emptied. So
+the change also enters the game in ``games:archive-due`` (when its archive is due), which
+the archiving leaves; the sweep archives every game due longer ago than its own period
+(`Archiver.archive_overdue`). Both may run on a game at once: the archive script decides.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ import msgspec
 from service.follow_ups import abandonment
 from service.follow_ups.abandonment import ActivityIndex
 from service.lobby.public_lobby import PublicLobby
+from service.play import snapshots
 from service.play.errors import GameNotFound
 from service.play.game_service import GameService
 from service.play.quota import GameQuota
 from service.play.records import Loaded
+from service.store.clients import AnyRedis
 from service.store.event_store import EventStore, SealsOf, StoredEvent
+from service.store.keys import INDEX_BUCKETS, archive_due_key, bucket_of
 
 
 @dataclass(frozen=True)
@@ -40,9 +49,33 @@ class Outcome:
     version: int = 0
 
 
+class ArchiveDue:
+    """Ended games not archived yet, each with when its archive is due
+    (``games:archive-due``, in buckets)."""
+
+    def __init__(self, redis: AnyRedis) -> None:
+        self.redis = redis
+
+    async def due(self, game_id: str, at_ms: int) -> None:
+        """The game's archive is due at ``at_ms`` (never earlier than a later change said:
+        a follow-up of an older change may come late)."""
+        await self.redis.zadd(archive_due_key(bucket_of(game_id)), {game_id: at_ms}, gt=True)
+
+    async def done(self, game_id: str) -> None:
+        await self.redis.zrem(archive_due_key(bucket_of(game_id)), game_id)
+
+    async def overdue(self, before_ms: int, count: int) -> list[str]:
+        """Up to ``count`` games of each bucket due before ``before_ms`` (one round trip)."""
+        pipe = self.redis.pipeline(transaction=False)
+        for bucket in range(INDEX_BUCKETS):
+            pipe.zrangebyscore(archive_due_key(bucket), "-inf", before_ms, start=0, num=count)
+        rows: list[list[bytes | str]] = await pipe.execute()
+        return [m.decode() if isinstance(m, bytes) else m for found in rows for m in found]
+
+
 class Archiver:
     """Archives ended games: the game service (to load them), the event store (the
-    archive itself) and the indexes they leave."""
+    archive itself), the indexes they leave and the index of archives due."""
 
     def __init__(
         self,
@@ -52,6 +85,7 @@ class Archiver:
         lobby: PublicLobby,
         quota: GameQuota,
         after_ms: int,
+        due: ArchiveDue,
     ) -> None:
         self.games = games
         self.store = store
@@ -59,8 +93,26 @@ class Archiver:
         self.lobby = lobby
         self.quota = quota
         self.after_ms = after_ms
+        self.due = due
 
     async def archive(self, game_id: str, now_ms: int) -> Outcome:
+        outcome = await self._archive(game_id, now_ms)
+        if outcome.again_at_ms is None:
+            await self.due.done(game_id)  # archived, gone, or not over: nothing is due
+        else:
+            await self.due.due(game_id, outcome.again_at_ms)
+        return outcome
+
+    async def archive_overdue(self, now_ms: int, late_ms: int, count: int = 100) -> int:
+        """Archive the ended games whose archive was due more than ``late_ms`` ago (the
+        sweep's: their job never ran); how many were archived."""
+        archived = 0
+        for game_id in await self.due.overdue(now_ms - late_ms, count):
+            outcome = await self.archive(game_id, now_ms)
+            archived += outcome.said.startswith("archived at")
+        return archived
+
+    async def _archive(self, game_id: str, now_ms: int) -> Outcome:
         for _ in range(3):
             where, _, _ = await self.store.state(game_id)
             if where == "archived":
@@ -76,7 +128,10 @@ class Archiver:
                 return Outcome("changed since", due, loaded.match.version)
             await self.leave_indexes(loaded)
             seals = bot_seals(loaded)
-            status = await self.store.archive(game_id, loaded.match.version, loaded.tip, seals)
+            # The match as folded now goes into the archive: its cold loads fold nothing.
+            snapshot = (snapshots.snapshot_format(), snapshots.encode(loaded.match))
+            version = loaded.match.version
+            status = await self.store.archive(game_id, version, loaded.tip, seals, snapshot)
             if status == "ok":
                 return Outcome(f"archived at version {loaded.match.version}")
             if status in ("archived", "missing"):

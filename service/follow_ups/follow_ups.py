@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
@@ -21,6 +21,7 @@ import msgspec
 
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
+from service.follow_ups.archiving import ArchiveDue
 from service.follow_ups.jobs import JobQueue, JobRequest, archive_job, deadline_job, jobs_for
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
@@ -50,27 +51,54 @@ class Notifiers:
     feed: AccountFeed
 
 
+@dataclass(frozen=True)
+class ChangeRecords:
+    """What a change is recorded in besides its jobs and notices: the awaited turns and
+    their deadlines, the sweep's activity index, each player's games (None: not indexed),
+    the match's snapshots (None: none taken) and the ended games' archives due."""
+
+    deadlines: DeadlineStore
+    activity: ActivityIndex
+    players: PlayerGames | None = None
+    snapshots: Snapshots | None = None
+    archive_due: ArchiveDue | None = None  # the ended games whose archive is due (the sweep's)
+
+
+@dataclass(slots=True)
+class Followed:
+    """One change as its effects (`EFFECTS`) see it: the game as the change left it, the
+    seats that acted, when, the events just appended; and what the effects gather on the
+    way: the jobs and deliveries to queue, the turns to record."""
+
+    loaded: Loaded
+    acted_seats: Collection[int]
+    at_ms: int
+    events: Collection[Any]
+    requests: list[JobRequest]
+    deliveries: list[Delivery] = field(default_factory=list)
+    turns: tuple[list[deadlines.Deadline], list[int]] | None = None
+
+
 class FollowUp:
-    """Works out and does one change's follow-up (the API's and the workers' own)."""
+    """Works out and does one change's follow-up (the API's and the workers' own): each of
+    `EFFECTS` in turn."""
 
     def __init__(
         self,
         jobs: JobQueue,
         store: EventStore,
-        turns: DeadlineStore,
-        activity: ActivityIndex,
         notifiers: Notifiers,
-        players: PlayerGames | None = None,
+        records: ChangeRecords,
         archive_after_ms: int = 3600 * 1000,
-        snapshots: Snapshots | None = None,
     ) -> None:
         self.jobs = jobs
-        self.players = players  # each player's games (their history), indexed here
+        self.players = records.players  # each player's games (their history), indexed here
         self.archive_after_ms = archive_after_ms
-        self.snapshots = snapshots
+        self.archive_due = records.archive_due  # the sweep's look for lost archive jobs
+        self.snapshots = records.snapshots
         self.store = store
-        self.deadlines = turns
-        self.activity = activity
+        self.deadlines = records.deadlines
+        self.activity = records.activity
         self.webhooks = notifiers.webhooks
         self.feed = notifiers.feed
         self.deliveries = notifiers.deliveries
@@ -132,42 +160,64 @@ class FollowUp:
     ) -> None:
         """The jobs, turn records, webhook deliveries and account-feed entries a
         game's new state calls for (``events``: those just appended)."""
-        requests = jobs_for(loaded)
-        deliveries: list[Delivery] = []
+        change = Followed(loaded, acted_seats, at_ms, events, jobs_for(loaded))
+        for effect in EFFECTS:
+            await effect(self, change)
+
+    async def turns_and_notices(self, change: Followed) -> None:
+        """The awaited turns' changes, their deadline jobs, the webhook deliveries and the
+        account feed's entries."""
+        loaded = change.loaded
         hooks = await self.hooks_of(loaded.meta.owner)
         feed_on = await self.feed.active(loaded.meta.owner)
-        turns: tuple[list[deadlines.Deadline], list[int]] | None = None
         # Awaited turns are recorded for deadlines, webhooks' and the account feed's
         # seat.awaited; a game with none of these needs no record (a webhook registered
         # later announces the turns awaited then, as new).
-        if loaded.meta.turn_seconds is not None or hooks or feed_on:
-            turns = await self.deadlines.changes(loaded, at_ms, acted_seats)
-            fresh = turns[0]
-            requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
-            if hooks or feed_on:
-                notes = self._notes(loaded, at_ms, fresh, events)
-                deliveries = self._deliveries(notes, hooks)
-                if feed_on:
-                    await self.feed.record(loaded.meta.owner, for_feed(notes))
-        if loaded.match.recorded is not None or loaded.match.aborted:
-            await self.store.retire_game(loaded.game_id)
-        if self.players is not None:  # a round trip only when events seat a player
-            await self.players.index(loaded, events)
-        if abandon.ended(loaded):  # archived once the window after this change has passed
-            due = at_ms + self.archive_after_ms
-            requests.append(archive_job(loaded.game_id, loaded.match.version, due))
-        if self.snapshots is not None:  # every STAKEOUT_SNAPSHOT_EVERY events
-            await self.snapshots.after_change(loaded, len(events))
-        # The sweep's activity index: when the game last moved
-        # (service/follow_ups/abandonment.py).
-        await self._record_activity(loaded, at_ms)
-        if requests or deliveries:
-            await anyio.to_thread.run_sync(self._enqueue, requests, deliveries)
-        # The new turns are recorded last: a follow-up that failed before this (the queue's
-        # Redis away) finds them new again when it is retried, and queues their deadline
-        # jobs and notifications then (each once: their ids are the same).
-        if turns is not None:
-            await self.deadlines.record(loaded.game_id, *turns)
+        if loaded.meta.turn_seconds is None and not hooks and not feed_on:
+            return
+        change.turns = await self.deadlines.changes(loaded, change.at_ms, change.acted_seats)
+        fresh = change.turns[0]
+        change.requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
+        if hooks or feed_on:
+            notes = self._notes(loaded, change.at_ms, fresh, change.events)
+            change.deliveries = self._deliveries(notes, hooks)
+            if feed_on:
+                await self.feed.record(loaded.meta.owner, for_feed(notes))
+
+    async def retire(self, change: Followed) -> None:
+        """A game played out or aborted leaves the active indexes."""
+        if change.loaded.match.recorded is not None or change.loaded.match.aborted:
+            await self.store.retire_game(change.loaded.game_id)
+
+    async def index_players(self, change: Followed) -> None:
+        """Each player's games (a round trip only when the events seat a player)."""
+        if self.players is not None:
+            await self.players.index(change.loaded, change.events)
+
+    async def archive_when_ended(self, change: Followed) -> None:
+        """A game that ended is archived once the window after this change has passed."""
+        if abandon.ended(change.loaded):
+            due = change.at_ms + self.archive_after_ms
+            change.requests.append(
+                archive_job(change.loaded.game_id, change.loaded.match.version, due)
+            )
+            if self.archive_due is not None:
+                await self.archive_due.due(change.loaded.game_id, due)
+
+    async def snapshot(self, change: Followed) -> None:
+        """A snapshot of the match every STAKEOUT_SNAPSHOT_EVERY events."""
+        if self.snapshots is not None:
+            await self.snapshots.after_change(change.loaded, len(change.events))
+
+    async def enqueue(self, change: Followed) -> None:
+        """The jobs and deliveries the effects before gathered, on the queue Redis."""
+        if change.requests or change.deliveries:
+            await anyio.to_thread.run_sync(self._enqueue, change.requests, change.deliveries)
+
+    async def record_turns(self, change: Followed) -> None:
+        """The new awaited turns, as the deadlines and notices after this change compare."""
+        if change.turns is not None:
+            await self.deadlines.record(change.loaded.game_id, *change.turns)
 
     def _enqueue(self, requests: list[JobRequest], deliveries: list[Delivery]) -> None:
         """On the queue Redis (synchronous clients, on a thread): the jobs, the deliveries."""
@@ -176,12 +226,14 @@ class FollowUp:
         if deliveries:
             self.deliveries.enqueue(deliveries)
 
-    async def _record_activity(self, loaded: Loaded, at_ms: int) -> None:
-        """Write the game's last change to the activity index, at most once an
+    async def record_activity(self, change: Followed) -> None:
+        """The sweep's activity index (service/follow_ups/abandonment.py): write the game's
+        last change to the activity index, at most once an
         `ACTIVITY_EVERY_MS` per game and process (it was a round trip for every act), and
         at once when the game ended. The index then lags a game's last move by at most that
         long: the sweep judges idleness in minutes (a recent game) and abandonment in
         hours or days (`STAKEOUT_ABANDON_SECONDS`)."""
+        loaded, at_ms = change.loaded, change.at_ms
         game_id = loaded.game_id
         last = self._activity.get(game_id)
         if last is not None and 0 <= at_ms - last < ACTIVITY_EVERY_MS and not abandon.ended(loaded):
@@ -190,3 +242,22 @@ class FollowUp:
         if len(self._activity) >= 65536:
             self._activity.clear()
         self._activity[game_id] = at_ms
+
+
+# A change's follow-up: each effect once, in the order they run. A new effect is a method
+# of `FollowUp` and one line here. The order is the rule: the jobs and deliveries are queued
+# (`enqueue`) after every effect that adds one; the new turns are recorded last, so a
+# follow-up that failed before that (the queue's Redis away) finds them new again when it
+# is retried, and queues their deadline jobs and notifications then (each once: their ids
+# are the same).
+Effect = Callable[[FollowUp, Followed], Awaitable[None]]
+EFFECTS: tuple[Effect, ...] = (
+    FollowUp.turns_and_notices,
+    FollowUp.retire,
+    FollowUp.index_players,
+    FollowUp.archive_when_ended,
+    FollowUp.snapshot,
+    FollowUp.record_activity,
+    FollowUp.enqueue,
+    FollowUp.record_turns,
+)

@@ -42,6 +42,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from prometheus_client.exposition import choose_encoder
 
+from service.http.route_contract import problems
 from service.store import unique_ids
 from service.telemetry import logs
 from service.telemetry.logs import LogFields, access_log, game_id_of, log_fields, now_iso
@@ -291,7 +292,7 @@ class ObservabilityMiddleware:
             log_fields.reset(token)
 
 
-@get("/metrics", include_in_schema=False)
+@get("/metrics", include_in_schema=False, responses=problems(counted=False))
 async def metrics(request: Request[Any, Any, Any]) -> Response[bytes]:
     """Prometheus exposition, this process's latest requests included (the batch is flushed
     first); rendered in a thread, as the Redis-read collector blocks."""

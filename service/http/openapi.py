@@ -24,8 +24,7 @@ from litestar.openapi.spec import Contact, License, Tag
 
 from domain import registry
 from service.http.docs_ui import OfflineSwaggerPlugin
-from service.http.problems import CATALOGUE, PROBLEM_MEDIA_TYPE, TYPE_PREFIX
-from service.http.ratelimit import UNCOUNTED
+from service.http.problems import CATALOGUE, TYPE_PREFIX
 
 API_VERSION = "1.0.0"
 
@@ -87,81 +86,6 @@ def openapi_config() -> OpenAPIConfig:
         use_handler_docstrings=False,
     )
 
-
-# Which problem types each operation can answer (beyond the 400 every request may get).
-_PROBLEMS: dict[str, list[int]] = {
-    "createGame": [400, 401, 409, 413, 415, 422],
-    "getGame": [400, 401, 403, 404],
-    "listMyGames": [400, 401],
-    "getStats": [400, 401],
-    "registerWebhook": [400, 401, 409, 413, 415, 422],
-    "listWebhooks": [400, 401],
-    "deleteWebhook": [400, 401, 404],
-    "listDeliveries": [400, 401, 404],
-    "postMove": [400, 401, 403, 404, 409, 412, 413, 415, 422, 503],
-    "postCommitment": [400, 401, 403, 404, 409, 413, 415, 422, 503],
-    "postReveal": [400, 401, 403, 404, 409, 413, 415, 422, 503],
-    "resignSeat": [400, 401, 403, 404, 409, 422, 503],
-    "abortGame": [400, 401, 403, 404, 409, 422, 503],
-    "listEvents": [400, 401, 403, 404],
-    "getReplay": [400, 401, 403, 404, 409],
-    "getReplayView": [400, 401, 403, 404, 409, 422],
-    "streamEvents": [400, 401, 403, 404],
-    "getRules": [400, 404],
-    "listGames": [400],
-    "healthz": [400],
-    "readyz": [400, 503],
-    "getInvite": [400, 404],
-    "claimInvite": [400, 404, 409, 413, 415, 503],
-    "leaveSeat": [400, 401, 403, 404, 409, 503],
-    "fillSeats": [400, 401, 403, 404, 409, 413, 415, 503],
-    "rematchGame": [400, 401, 403, 404, 409, 503],
-    "createStreamTicket": [400, 401, 403, 404],
-    "getLobby": [400],
-    "streamAccountFeed": [400, 401, 406],
-    "createFeedTicket": [400, 401],
-    "getPlayer": [400, 401],
-    "listPlayerGames": [400, 401],
-    "getLeaderboard": [400, 401, 404],
-    "createTicket": [400, 401, 413, 415, 422],
-    "getTicket": [400, 401, 404],
-    "cancelTicket": [400, 401, 404, 409],
-}
-
-_SECURITY: dict[str, list[dict[str, list[str]]]] = {
-    "createGame": [{"apiKey": []}],
-    "listMyGames": [{"apiKey": []}],
-    "getStats": [{"apiKey": []}],
-    "registerWebhook": [{"apiKey": []}],
-    "listWebhooks": [{"apiKey": []}],
-    "deleteWebhook": [{"apiKey": []}],
-    "listDeliveries": [{"apiKey": []}],
-    "getGame": [{"seatToken": []}, {"apiKey": []}, {}],
-    "listEvents": [{"seatToken": []}, {"apiKey": []}, {}],
-    "getReplay": [{"seatToken": []}, {"apiKey": []}, {}],
-    "getReplayView": [{"seatToken": []}, {"apiKey": []}, {}],
-    "streamEvents": [{"seatToken": []}, {"apiKey": []}, {}],
-    "postMove": [{"seatToken": []}],
-    "postCommitment": [{"seatToken": []}],
-    "postReveal": [{"seatToken": []}],
-    "resignSeat": [{"seatToken": []}],
-    "abortGame": [{"apiKey": []}],
-    "getInvite": [{}],
-    "claimInvite": [{}],
-    "leaveSeat": [{"seatToken": []}],
-    "fillSeats": [{"apiKey": []}],
-    "rematchGame": [{"seatToken": []}, {"apiKey": []}],
-    "createStreamTicket": [{"seatToken": []}, {"apiKey": []}, {}],
-    "getLobby": [{}],
-    "streamAccountFeed": [{"apiKey": []}, {}],
-    "createFeedTicket": [{"apiKey": []}],
-    "getPlayer": [{"apiKey": []}],
-    "listPlayerGames": [{"apiKey": []}],
-    "getLeaderboard": [{"apiKey": []}],
-    "createTicket": [{"apiKey": []}],
-    "getTicket": [{"ticketSecret": []}, {"apiKey": []}],
-    "cancelTicket": [{"ticketSecret": []}, {"apiKey": []}],
-}
 
 _LINK_TARGETS = {
     "GetGame": "getGame",
@@ -439,9 +363,6 @@ def _component_names(doc: dict[str, Any]) -> None:
                 walk(value)
 
     walk(doc)
-
-
-_ACTS = ("postMove", "postCommitment", "postReveal")
 
 
 # The fields every notification carries (`service.notify.webhooks.Notification`).
@@ -734,11 +655,9 @@ def _name_enums(doc: dict[str, Any]) -> None:
         schemas[name] = {"type": "string", "enum": values, "title": name, "description": text}
 
 
-# Reads that answer 304 to an If-None-Match naming the current version.
-_CONDITIONAL = {"getGame", "listEvents"}
-
-
 def _conditional(responses: dict[str, Any]) -> None:
+    """A conditional read's ETag and Vary headers, on its 200 and its declared 304
+    (service/http/route_contract.py `conditional`: Litestar's answers have no headers)."""
     etag = {
         "description": "The game's version, quoted: send it back in If-None-Match",
         "schema": {"type": "string", "pattern": '^"[0-9]+"$'},
@@ -749,10 +668,7 @@ def _conditional(responses: dict[str, Any]) -> None:
     }
     ok = responses.setdefault("200", {})
     ok["headers"] = {**ok.get("headers", {}), "ETag": etag, "Vary": vary}
-    responses["304"] = {
-        "description": "Not modified: the game is still at the version If-None-Match names",
-        "headers": {"ETag": etag, "Vary": vary},
-    }
+    responses["304"]["headers"] = {"ETag": etag, "Vary": vary}
 
 
 def finish(generated: dict[str, Any]) -> dict[str, Any]:
@@ -770,10 +686,10 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     for name in _strict_request_schemas():
         if name in schemas:
             schemas[name]["additionalProperties"] = False
-    for path, item in doc.get("paths", {}).items():
+    for item in doc.get("paths", {}).values():
         for method, op in item.items():
             if method in {"get", "post", "put", "patch", "delete"}:
-                _finish_operation(path, op)
+                _finish_operation(op)
     _add_discriminators(doc, schemas)
     _name_enums(doc)
     doc["webhooks"] = _webhooks(schemas)
@@ -781,15 +697,22 @@ def finish(generated: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _finish_operation(path: str, op: dict[str, Any]) -> None:
-    """One operation: its parameters, problem answers, security, headers and links."""
+def _finish_operation(op: dict[str, Any]) -> None:
+    """One operation: its parameters, and what its handler's declarations imply that
+    Litestar cannot say (answer headers, a second media type, links)."""
     op_id = op.get("operationId", "")
     for param in op.get("parameters", []):
         _drop_null(param)
     responses = op.setdefault("responses", {})
-    _add_problems(path, op_id, responses)
-    op["security"] = _SECURITY.get(op_id, [{}])
-    if op_id in _ACTS and "200" in responses:
+    headers = {p["name"] for p in op.get("parameters", []) if p.get("in") == "header"}
+    if "429" in responses:  # declared by every route the rate limit counts
+        responses["429"]["headers"] = {
+            "Retry-After": {
+                "description": "Seconds until the credential may send again",
+                "schema": {"type": "integer", "minimum": 1},
+            }
+        }
+    if "Prefer" in headers and "200" in responses:  # an act that may answer its view
         responses["200"]["headers"] = {
             "Preference-Applied": {
                 "description": "`return=representation` when the answer carries `view`"
@@ -797,11 +720,11 @@ def _finish_operation(path: str, op: dict[str, Any]) -> None:
                 "schema": {"type": "string", "enum": ["return=representation"]},
             }
         }
-    if op_id in _CONDITIONAL:
+    if "304" in responses:
         _conditional(responses)
     if op_id == "createGame":
         _link_created_game(responses.get("201", {}))
-    if op_id in ("streamEvents", "streamAccountFeed") and "200" in responses:
+    if "Accept" in headers and "200" in responses:  # a live feed, SSE or JSON lines
         content = responses["200"].setdefault("content", {})
         content["application/x-ndjson"] = {
             "schema": {
@@ -847,26 +770,6 @@ def _link_ticket(op_id: str, responses: dict[str, Any]) -> None:
         }
         for name, target in targets.items()
     }
-
-
-def _add_problems(path: str, op_id: str, responses: dict[str, Any]) -> None:
-    """The operation's problem answers (a 429 with Retry-After under the rate limit)."""
-    statuses = _PROBLEMS.get(op_id, [400])
-    if path not in UNCOUNTED:  # the rate limit's exemptions answer no 429
-        statuses = [*statuses, 429]
-    for status in statuses:
-        codes = [c for c, (s, _) in CATALOGUE.items() if s == status]
-        responses[str(status)] = {
-            "description": "Problem: " + ", ".join(codes),
-            "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
-        }
-    if "429" in responses:
-        responses["429"]["headers"] = {
-            "Retry-After": {
-                "description": "Seconds until the credential may send again",
-                "schema": {"type": "integer", "minimum": 1},
-            }
-        }
 
 
 def _link_created_game(created: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ The client's address is the connection's peer, unless the peer is a trusted prox
 (``STAKEOUT_TRUSTED_PROXIES``, CIDRs): then ``X-Forwarded-For`` is read from the right,
 skipping trusted hops, and the first untrusted address is the client. Nobody else's
 ``X-Forwarded-For`` is believed (uvicorn's own proxy-header handling is off, see
-service/ops/cli.py), so a client cannot pick its own bucket, and behind an ingress every
+stakeout/cli.py), so a client cannot pick its own bucket, and behind an ingress every
 client still has its own.
 
 Each bucket holds ``STAKEOUT_RATE_LIMIT_BURST`` tokens and refills at
@@ -64,6 +64,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from service.http.problems import RateLimited
+from service.http.route_contract import counted
 from service.play.access import ApiKeys, SeatTokens
 from service.play.game_service import GameService
 from service.settings import Network
@@ -73,7 +74,6 @@ from service.store.keys import RATE_LIMIT_PREFIX
 
 log = logging.getLogger("stakeout")
 
-UNCOUNTED = ("/healthz", "/readyz", "/metrics")
 # A limiter call waits this long at most; after a failure it stays open this long.
 TIMEOUT_SECONDS = 0.25
 OPEN_SECONDS = 5.0
@@ -305,7 +305,11 @@ async def awaited_act(scope: Scope, games: GameService, who: Identity) -> bool:
 
 class RateLimitMiddleware(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
-    exclude_path_pattern = tuple(f"^{path}$" for path in UNCOUNTED)
+
+    @staticmethod
+    def should_bypass_for_scope(scope: Scope) -> bool:
+        # The routes that declare no 429 (probes, metrics: service/http/route_contract.py).
+        return not counted(scope["route_handler"])
 
     def __init__(self, trusted_proxies: Sequence[Network] = ()) -> None:
         self.trusted = tuple(trusted_proxies)

@@ -16,6 +16,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from litestar.routes import HTTPRoute
 
 from service.http.problems import PROBLEM_MEDIA_TYPE, problem
+from service.views.versions import etag
 
 JSON_MEDIA_TYPES = ("application/json",)
 
@@ -105,23 +106,6 @@ async def problem_for_not_found(response: Response[Any]) -> Response[Any]:
             media_type=PROBLEM_MEDIA_TYPE,
         )
     return response
-
-
-def etag(version: int) -> str:
-    return f'"{version}"'
-
-
-def not_modified(if_none_match: str | None, version: int) -> bool:
-    """Whether ``If-None-Match`` names the current version (RFC 9110 §13.1.2: weak
-    comparison; ``*`` matches any current representation)."""
-    if if_none_match is None:
-        return False
-    current = etag(version)
-    for tag in if_none_match.split(","):
-        tag = tag.strip()
-        if tag == "*" or tag.removeprefix("W/") == current:
-            return True
-    return False
 
 
 def not_modified_response(version: int) -> Response[Any]:

@@ -26,10 +26,10 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from litestar.response import ServerSentEventMessage
 
 from domain.match import FINAL_EVENT_TYPES
 from service.live.feed import DRAINED, LiveFeed
@@ -46,12 +46,21 @@ REMATCH_WAIT_SECONDS = 600.0
 # An event is redacted and encoded once per seat (spectators: once), not once per feed: the
 # same message goes to every feed of that seat. A small per-process cache.
 RENDERED_CACHE = 4096
-_rendered: OrderedDict[tuple[str, int, int | None], tuple[ServerSentEventMessage, bool]] = (
-    OrderedDict()
-)
+_rendered: OrderedDict[tuple[str, int, int | None], tuple[FeedMessage, bool]] = OrderedDict()
 _encoder = msgspec.json.Encoder()
 
 ViewMessages = AsyncIterator[tuple[int | None, dict[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class FeedMessage:
+    """One Server-Sent Event, as the edge sends it (`service.api.v1.games`): a comment (a
+    ping) or ``data`` with its ``event`` type and ``id`` (the version)."""
+
+    data: str | None = ""
+    event: str | None = None
+    id: int | None = None
+    comment: str | None = None
 
 
 class GameFeeds:
@@ -65,7 +74,7 @@ class GameFeeds:
 
     async def events(
         self, loaded: Loaded, caller: Caller, after: int
-    ) -> AsyncIterator[ServerSentEventMessage]:
+    ) -> AsyncIterator[FeedMessage]:
         """The event feed after version ``after``; ends with the game."""
         game_id = loaded.game_id
         queue = await self.live.attach(game_id)
@@ -80,7 +89,7 @@ class GameFeeds:
                 try:
                     stored = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
                 except TimeoutError:
-                    yield ServerSentEventMessage(comment="ping")
+                    yield FeedMessage(comment="ping")
                     continue
                 if stored is DRAINED:  # the process shuts down: the client reconnects
                     return
@@ -94,7 +103,7 @@ class GameFeeds:
 
     def _rendered(
         self, loaded: Loaded, stored: StoredEvent, caller: Caller
-    ) -> tuple[ServerSentEventMessage, bool]:
+    ) -> tuple[FeedMessage, bool]:
         """The event's message for the caller's seat, and whether it ends the game."""
         key = (loaded.game_id, stored.version, caller.seat)
         rendered = _rendered.get(key)
@@ -160,9 +169,9 @@ def _over(loaded: Loaded) -> bool:
     return match.recorded is not None or match.abandoned or match.aborted
 
 
-def _message(loaded: Loaded, versioned: Versioned, caller: Caller) -> ServerSentEventMessage:
+def _message(loaded: Loaded, versioned: Versioned, caller: Caller) -> FeedMessage:
     record = event_records(loaded, [versioned], caller)[0]
-    return ServerSentEventMessage(
+    return FeedMessage(
         data=msgspec.json.encode(record).decode(),
         event=type(versioned.event).__struct_config__.tag_field
         and str(type(versioned.event).__struct_config__.tag),
@@ -174,17 +183,15 @@ def _events(loaded: Loaded, batch: list[Versioned], caller: Caller) -> dict[str,
     return {"kind": "events", "events": event_records(loaded, batch, caller)}
 
 
-async def as_sse(messages: ViewMessages) -> AsyncIterator[ServerSentEventMessage]:
+async def as_sse(messages: ViewMessages) -> AsyncIterator[FeedMessage]:
     """The view feed as Server-Sent Events."""
     async for version, message in messages:
         if message["kind"] == "ping":
-            yield ServerSentEventMessage(data=None, comment="ping")
+            yield FeedMessage(data=None, comment="ping")
             continue
         body = {k: v for k, v in message.items() if k != "kind"}
         payload = body["view"] if message["kind"] == "view" else body
-        yield ServerSentEventMessage(
-            data=_encoder.encode(payload).decode(), event=message["kind"], id=version
-        )
+        yield FeedMessage(data=_encoder.encode(payload).decode(), event=message["kind"], id=version)
 
 
 async def as_ndjson(messages: ViewMessages) -> AsyncIterator[bytes]:
@@ -194,7 +201,7 @@ async def as_ndjson(messages: ViewMessages) -> AsyncIterator[bytes]:
         yield _encoder.encode(line) + b"\n"
 
 
-async def sse_as_ndjson(messages: AsyncIterator[ServerSentEventMessage]) -> AsyncIterator[bytes]:
+async def sse_as_ndjson(messages: AsyncIterator[FeedMessage]) -> AsyncIterator[bytes]:
     """The event feed (SSE messages of event records) as NDJSON lines."""
     async for message in messages:
         if message.comment is not None:

@@ -3,13 +3,18 @@
 A file is NDJSON compressed with zstd (``.ndjson.zst``): one line per game, ``{"game_id",
 "version", "archived_ms", "archive"}``, where ``archive`` is the value of its
 ``game:{<id>}:archive`` key, byte for byte (base64): an archive exported, deleted and
-imported reads exactly as before. See docs/operations.md for keeping them in object storage.
+imported reads exactly as before. An import never rolls a game back: a line is written only
+where the game is not hot and holds no newer archive (a line of an older export of a game
+archived again since is left out, and said so). Files are written 0600: they hold every
+tenant's archives. See docs/operations.md for keeping them in object storage.
 """
 
 from __future__ import annotations
 
 import asyncio
 import io
+import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -74,25 +79,38 @@ def lines(source: BinaryIO) -> Iterator[Line]:
             yield decode(raw)
 
 
-async def import_(settings: Settings, source: BinaryIO) -> tuple[int, int]:
-    """Store every archive of ``source`` (a game hot here is left as it is). How many
-    were stored and how many games were hot."""
+# What an import did with each line (`EventStore.import_archive`), as the report says it.
+SKIPPED = {
+    "hot": "the game is hot here",
+    "newer": "a newer archive of the game is here",
+    "same": "already here",
+    "foreign": "the record inside is of another game",
+}
+
+
+async def import_(settings: Settings, source: BinaryIO) -> Counter[str]:
+    """Store every archive of ``source`` that is newer than what Redis holds of its game
+    (a hot game, or a newer archive, is left as it is). How many lines had each outcome."""
     store, client = _store(settings)
-    stored = hot = 0
+    outcomes: Counter[str] = Counter()
     try:
         for line in lines(source):
-            if await store.import_archive(line.game_id, line.archive) == "ok":
-                stored += 1
-            else:
-                hot += 1
-        return stored, hot
+            outcomes[await store.import_archive(line.game_id, line.archive)] += 1
+        return outcomes
     finally:
         store.close()
         await client.aclose()
 
 
+def _private(path: str, flags: int) -> int:
+    """Open ``path`` readable by its owner only (0600): it holds every tenant's archives."""
+    fd = os.open(path, flags, 0o600)
+    os.fchmod(fd, 0o600)  # a file that was there already keeps no wider mode
+    return fd
+
+
 def run_export(settings: Settings, path: Path, since_ms: int, delete: bool) -> str:
-    with path.open("wb") as out:
+    with open(path, "wb", opener=_private) as out:
         written, deleted = asyncio.run(export(settings, out, since_ms, delete))
     note = f", {deleted} deleted from Redis" if delete else ""
     return f"{written} archives written to {path}{note}"
@@ -100,5 +118,7 @@ def run_export(settings: Settings, path: Path, since_ms: int, delete: bool) -> s
 
 def run_import(settings: Settings, path: Path) -> str:
     with path.open("rb") as source:
-        stored, hot = asyncio.run(import_(settings, source))
-    return f"{stored} archives imported from {path}, {hot} left out (the game is hot here)"
+        outcomes = asyncio.run(import_(settings, source))
+    skipped = [f"{outcomes[k]} ({why})" for k, why in SKIPPED.items() if outcomes[k]]
+    left_out = f", left out: {', '.join(skipped)}" if skipped else ""
+    return f"{outcomes['ok']} archives imported from {path}{left_out}"

@@ -146,6 +146,12 @@ class SeatTokens:
                 return  # restored meanwhile ("hot"): granted beside its stream, next time
 
 
+def owns(loaded: Loaded, api_key_id: str | None) -> bool:
+    """Whether an API key (its id; None: none) is the one that created the game: the owner
+    check of every creator's act, and of what only seats and the creator may see."""
+    return api_key_id is not None and api_key_id == loaded.meta.owner
+
+
 def rematch_token(old_token: str, new_game_id: str) -> str:
     """The new game's token for the holder of ``old_token`` (see the module docstring)."""
     mac = hmac.new(
@@ -170,8 +176,7 @@ class Access:
     async def viewer(self, loaded: Loaded, authorization: str | None) -> Caller:
         """The caller, if it may look at this game at all (private games: seats and owner)."""
         caller = await self.caller(loaded, authorization)
-        owner = caller.api_key_id is not None and caller.api_key_id == loaded.meta.owner
-        if loaded.meta.private and caller.seat is None and not owner:
+        if loaded.meta.private and caller.seat is None and not owns(loaded, caller.api_key_id):
             raise Forbidden("this game is private: only its seats and its creator may look")
         return caller
 

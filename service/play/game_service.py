@@ -33,7 +33,6 @@ dispatchers on the workers do it (service/follow_ups/dispatcher.py).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -375,11 +374,12 @@ class GameService:
         for game_id in game_ids:
             if game_id in self._cache:
                 continue
-            with contextlib.suppress(GameNotFound):
-                try:
-                    await self._cold(game_id)
-                except Exception:  # a reload is an optimisation: requests load on demand
-                    log.warning("could not reload game %s", game_id, exc_info=True)
+            try:
+                await self._cold(game_id)
+            except GameNotFound:  # gone meanwhile (its archive expired, or exported and
+                continue  # deleted): nothing to reload, and nothing wrong
+            except Exception:  # a reload is an optimisation: requests load on demand
+                log.warning("could not reload game %s", game_id, exc_info=True)
 
     async def check_cached(self, sample: int = 16) -> int | None:
         """Compare the most recently used snapshots with their streams (one round trip);

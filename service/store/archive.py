@@ -22,8 +22,11 @@ The stored value::
   JSON, ``t`` the time, ``c`` the act, ``n`` an append's nonce), so a restored stream is
   the one archived, byte for byte.
 
-What is not kept: the awaited turns (``deadlines``: an ended game awaits nobody), the bots'
-sealed choices (revealed in the stream by then) and the snapshot (derived data).
+What is not kept: the awaited turns (``deadlines``: an ended game awaits nobody) and the bots'
+sealed choices (revealed in the stream by then). The record carries a snapshot of the match
+folded at the archived version (``snapshot``: derived data, read only in its own format,
+service/play/snapshots.py), so an archived game's cold load folds nothing, however long
+the game; a record archived before it had one has none, and is folded from its entries.
 """
 
 from __future__ import annotations
@@ -51,6 +54,14 @@ class Entry(msgspec.Struct, array_like=True, frozen=True):
     fields: list[bytes]
 
 
+class Snapshot(msgspec.Struct, frozen=True):
+    """The match folded at ``version`` (msgpack), in the snapshot format ``format``."""
+
+    format: str
+    version: int
+    state: bytes
+
+
 class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
     """Everything of a game that outlives its play (compressed in the archive)."""
 
@@ -63,6 +74,7 @@ class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
     # When the idempotency records lapse (epoch ms; 0: they did not expire when archived).
     idem_expires_ms: int = 0
     seat_tokens: dict[str, bytes] = msgspec.field(default_factory=dict)
+    snapshot: Snapshot | None = None  # None in the archives made before they carried one
 
 
 @dataclass(frozen=True)

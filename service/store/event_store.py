@@ -364,10 +364,22 @@ end
 return {summary, tonumber(at), 1}
 """.replace("HEADER_BYTES", str(HEADER_BYTES))
 
-# An archive brought back (`stakeout archive import`): written unless the game is hot.
+# An archive brought back (`stakeout archive import`): written unless the game is hot here,
+# or its archive here is as new or newer (its version, then when it was made: an export of
+# yesterday must not roll back a game archived again since, say after a rematch). ARGV: the
+# archive, its TTL (ms, 0: none), its version and its time.
 _IMPORT = """
 if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then
   return 'hot'
+end
+local head = redis.call('GETRANGE', KEYS[3], 0, HEADER_BYTES - 1)
+local version, made = string.match(head, '^sa1|(%d+)|%x*|(%d+)|')
+if version then
+  local mine, theirs = tonumber(version), tonumber(ARGV[3])
+  if mine == theirs and made == ARGV[4] then return 'same' end
+  if mine > theirs or (mine == theirs and tonumber(made) > tonumber(ARGV[4])) then
+    return 'newer'
+  end
 end
 if tonumber(ARGV[2]) > 0 then
   redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
@@ -375,7 +387,7 @@ else
   redis.call('SET', KEYS[3], ARGV[1])
 end
 return 'ok'
-"""
+""".replace("HEADER_BYTES", str(HEADER_BYTES))
 
 
 @dataclass(frozen=True)
@@ -616,8 +628,13 @@ class EventStore:
             self.recent.keep(game_id, archived)
             record = archived.record
             meta = {name: value.decode() for name, value in record.meta.items()}
-            events = _archived_events(archived, 0)
-            return Opening(meta, bytes.fromhex(record.seed.decode()), events, archived=True)
+            secret = bytes.fromhex(record.seed.decode())
+            kept = record.snapshot
+            if kept is not None and snapshot_format and kept.format == snapshot_format:
+                # As from a hot game's snapshot: the entries from its own on.
+                events = _archived_events(archived, kept.version - 1)
+                return Opening(meta, secret, events, kept.version, kept.state, archived=True)
+            return Opening(meta, secret, _archived_events(archived, 0), archived=True)
         raw_meta = reply[1]
         meta = {_text(raw_meta[i]): _text(raw_meta[i + 1]) for i in range(0, len(raw_meta), 2)}
         seed = bytes.fromhex(_text(reply[2])) if reply[2] else None
@@ -729,12 +746,18 @@ class EventStore:
     # ---- archives (service/store/archive.py) --------------------------------------
 
     async def archive(
-        self, game_id: str, version: int, tip: str, seals: SealsOf | None = None
+        self,
+        game_id: str,
+        version: int,
+        tip: str,
+        seals: SealsOf | None = None,
+        snapshot: tuple[str, bytes] | None = None,
     ) -> Literal["ok", "archived", "changed", "missing"]:
         """Archive the game as it is at ``version`` (its entry there: ``tip``): its archive
         written and its hot keys deleted in one script, which does nothing if the game
         changed since (``changed``). ``seals``: the bots' kept sealed choices, from the
-        game's entries, deleted with it. ``archived``: it was already."""
+        game's entries, deleted with it; ``snapshot``: the match folded at ``version``
+        (its format, its state), kept in the archive. ``archived``: it was already."""
         events_key, idem_key, meta_key, seed_key = game_keys(game_id)
         tokens_key, kept_key = seat_tokens_key(game_id), summary_key(game_id)
         pipe = self.redis.pipeline(transaction=False)
@@ -757,6 +780,7 @@ class EventStore:
         if len(entries) != version or last.version != version or last.tip != tip:
             return "changed"
         now = _now_ms()
+        kept = None if snapshot is None else archives.Snapshot(snapshot[0], version, snapshot[1])
         record = archives.Record(
             game_id=game_id,
             archived_ms=now,
@@ -766,6 +790,7 @@ class EventStore:
             idem=_last_per_caller(_mapping(idem), ARCHIVED_IDEMPOTENCY_PER_CALLER),
             idem_expires_ms=now + int(idem_ttl) if int(idem_ttl) > 0 else 0,
             seat_tokens=_mapping(tokens),
+            snapshot=kept,
         )
         value = archives.encode(record, version, tip, _bytes(summary) if summary else None)
         keys = [
@@ -851,15 +876,24 @@ class EventStore:
                 return "ok"
         raise ValueError(f"game {game_id}: its archive keeps changing")
 
-    async def import_archive(self, game_id: str, value: bytes) -> Literal["ok", "hot"]:
-        """Store an exported archive (``hot``: the game is hot here, nothing written)."""
-        if archives.header_of(value) is None:
+    async def import_archive(
+        self, game_id: str, value: bytes
+    ) -> Literal["ok", "hot", "newer", "same", "foreign"]:
+        """Store an exported archive, unless the game is hot here (``hot``), its archive
+        here is newer (``newer``) or this very one (``same``), or the record inside is of
+        another game than ``game_id`` (``foreign``); nothing is written but with ``ok``."""
+        header = archives.header_of(value)
+        if header is None:
             raise ValueError(f"game {game_id}: not an archive of a format this code knows")
+        record = archives.decode(value).record
+        if record.game_id != game_id:
+            return "foreign"
         events_key, _, meta_key, _ = game_keys(game_id)
         keys = [events_key, meta_key, archive_key(game_id)]
-        status = _text(await self._import(keys=keys, args=[value, self.archive_ttl_ms]))
+        args = [value, self.archive_ttl_ms, header.version, header.archived_ms]
+        status = _text(await self._import(keys=keys, args=args))
         if status == "ok":  # back in its API key's list (a listing forgets a missing game)
-            meta = msgspec.json.decode(archives.decode(value).record.meta["meta"])
+            meta = msgspec.json.decode(record.meta["meta"])
             await self.redis.zadd(owner_games_key(meta["owner"]), {game_id: meta["created_ms"]})
         return status  # type: ignore[return-value]
 

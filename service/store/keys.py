@@ -36,6 +36,9 @@ key                               type    holds                                 
                                           sweep pages them by id), bucket ``b``
 ``games:activity:{y<b>}``         zset    game id -> last change (ms): abandonment   none
 ``lobby:public:{p<b>}``           zset    ``<game>|<id>`` -> created ms              none
+``games:archive-due:{r<b>}``      zset    ended games not archived yet -> when       none
+                                          their archive is due (ms): the sweep's
+                                          look for ones whose job never ran
 ``owner:{<key>}:games``           zset    the API key's games -> created ms          none
 ``owner:{<key>}:active``          zset    its games counted by the quota -> ms       none
 ``owner:{<key>}:pending``         zset    creations under way (quota) -> ms          none
@@ -103,9 +106,9 @@ key                                    type    holds                            
 Every ``game:{<id>}:*`` key but the archive is deleted when the game is archived
 (``STAKEOUT_ARCHIVE_AFTER_SECONDS`` after it ended), so "none" above means "until then".
 
-The three indexes of games (active, activity, lobby) are split into `INDEX_BUCKETS` sorted
-sets, each with a hash tag of its own, so Redis Cluster spreads them over its masters and no
-single key is touched by every create or act; a game's bucket is `bucket_of` its id. The
+The indexes of games (active, activity, lobby, archive due) are split into `INDEX_BUCKETS`
+sorted sets, each with a hash tag of its own, so Redis Cluster spreads them over its masters
+and no single key is touched by every create or act; a game's bucket is `bucket_of` its id. The
 single sets of before (``games:active``, ``games:activity``, ``lobby:public``: `LEGACY_*`)
 are moved into the buckets by the sweep (`service/store/buckets.py`).
 
@@ -229,6 +232,10 @@ def game_activity_key(bucket: int) -> str:
 
 def public_lobby_key(bucket: int) -> str:
     return "lobby:public:{p" + str(bucket) + "}"
+
+
+def archive_due_key(bucket: int) -> str:
+    return "games:archive-due:{r" + str(bucket) + "}"
 
 
 # The single sets of before the buckets (moved into them by the sweep).

@@ -6,13 +6,16 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
-from litestar.types import Scope
+
+# An ASGI scope, as the access log reads it (the web framework's own type stays at the edge).
+Scope = Mapping[str, Any]
 
 # The access log: one line per request (service/http/observability.py).
 access_log = logging.getLogger("stakeout.access")

@@ -37,7 +37,7 @@ class Stack:
         self.api: subprocess.Popen[bytes] | None = None
 
     def start_api(self) -> None:
-        args = [sys.executable, "-m", "service.ops.cli", "serve"]
+        args = [sys.executable, "-m", "stakeout.cli", "serve"]
         self.api = self.processes.spawn("api", args, {**self.env, "PORT": str(self.port)})
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -36,6 +36,7 @@ from service.store.event_store import EventStore
 from service.store.keys import (
     INDEX_BUCKETS,
     active_games_key,
+    archive_due_key,
     game_activity_key,
     public_lobby_key,
 )
@@ -488,7 +489,7 @@ _KEY = re.compile(r"(?:game|games|owner|lobby|webhook|invite|ticket|stakeout):\S
 
 
 def test_every_index_of_games_has_buckets_on_all_three_masters(cluster: Cluster) -> None:
-    for key_of in (active_games_key, game_activity_key, public_lobby_key):
+    for key_of in (active_games_key, game_activity_key, public_lobby_key, archive_due_key):
         owners = {cluster.owner(_slot(cluster, key_of(b))) for b in range(INDEX_BUCKETS)}
         assert owners == {0, 1, 2}, key_of(0)
 

@@ -106,7 +106,7 @@ def test_replay_opens_at_the_end_and_verifies(client: Any, tmp_path: Path) -> No
     path = tmp_path / "replay.json"
     path.write_bytes(response.content)
     cli = subprocess.run(
-        [sys.executable, "-m", "service.ops.cli", "verify", str(path)],
+        [sys.executable, "-m", "stakeout.cli", "verify", str(path)],
         check=False,
         capture_output=True,
         text=True,
@@ -238,3 +238,23 @@ def test_private_games_hide_from_spectators_but_not_seats_or_creator(client: Any
         == 200
     )
     assert client.get(f"/v1/games/{game_id}", headers=auth(API_KEY)).status_code == 200
+
+
+def test_the_json_lines_feeds_are_served_as_ndjson(server_url: str) -> None:
+    """A game's event and view feeds and the account feed, asked for as JSON lines, say so
+    in their Content-Type (they went out labelled text/event-stream)."""
+    with httpx.Client(base_url=server_url, timeout=30) as client:
+        game_id = create(client, "fbi", HUMANS2)["id"]
+        ndjson = {**auth(API_KEY), "Accept": "application/x-ndjson"}
+        for path in (
+            f"/v1/games/{game_id}/stream",
+            f"/v1/games/{game_id}/stream?feed=view",
+            "/v1/feed",
+        ):
+            with client.stream("GET", path, headers=ndjson) as response:
+                assert response.status_code == 200, path
+                assert response.headers["content-type"] == "application/x-ndjson", path
+                first = json.loads(next(response.iter_lines()))
+                assert "kind" in first, path
+            with client.stream("GET", path, headers=auth(API_KEY)) as response:
+                assert response.headers["content-type"].startswith("text/event-stream"), path

@@ -16,18 +16,25 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 import redis
+import zstandard
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from domain import registry
+from domain.match import event_union
 from service.app import create_app
 from service.follow_ups import abandonment
-from service.ops.cli import _verify
+from service.play.game_service import GameService
+from service.play.snapshots import snapshot_format
 from service.settings import Settings
+from service.store import archive as archives
+from service.store.event_store import Opening
 from service.store.keys import INDEX_BUCKETS, active_games_key, archive_key, game_activity_key
 from service.wiring import open_wiring
+from stakeout.cli import _verify
 from tests.archiving import create as _create
 from tests.archiving import listing as _listing
 from tests.archiving import play as _play
@@ -203,3 +210,58 @@ def test_a_rematch_of_an_archived_game_restores_it_and_both_are_archived_again(
         assert connection.get(archive_key(new)) == after
     finally:
         connection.close()
+
+
+def test_an_archive_carries_a_snapshot_and_one_made_before_without_still_loads(
+    client: TestClient[Litestar], settings: Settings, clean_redis: str
+) -> None:
+    """An archived game's cold load folds nothing (the archive holds the match folded at its
+    version), whatever its length; an archive of before, with no snapshot, is folded from
+    its entries. Both read byte for byte as the game did hot."""
+    rng = random.Random(2814)
+    created = _create(client, "bonnie_clyde", 2)
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    _play(client, game_id, tokens, rng, 60)
+    assert client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY)).is_success
+    hot = _reads(client, game_id, tokens)
+    assert asyncio.run(_archive(settings, [game_id]))[0].startswith("archived")
+
+    async def cold() -> tuple[Opening, bytes, bytes]:
+        """The archived game's opening, its match loaded cold, and folded from the start."""
+        async with open_wiring(settings) as wiring:
+            opening = await wiring.store.opening(game_id, snapshot_format())
+            loaded = await GameService(wiring.store).load(game_id)
+            stored = await wiring.store.read(game_id)
+            decoder = msgspec.json.Decoder(event_union(loaded.engine.game))
+            folded = loaded.engine.replay([decoder.decode(s.data) for s in stored])
+            return opening, msgspec.json.encode(loaded.match), msgspec.json.encode(folded)
+
+    opening, loaded, folded = asyncio.run(cold())
+    version = opening.events[-1].version
+    assert opening.archived
+    assert version > 60
+    assert opening.snapshot_version == version  # its own entry only: nothing to fold
+    assert [e.version for e in opening.events] == [version]
+    assert loaded == folded
+    with TestClient(app=create_app(settings)) as fresh:
+        assert _reads(fresh, game_id, tokens) == hot
+
+    # The archive as this code wrote it before archives carried a snapshot.
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        value = connection.get(archive_key(game_id))
+        header = archives.header_of(value)
+        assert header is not None
+        record = msgspec.to_builtins(archives.decode(value).record, builtin_types=(bytes,))
+        del record["snapshot"]
+        start = header.length + header.summary_length
+        old = value[:start] + zstandard.compress(msgspec.msgpack.encode(record))
+        connection.set(archive_key(game_id), old)
+    finally:
+        connection.close()
+    opening, loaded, folded = asyncio.run(cold())
+    assert opening.snapshot_version == 0
+    assert [e.version for e in opening.events] == list(range(1, version + 1))
+    assert loaded == folded
+    with TestClient(app=create_app(settings)) as fresh:
+        assert _reads(fresh, game_id, tokens) == hot

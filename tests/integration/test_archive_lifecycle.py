@@ -21,18 +21,21 @@ from typing import Any
 import msgspec
 import pytest
 import redis
+import zstandard
 from litestar import Litestar
 from litestar.testing import TestClient
+from rq.job import Job
 
 from domain.errors import DomainError
 from domain.match import Abort, CommitSeal, MakeMove, RecordResult, SeatSpec
 from domain.sealed import commitment
 from service.app import create_app
 from service.follow_ups.jobs import JobQueue, archive_job
+from service.ops import archive_files
 from service.play.game_service import GameService, NewGame
 from service.play.records import Submission
 from service.settings import Settings
-from service.store.keys import archive_key, game_keys
+from service.store.keys import INDEX_BUCKETS, archive_due_key, archive_key, game_keys
 from service.wiring import open_wiring
 from tests.archiving import create, listing, play, reads
 from tests.conftest import start_worker, stop_worker
@@ -130,7 +133,7 @@ def _worker(redis_url: str, log: Path) -> subprocess.Popen[bytes]:
     env["STAKEOUT_ARCHIVE_AFTER_SECONDS"] = "0"
     with log.open("ab") as out:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.ops.cli", "worker", "--queues", "scoring"],
+            [sys.executable, "-m", "stakeout.cli", "worker", "--queues", "scoring"],
             env=env,
             cwd=ROOT,
             stdout=out,
@@ -233,7 +236,7 @@ def test_archives_exported_deleted_and_imported_read_the_same(
     assert all(s.startswith("archived") for s in asyncio.run(archive()))
     env = {**os.environ, "REDIS_URL": clean_redis, "LOG_LEVEL": "WARNING"}
     path = tmp_path / "archives.ndjson.zst"
-    cli = [sys.executable, "-m", "service.ops.cli", "archive"]
+    cli = [sys.executable, "-m", "stakeout.cli", "archive"]
     done = subprocess.run(
         [*cli, "export", str(path), "--delete"], env=env, capture_output=True, check=True
     )
@@ -255,9 +258,10 @@ def test_archives_exported_deleted_and_imported_read_the_same(
             for game_id in ids:
                 assert reads(fresh, game_id, tokens_of[game_id]) == hot[game_id]
             assert listing(fresh) == hot_list  # back in the list, as they were
-        # Importing again changes nothing; a hot game is never given an archive beside it.
+        # Importing again changes nothing, and says so.
         done = subprocess.run([*cli, "import", str(path)], env=env, capture_output=True, check=True)
-        assert b"3 archives imported" in done.stdout
+        assert b"0 archives imported" in done.stdout
+        assert b"3 (already here)" in done.stdout
     finally:
         connection.close()
 
@@ -300,3 +304,94 @@ def test_idempotency_records_expire_after_their_last_use(
         ttl = connection.pttl(game_keys(made["id"])[1])
         assert 86_400_000 - 60_000 < ttl <= 86_400_000
     connection.close()
+
+
+def test_an_older_export_never_rolls_a_game_back(
+    client: TestClient[Litestar], settings: Settings, clean_redis: str, tmp_path: Path
+) -> None:
+    """Overlapping daily exports (docs/operations.md): yesterday's file holds a game at the
+    version it was first archived at; a rematch since restored it, added `rematch.created`
+    and it was archived again. Importing yesterday's file leaves today's archive (it rolled
+    the game back, and the next rematch call made a second rematch game), says so, and a
+    line whose record is of another game than its id is refused. Export files are 0600."""
+    rng = random.Random(36)
+    made = create(client, "fbi", 3)
+    old, tokens = made["id"], [s["token"] for s in made["seats"]]
+    play(client, old, tokens, rng, 4)
+    assert client.post(f"/v1/games/{old}/abort", headers=auth(API_KEY)).is_success
+
+    async def archive(game_id: str) -> str:
+        async with open_wiring(settings) as wiring:
+            return (await wiring.archiver.archive(game_id, 2**62)).said
+
+    assert asyncio.run(archive(old)).startswith("archived")
+    env = {**os.environ, "REDIS_URL": clean_redis, "LOG_LEVEL": "WARNING"}
+    cli = [sys.executable, "-m", "stakeout.cli", "archive"]
+    yesterday = tmp_path / "yesterday.ndjson.zst"
+    yesterday.write_bytes(b"")
+    yesterday.chmod(0o644)  # a file there already keeps no wider mode either
+    subprocess.run([*cli, "export", str(yesterday)], env=env, capture_output=True, check=True)
+    assert yesterday.stat().st_mode & 0o777 == 0o600
+
+    rematch = client.post(f"/v1/games/{old}/rematch", headers=auth(tokens[0]))
+    assert rematch.status_code in (200, 201), rematch.text
+    new = rematch.json()["game_id"]
+    assert asyncio.run(archive(old)).startswith("archived")
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        today = connection.get(archive_key(old))
+        before = reads(client, old, tokens)
+        done = subprocess.run(
+            [*cli, "import", str(yesterday)], env=env, capture_output=True, check=True
+        )
+        assert b"0 archives imported" in done.stdout, done.stdout
+        assert b"1 (a newer archive of the game is here)" in done.stdout, done.stdout
+        assert connection.get(archive_key(old)) == today
+        with TestClient(app=create_app(settings)) as fresh:  # no cache to hide a rollback
+            assert reads(fresh, old, tokens) == before
+            assert fresh.get(f"/v1/games/{old}").json()["rematch"] == {"game_id": new}
+            again = fresh.post(f"/v1/games/{old}/rematch", headers=auth(tokens[0]))
+            assert again.json()["game_id"] == new  # not a second rematch game
+
+        # A line whose archive is of another game than the id it is stored under.
+        other = "0" * 24
+        line = archive_files.Line(other, 1, 1, today)
+        forged = tmp_path / "forged.ndjson.zst"
+        forged.write_bytes(zstandard.compress(msgspec.json.encode(line) + b"\n"))
+        done = subprocess.run(
+            [*cli, "import", str(forged)], env=env, capture_output=True, check=True
+        )
+        assert b"1 (the record inside is of another game)" in done.stdout, done.stdout
+        assert _keys_of(connection, other) == set()
+        assert connection.get(archive_key(old)) == today
+    finally:
+        connection.close()
+
+
+def test_the_sweep_archives_an_ended_game_whose_archive_job_was_lost(
+    settings: Settings, clean_redis: str
+) -> None:
+    """An ended game's archive job never runs (here: deleted once scheduled; in the field,
+    its id used already, or its queue's Redis emptied). The worker's sweep finds the game
+    still hot past its window and archives it (it stayed hot for good)."""
+    worker = start_worker(
+        clean_redis, STAKEOUT_ARCHIVE_AFTER_SECONDS="3", STAKEOUT_SWEEP_SECONDS="1"
+    )
+    connection = redis.Redis.from_url(clean_redis)
+    try:
+        with TestClient(app=create_app(settings)) as client:
+            made = create(client, "feds", 2)
+            game_id = made["id"]
+            play(client, game_id, [s["token"] for s in made["seats"]], random.Random(9), 2)
+            ended = client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY))
+            assert ended.is_success, ended.text
+            job_id = f"archive-{game_id}-{ended.json()['version']}"
+            wait_for(lambda: connection.exists(f"rq:job:{job_id}"), timeout=30)
+            Job.fetch(job_id, connection=connection).delete()
+            wait_for(lambda: _keys_of(connection, game_id) == {archive_key(game_id)}, timeout=30)
+            assert client.get(f"/v1/games/{game_id}").json()["status"] == "aborted"
+        due = [archive_due_key(b) for b in range(INDEX_BUCKETS)]
+        assert sum(connection.zcard(key) for key in due) == 0  # archived: nothing due
+    finally:
+        stop_worker(worker)
+        connection.close()

@@ -25,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from domain.match import CommitSeal
 from domain.sealed import commitment
+from service.http import observability
 from service.http.observability import (
     BATCH,
     FLUSH_SECONDS,
@@ -398,20 +399,30 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
 
         async def scenario() -> None:
             before = so_far()
-            # Three turns of the event loop, well within one flush.
+            # No timer may fire while the batches fill, however loaded the machine: the flush
+            # is due in an hour here, and BATCH.flush() below does what the timer does.
+            monkeypatch.setattr(observability, "FLUSH_SECONDS", 3600.0)
             for turn in range(3):
                 await asyncio.gather(*(_call(app, f"turn-{turn}-{i}") for i in range(10)))
                 await asyncio.sleep(0)
             seen["writes before"] = len(writes)
             seen["counted before"] = [a - b for a, b in zip(so_far(), before, strict=True)]
-            await asyncio.sleep(FLUSH_SECONDS * 3)
+            BATCH.flush()
             seen["counted after"] = [a - b for a, b in zip(so_far(), before, strict=True)]
-            # More lines than LINES_PER_WRITE: written as they fill up, the rest on time.
+            # More lines than LINES_PER_WRITE: written as they fill up, the rest at the flush.
             await asyncio.gather(
                 *(_call(app, f"many-{i}") for i in range(2 * LINES_PER_WRITE + 22))
             )
             seen["full writes"] = writes[1:]
-            await asyncio.sleep(FLUSH_SECONDS * 3)
+            BATCH.flush()
+            # The timer itself: one line, written FLUSH_SECONDS later with no one asking
+            # (waited for as a condition, not for a time).
+            monkeypatch.setattr(observability, "FLUSH_SECONDS", FLUSH_SECONDS)
+            written = len(writes)
+            await _call(app, "late-0")
+            deadline = asyncio.get_running_loop().time() + 60
+            while len(writes) == written and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(FLUSH_SECONDS / 10)
 
         asyncio.run(scenario())
     finally:
@@ -421,10 +432,17 @@ def test_access_lines_and_metrics_leave_in_batches(monkeypatch: pytest.MonkeyPat
     assert seen["counted before"] == [0, 0]
     assert seen["counted after"] == [30, 30]
     assert [len(text.splitlines()) for text in seen["full writes"]] == [LINES_PER_WRITE] * 2
-    assert [len(text.splitlines()) for text in writes] == [30, LINES_PER_WRITE, LINES_PER_WRITE, 22]
+    assert [len(text.splitlines()) for text in writes] == [
+        30,
+        LINES_PER_WRITE,
+        LINES_PER_WRITE,
+        22,
+        1,
+    ]
     lines = [json.loads(line) for text in writes for line in text.splitlines()]
     expected = [f"turn-{turn}-{i}" for turn in range(3) for i in range(10)]
     expected += [f"many-{i}" for i in range(2 * LINES_PER_WRITE + 22)]
+    expected += ["late-0"]
     assert [line["request_id"] for line in lines] == expected
 
 

@@ -57,7 +57,7 @@ def _start_run(processes: Processes, data: Path) -> tuple[subprocess.Popen[bytes
     for name in ("REDIS_URL", "STAKEOUT_API_KEYS", "STAKEOUT_RATE_LIMIT_PER_MINUTE"):
         env.pop(name)  # the embedded Valkey, a kept key, the default rate limit
     env["STAKEOUT_API_PROCESSES"] = "1"
-    run = processes.spawn("run", [sys.executable, "-m", "service.ops.cli", "run"], env)
+    run = processes.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
     base = f"http://127.0.0.1:{port}"
 
     def ready() -> bool:

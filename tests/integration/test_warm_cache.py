@@ -5,14 +5,20 @@ mistaking an act that lands meanwhile for a store gone backwards."""
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 from typing import Any
 
 import msgspec
+import pytest
 import redis.asyncio
 
-from domain.match import MakeMove, SeatSpec
+from domain.match import Abort, MakeMove, SeatSpec
+from service.ops import archive_files
+from service.play.errors import GameNotFound
 from service.play.game_service import GameService, NewGame
 from service.play.records import Submission
+from service.settings import Settings
 from service.store.event_store import EventStore
 from tests.helpers import batch
 
@@ -123,3 +129,39 @@ def test_an_act_landing_while_the_cache_is_checked_is_no_regression(clean_redis:
         await client.aclose()
 
     run(scenario())
+
+
+def test_cached_games_exported_and_deleted_leave_the_cache_without_a_traceback(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`stakeout archive export --delete` removes archives a process holds warm: /readyz's
+    check then reloads the other cached games, and one gone meanwhile is no error (each
+    was logged with a traceback)."""
+
+    async def scenario() -> None:
+        client = redis.asyncio.Redis.from_url(settings.redis_url or "")
+        games = GameService(EventStore(client))
+        ids = []
+        for _ in range(3):
+            created = await games.create(NewGame("owner", "feds", {}, [SeatSpec("human")] * 2))
+            applied = await games.act(Submission(created.game_id, Abort()))
+            loaded = await games.load(created.game_id)
+            assert loaded.match.version == applied.version
+            status = await games.store.archive(created.game_id, applied.version, loaded.tip)
+            assert status == "archived" or status == "ok"
+            ids.append(created.game_id)
+        for game_id in ids:  # all three warm
+            await games.load(game_id)
+        written, deleted = await archive_files.export(settings, io.BytesIO(), delete=True)
+        assert (written, deleted) == (3, 3)
+        with caplog.at_level(logging.INFO):
+            assert await games.check_cached() == 3
+            while games.reloading:
+                await asyncio.sleep(0.01)
+        for game_id in ids:
+            with pytest.raises(GameNotFound):
+                await games.load(game_id)
+        await client.aclose()
+
+    run(scenario())
+    assert [r.getMessage() for r in caplog.records if r.exc_info] == []

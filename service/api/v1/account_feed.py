@@ -11,7 +11,9 @@ from litestar import Controller, Request, get, post
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage, Stream
 
+from service.api.v1.ndjson import NdjsonStream, wants_ndjson
 from service.api.v1.params import Authorization, FeedAccept, Injected
+from service.http.route_contract import ANYONE, API_KEY, problems
 from service.live.access import feed_ticket_owner
 from service.live.errors import TokenInUrl
 from service.live.tickets import Grant, TicketStore
@@ -46,6 +48,8 @@ class AccountFeedController(Controller):
     @get(
         "/",
         operation_id="streamAccountFeed",
+        responses=problems(401, 406),
+        security=[API_KEY, ANYONE],
         summary="Live feed of all the API key's games (SSE or NDJSON)",
         description=(
             "The API key (Authorization), or `?ticket=` from POST /v1/feed/tickets (a "
@@ -60,7 +64,7 @@ class AccountFeedController(Controller):
         ),
         media_type="text/event-stream",
     )
-    async def stream_feed(
+    async def stream_feed(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         request: Request[Any, Any, Any],
         access: Injected[Access],
@@ -103,13 +107,15 @@ class AccountFeedController(Controller):
         await account_feed.touch(owner)
         items = messages(account_feed, owner, last_event_id or after)
         headers = {"Cache-Control": "no-store"}
-        if accept is not None and "application/x-ndjson" in accept.lower():
-            return Stream(_ndjson(items), media_type="application/x-ndjson", headers=headers)
+        if wants_ndjson(accept):
+            return NdjsonStream(_ndjson(items), headers=headers)
         return ServerSentEvent(_sse(items), headers=headers)
 
     @post(
         "/tickets",
         operation_id="createFeedTicket",
+        responses=problems(401),
+        security=[API_KEY],
         summary="A single-use ticket to open the account feed",
         description="The API key. Pass the ticket as `GET /v1/feed?ticket=...`; it works "
         "once, for about 60 s. Asking for one starts recording the key's feed.",

@@ -14,15 +14,8 @@ from litestar import Controller, Request, post
 from litestar.params import Body
 from litestar.response.base import ASGIResponse
 
-from domain.match import Abort, Act, Resign
-from service.api.v1.answers import (
-    ActRequest,
-    Answers,
-    answers_of,
-    expected_version,
-    fingerprint,
-    wants_representation,
-)
+from service.api.v1.answers import answers_of, expected_version, wants_representation
+from service.api.v1.hot_routes import hot
 from service.api.v1.params import (
     Authorization,
     GameId,
@@ -32,12 +25,34 @@ from service.api.v1.params import (
     PreferHeader,
 )
 from service.api.v1.responses import declared, json_answer
-from service.play.access import Access, Caller
-from service.play.errors import Forbidden
-from service.play.game_service import GameService
-from service.play.records import Submission
-from service.store.keys import owner_idempotency, seat_idempotency
+from service.http.route_contract import API_KEY, SEAT_TOKEN, problems
+from service.seats.act_kinds import Abortion, ActRequest, Resignation
+from service.seats.answers import Answers
 from service.views.schemas import Commit, Move, MoveAccepted, Reveal
+
+
+async def seat_act(  # noqa: PLR0913 - HTTP parameters and the answers
+    answers: Answers,
+    game_id: str,
+    data: Move | Commit | Reveal,
+    body: bytes,
+    authorization: str | None = None,
+    idempotency_key: str | None = None,
+    if_match: str | None = None,
+    prefer: str | None = None,
+) -> ASGIResponse:
+    """A seat's move, commitment or reveal, answered: what each act handler does, and what
+    the hot-route layer calls for them (service/api/v1/hot_routes.py)."""
+    act = ActRequest(
+        game_id,
+        authorization,
+        data,
+        body,
+        idempotency_key,
+        expected_version(if_match),
+        wants_representation(prefer),
+    )
+    return json_answer(*await answers.act(act))
 
 
 class ActsController(Controller):
@@ -47,7 +62,9 @@ class ActsController(Controller):
     @post(
         "/{game_id:str}/moves",
         operation_id="postMove",
-        responses=declared(MoveAccepted),
+        opt=hot(seat_act),
+        responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 412, 413, 415, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Make a public move",
         description=(
             "Body: one item of `legal`. Without If-Match the move is decided on the latest "
@@ -65,21 +82,24 @@ class ActsController(Controller):
         if_match: IfMatch = None,
         prefer: PreferHeader = None,
     ) -> ASGIResponse:
-        act = ActRequest(
+        body = await request.body()
+        return await seat_act(
+            answers_of(request),
             game_id,
-            authorization,
             data,
-            await request.body(),
+            body,
+            authorization,
             idempotency_key,
-            expected_version(if_match),
-            wants_representation(prefer),
+            if_match,
+            prefer,
         )
-        return json_answer(*await answers_of(request).act(act))
 
     @post(
         "/{game_id:str}/commitments",
         operation_id="postCommitment",
-        responses=declared(MoveAccepted),
+        opt=hot(seat_act),
+        responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 413, 415, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Commit to a sealed move",
         description=(
             "commitment = hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}')),"
@@ -97,20 +117,17 @@ class ActsController(Controller):
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
     ) -> ASGIResponse:
-        act = ActRequest(
-            game_id,
-            authorization,
-            data,
-            await request.body(),
-            idempotency_key,
-            wants_view=wants_representation(prefer),
+        body = await request.body()
+        return await seat_act(
+            answers_of(request), game_id, data, body, authorization, idempotency_key, prefer=prefer
         )
-        return json_answer(*await answers_of(request).act(act))
 
     @post(
         "/{game_id:str}/reveals",
         operation_id="postReveal",
-        responses=declared(MoveAccepted),
+        opt=hot(seat_act),
+        responses=declared(MoveAccepted) | problems(401, 403, 404, 409, 413, 415, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Reveal a sealed move",
         description="Opens once every seat of the step has committed; must hash to the commitment.",
         status_code=200,
@@ -124,15 +141,10 @@ class ActsController(Controller):
         idempotency_key: IdempotencyKey = None,
         prefer: PreferHeader = None,
     ) -> ASGIResponse:
-        act = ActRequest(
-            game_id,
-            authorization,
-            data,
-            await request.body(),
-            idempotency_key,
-            wants_view=wants_representation(prefer),
+        body = await request.body()
+        return await seat_act(
+            answers_of(request), game_id, data, body, authorization, idempotency_key, prefer=prefer
         )
-        return json_answer(*await answers_of(request).act(act))
 
 
 class GameEndingsController(Controller):
@@ -144,6 +156,8 @@ class GameEndingsController(Controller):
     @post(
         "/{game_id:str}/resign",
         operation_id="resignSeat",
+        responses=problems(401, 403, 404, 409, 422, 503),
+        security=[SEAT_TOKEN],
         summary="Resign the caller's seat: a bot plays it from now on",
         description=(
             "Seat token. A bot (level random, as when a turn deadline passes) plays the seat "
@@ -156,21 +170,20 @@ class GameEndingsController(Controller):
     )
     async def resign(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
         answers: Injected[Answers],
         game_id: GameId,
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        seat = await access.acting_seat(await games.load(game_id), authorization)
-        key = seat_idempotency(seat, idempotency_key) if idempotency_key else None
-        ending = _ending(game_id, Resign(seat), key, "resign", seat)
-        return await answers.applied(await games.act(ending), Caller(seat=seat))
+        act = ActRequest(game_id, authorization, Resignation(), idempotency_key=idempotency_key)
+        answer, _ = await answers.act(act)
+        return answer
 
     @post(
         "/{game_id:str}/abort",
         operation_id="abortGame",
+        responses=problems(401, 403, 404, 409, 422, 503),
+        security=[API_KEY],
         summary="Abort an unfinished game (its creator only)",
         description=(
             "The API key that created the game. The game ends here without a result: status "
@@ -182,22 +195,11 @@ class GameEndingsController(Controller):
     )
     async def abort(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
         answers: Injected[Answers],
         game_id: GameId,
         authorization: Authorization = None,
         idempotency_key: IdempotencyKey = None,
     ) -> MoveAccepted:
-        key_id = access.api_key(authorization, "aborting a game needs its API key")
-        loaded = await games.load(game_id)
-        if key_id != loaded.meta.owner:
-            raise Forbidden("only the API key that created the game may abort it")
-        key = owner_idempotency(idempotency_key) if idempotency_key else None
-        ending = _ending(game_id, Abort(), key, "abort", -1)
-        return await answers.applied(await games.act(ending), Caller())
-
-
-def _ending(game_id: str, act: Act, key: str | None, route: str, seat: int) -> Submission:
-    """A resignation or an abort, its idempotency fingerprint over its route and seat."""
-    return Submission(game_id, act, key=key, fingerprint=fingerprint(route, seat, b""))
+        act = ActRequest(game_id, authorization, Abortion(), idempotency_key=idempotency_key)
+        answer, _ = await answers.act(act)
+        return answer

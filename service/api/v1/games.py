@@ -9,13 +9,15 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.params import Body, QueryParameter
-from litestar.response import Response, ServerSentEvent, Stream
+from litestar.response import Response, ServerSentEvent, ServerSentEventMessage, Stream
 from litestar.response.base import ASGIResponse
 
 from domain.errors import InvalidOptions
 from domain.match import SeatSpec
 from domain.verify import ReplayDocument
-from service.api.v1.answers import Poll, answers_of
+from service.api.v1.answers import answers_of
+from service.api.v1.hot_routes import hot
+from service.api.v1.ndjson import NdjsonStream, wants_ndjson
 from service.api.v1.params import (
     Authorization,
     FeedAccept,
@@ -30,16 +32,18 @@ from service.api.v1.params import (
     StreamTicketParameter,
 )
 from service.api.v1.responses import declared, json_answer, unchanged
-from service.http.strictness import etag, not_modified, not_modified_response
+from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, conditional, problems
+from service.http.strictness import not_modified_response
 from service.live.access import ticket_caller
 from service.live.errors import TokenInUrl
-from service.live.game_feeds import GameFeeds, as_ndjson, as_sse, sse_as_ndjson
+from service.live.game_feeds import FeedMessage, GameFeeds, as_ndjson, as_sse, sse_as_ndjson
 from service.live.tickets import TicketStore
 from service.lobby import invites
 from service.lobby.game_maker import GameMaker, Made
 from service.play.access import Access
 from service.play.game_service import GameService, NewGame
 from service.play.replays import opened, replay_document
+from service.seats.answers import Answers, Poll
 from service.store.event_store import EventStore
 from service.views.game_list import GameFilter, GameList, parse_cursor
 from service.views.presenter import event_records
@@ -56,6 +60,7 @@ from service.views.schemas import (
     OpenSeat,
     SeatGrant,
 )
+from service.views.versions import etag, not_modified
 
 # The longest a view read may wait for a new version (`?after_version=N&wait=S`).
 MAX_WAIT_SECONDS = 30
@@ -92,6 +97,14 @@ def _creation_answer(made: Made, game: str, seats: list[SeatSpec]) -> GameCreate
     )
 
 
+async def seat_view(
+    answers: Answers, game_id: str, authorization: str | None = None
+) -> ASGIResponse:
+    """The caller's view of a game, answered at once: the plain read of `get_game`, and what
+    the hot-route layer calls for it (service/api/v1/hot_routes.py)."""
+    return json_answer(*await answers.view_of(game_id, authorization))
+
+
 class GamesController(Controller):
     path = "/v1/games"
     tags = ["games"]
@@ -99,6 +112,8 @@ class GamesController(Controller):
     @post(
         "/",
         operation_id="createGame",
+        responses=problems(401, 409, 413, 415, 422),
+        security=[API_KEY],
         summary="Create a game",
         description=(
             "Needs an API key. Returns one seat token per human seat, shown once. A key may "
@@ -133,6 +148,8 @@ class GamesController(Controller):
     @get(
         "/",
         operation_id="listMyGames",
+        responses=problems(401),
+        security=[API_KEY],
         summary="The calling API key's games",
         description=(
             "Newest first, filtered by status, game and a seat's external_id; cursor "
@@ -140,7 +157,7 @@ class GamesController(Controller):
             "`next_cursor` back as `cursor` until it is null."
         ),
     )
-    async def list_games(
+    async def list_games(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         access: Injected[Access],
         game_list: Injected[GameList],
@@ -171,7 +188,9 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getGame",
-        responses=declared(GameView),
+        opt=hot(seat_view),
+        responses=declared(GameView) | problems(401, 403, 404) | conditional(),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The caller's view of a game",
         description=(
             "With a seat token: that seat's view and legal moves; without: a spectator's. "
@@ -206,7 +225,7 @@ class GamesController(Controller):
     ) -> ASGIResponse:
         answers = answers_of(request)
         if not wait and if_none_match is None:  # a plain read: the common case
-            return json_answer(*await answers.view_of(game_id, authorization))
+            return await seat_view(answers, game_id, authorization)
         poll = Poll(after_version, wait, if_none_match)
         view, headers, version = await answers.view_polled(game_id, authorization, poll)
         return unchanged(version) if view is None else json_answer(view, headers)
@@ -214,6 +233,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/events",
         operation_id="listEvents",
+        responses=problems(401, 403, 404) | conditional(),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The event log, as the caller may see it",
         description="Events with version > after, oldest first; follow next_after to page.",
     )
@@ -250,6 +271,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/replay",
         operation_id="getReplay",
+        responses=problems(401, 403, 404, 409),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The full replay of a finished game, with its seed",
         description=(
             "Every event unredacted, the act behind each batch of events, and the shuffle "
@@ -272,6 +295,8 @@ class GamesController(Controller):
     @get(
         "/{game_id:str}/stream",
         operation_id="streamEvents",
+        responses=problems(401, 403, 404),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="Live feed of a game: its events, or the caller's view (SSE or NDJSON)",
         description=(
             "Authenticate with `Authorization` or with `?ticket=` (a single-use stream "
@@ -290,7 +315,7 @@ class GamesController(Controller):
         ),
         media_type="text/event-stream",
     )
-    async def stream_events(
+    async def stream_events(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         request: Request[Any, Any, Any],
         games: Injected[GameService],
@@ -319,7 +344,7 @@ class GamesController(Controller):
         start = int(last_event_id) if last_event_id is not None else after
         if start is not None:
             start = max(start, 0)
-        ndjson = accept is not None and "application/x-ndjson" in accept.lower()
+        ndjson = wants_ndjson(accept)
         if feed == "view":
             return _view_feed(feeds.views(loaded, caller, start), ndjson)
         return _event_feed(feeds.events(loaded, caller, start or 0), ndjson)
@@ -327,19 +352,19 @@ class GamesController(Controller):
 
 def _view_feed(messages: AsyncIterator[Any], ndjson: bool) -> Stream:
     if ndjson:
-        return Stream(
-            as_ndjson(messages),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store"},
-        )
-    return ServerSentEvent(as_sse(messages), headers={"Cache-Control": "no-store"})
+        return NdjsonStream(as_ndjson(messages), headers={"Cache-Control": "no-store"})
+    return ServerSentEvent(_sse(as_sse(messages)), headers={"Cache-Control": "no-store"})
 
 
 def _event_feed(events: AsyncIterator[Any], ndjson: bool) -> Stream:
     if ndjson:
-        return Stream(
-            sse_as_ndjson(events),
-            media_type="application/x-ndjson",
-            headers={"Cache-Control": "no-store"},
+        return NdjsonStream(sse_as_ndjson(events), headers={"Cache-Control": "no-store"})
+    return ServerSentEvent(_sse(events), headers={"Cache-Control": "no-store"})
+
+
+async def _sse(messages: AsyncIterator[FeedMessage]) -> AsyncIterator[ServerSentEventMessage]:
+    """The live feed's messages as Litestar sends Server-Sent Events."""
+    async for message in messages:
+        yield ServerSentEventMessage(
+            data=message.data, event=message.event, id=message.id, comment=message.comment
         )
-    return ServerSentEvent(events, headers={"Cache-Control": "no-store"})

@@ -5,19 +5,29 @@ Every turn of a game is two requests: the caller's view (``GET /v1/games/{id}``)
 per-request work (routing, the keyword arguments and their signature model, the header
 map, the exception middleware's send wrapper, the answer's conversion) is a fifth of the
 API's CPU per act (bench/act_profile.py --profile). `HotRoutes` serves the requests of
-those routes it is sure of itself, calling what the handlers call (`Answers.view_of`,
-`Answers.act` with the same `ActRequest`, `json_answer`): one act path, written once.
+those routes it is sure of itself, calling the function the handler calls: one path,
+written once.
+
+A hot route is marked on its handler, ``opt=hot(entry)``: ``entry(answers, ...)`` answers
+it, taking the handler's own parameters by name (``body``: the raw bytes, as sent). At
+start-up the layer builds its table from the app's route map and those marks, reading
+everything else from the handler: the path and its template, the declared pattern of each
+path parameter, each header parameter's name, pattern and length, the body's type, and
+whether the rate limit counts the route (service/http/route_contract.py). Nothing is
+written twice, so a rule tightened on the handler is tightened here too; a constraint the
+layer cannot check stops the start-up.
 
 What keeps the two one contract:
 
 - **Only what it is sure of.** Anything else goes to Litestar unchanged, the body it read
   handed on as it came (`_replayed`): another path or method, a query string, a
-  ``root_path``, ``If-None-Match``, a repeated or non-ASCII header the route reads, a
+  ``root_path``, a header the handler declares that ``entry`` does not take
+  (``If-None-Match`` on the view), a repeated or non-ASCII header the route reads, a
   ``Host`` outside a plain set of characters, a header that fails its declared pattern or
-  length (service/api/v1/params.py, checked with the same patterns), a body that is not
-  ``application/json``, is larger than ``STAKEOUT_MAX_BODY_BYTES`` or does not decode
-  strictly into the handler's body type (`decode_body`, as `StrictRequest` decodes it).
-  So every refusal of a malformed request is Litestar's.
+  length, a body that is not ``application/json``, is larger than
+  ``STAKEOUT_MAX_BODY_BYTES`` or does not decode strictly into the handler's body type
+  (`decode_body`, as `StrictRequest` decodes it). So every refusal of a malformed request
+  is Litestar's.
 - **One way to fail.** An error of the view or the act (unknown game, not your turn, a
   stale If-Match, Redis down) is answered by the app's exception handler
   (`problem_handler`), encoded as Litestar encodes a problem; never handed to Litestar,
@@ -33,152 +43,154 @@ the same requests with it on and off and compares the answers.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from litestar import Request
-from litestar.enums import ScopeType
+from litestar.enums import ParamType, ScopeType
 from litestar.exceptions import ValidationException
+from litestar.handlers import HTTPRouteHandler
+from litestar.params import BodyKwarg, ParameterKwarg
 from litestar.response.base import ASGIResponse
+from litestar.routes import BaseRoute
 from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 
-from service.api.v1.answers import ActRequest, Answers, expected_version, wants_representation
-from service.api.v1.responses import json_answer
 from service.http.problems import PROBLEM_MEDIA_TYPE, problem_handler
 from service.http.ratelimit import RateLimitMiddleware
 from service.http.requests import decode_body
-from service.views.schemas import Commit, Move, Reveal
+from service.http.route_contract import counted
 
-# The routes, exactly as Litestar's router would match them (anything else is Litestar's).
-_PATH = re.compile(r"/v1/games/([0-9a-f]{24})(?:/(moves|commitments|reveals))?")
-# Litestar's route templates of those routes (its router's ``path_template``).
-_VIEW_TEMPLATE = "/v1/games/{game_id}"
-_TEMPLATES = {route: f"{_VIEW_TEMPLATE}/{route}" for route in ("moves", "commitments", "reveals")}
-# Each act route's body type, as its handler declares it (service/api/v1/acts.py).
-_BODY_TYPES: dict[str, Any] = {"moves": Move, "commitments": Commit, "reveals": Reveal}
-# The declared constraints of the header parameters (service/api/v1/params.py).
-_IDEMPOTENCY_KEY = re.compile("^[A-Za-z0-9_.:-]{1,128}$")
-_IF_MATCH = re.compile('^"?[0-9]{1,9}"?$')
-_PREFER_MAX = 256
+# The handler's ``opt`` key of its hot entry.
+HOT = "hot"
 # A Host of these characters only (a subset of what Litestar's router accepts).
 _PLAIN_HOST = re.compile(rb"[0-9A-Za-z.:\[\]-]*")
-# The headers a hot route reads; a request with one of them twice is Litestar's.
-_READ = frozenset(
-    (
-        b"authorization",
-        b"idempotency-key",
-        b"if-match",
-        b"prefer",
-        b"content-type",
-        b"content-length",
-        b"host",
-        b"if-none-match",
-    )
+# The headers a route with a body reads besides its declared ones.
+_BODY_HEADERS = (b"content-type", b"content-length")
+# The handler parameters that are no request parameter (Litestar's own).
+_FRAMEWORK = frozenset(("self", "request", "scope"))
+# The constraints of a parameter the layer checks itself; any other stops the start-up.
+_CHECKED = frozenset(("pattern", "max_length", "min_length"))
+_CONSTRAINTS = (
+    *_CHECKED,
+    *("gt", "ge", "lt", "le", "multiple_of", "min_items", "max_items", "const", "enum"),
+    *("lower_case", "upper_case"),
 )
 _ENCODER = msgspec.json.Encoder()
+
+Entry = Callable[..., Awaitable[ASGIResponse]]
+
+
+def hot(entry: Entry) -> dict[str, Any]:
+    """The ``opt`` of a hot route's handler: ``entry(answers, **its parameters)`` answers
+    the route's plain requests, and the handler calls it too."""
+    return {HOT: entry}
 
 
 class _Defer(Exception):
     """The request is Litestar's to answer."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Header:
+    """A header parameter the handler declares: its parameter name, its declared limits, and
+    whether the entry takes it (if not, a request that sends it is Litestar's)."""
+
+    param: str
+    pattern: re.Pattern[str] | None
+    min_length: int | None
+    max_length: int | None
+    taken: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """One hot route, as its handler declares it."""
+
+    template: str  # Litestar's ``path_template``
+    path_params: tuple[str, ...]  # their names, in the path's order
+    headers: dict[bytes, _Header]  # by lower-case name; the Host too (no parameter)
+    body_type: Any  # the ``data`` parameter's type, or None without a body
+    entry: Entry
+    counted: bool
+
+
 class HotRoutes:
-    """Around Litestar's ASGI handler (``app.asgi_handler``), inside CORS and the access log."""
+    """Around Litestar's ASGI handler (``app.asgi_handler``), inside CORS and the access log;
+    ``routes``: the app's route map (``app.routes``), read once."""
 
     def __init__(
-        self, app: ASGIApp, max_body: int, rate_limit: RateLimitMiddleware | None = None
+        self,
+        app: ASGIApp,
+        max_body: int,
+        rate_limit: RateLimitMiddleware | None = None,
+        *,
+        routes: Iterable[BaseRoute],
     ) -> None:
         self.app = app
         self.max_body = max_body
         self.rate_limit = rate_limit
         self.served = 0  # requests answered here (the rest went to Litestar)
+        self._path, self._routes = _table(routes)
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         # A plain function handing back the chosen coroutine: no frame of its own on the
         # way to Litestar.
         if scope["type"] != ScopeType.HTTP or scope.get("query_string") or scope.get("root_path"):
             return self.app(scope, receive, send)
-        found = _PATH.fullmatch(scope["path"])
+        found = self._path.fullmatch(scope["path"])
         if found is None:
             return self.app(scope, receive, send)
-        route = found.group(2)
-        method = scope.get("method")
-        if route is None and method == "GET":
-            return self._view(scope, found.group(1), receive, send)
-        if route is not None and method == "POST":
-            return self._act(scope, found.group(1), route, receive, send)
-        return self.app(scope, receive, send)
+        first, by_method = self._routes[found.lastindex or 0]
+        route = by_method.get(scope.get("method", ""))
+        if route is None:
+            return self.app(scope, receive, send)
+        values = found.groups()[first : first + len(route.path_params)]  # patterns: checked
+        return self._serve(scope, route, values, receive, send)
 
-    async def _view(self, scope: Scope, game_id: str, receive: Receive, send: Send) -> None:
-        try:
-            headers = _headers(scope)
-            if b"if-none-match" in headers:  # a conditional read
-                raise _Defer
-        except _Defer:
-            await self.app(scope, receive, send)
-            return
-        self._routed(scope, game_id, _VIEW_TEMPLATE)
-        try:
-            await self._limit(scope)
-            answers: Answers = scope["litestar_app"].state.answers
-            answer = json_answer(*await answers.view_of(game_id, headers.get(b"authorization")))
-        except Exception as exc:
-            await _problem(scope, receive, send, exc)
-            return
-        await answer(scope, receive, send)
-
-    async def _act(
-        self, scope: Scope, game_id: str, route: str, receive: Receive, send: Send
+    async def _serve(
+        self, scope: Scope, route: _Route, values: tuple[str, ...], receive: Receive, send: Send
     ) -> None:
         read: list[ReceiveMessage] = []
         try:
-            headers = _headers(scope)
-            idempotency_key = headers.get(b"idempotency-key")
-            if idempotency_key is not None and not _IDEMPOTENCY_KEY.search(idempotency_key):
-                raise _Defer
-            if_match = headers.get(b"if-match") if route == "moves" else None
-            if if_match is not None and not _IF_MATCH.search(if_match):
-                raise _Defer
-            prefer = headers.get(b"prefer")
-            if prefer is not None and len(prefer) > _PREFER_MAX:
-                raise _Defer
-            media_type = headers.get(b"content-type", "").split(";", 1)[0].strip().lower()
-            if media_type != "application/json":  # Litestar's 415, or its judgement
-                raise _Defer
-            length = headers.get(b"content-length")
-            if length is not None and not (length.isdigit() and int(length) <= self.max_body):
-                raise _Defer
-            body = await self._body(receive, read)
-            data = decode_body(body, _BODY_TYPES[route])
+            arguments: dict[str, Any] = dict(zip(route.path_params, values, strict=True))
+            headers = _headers(scope, route.headers)
+            for name, value in headers.items():
+                header = route.headers.get(name)
+                if header is None:  # the body's
+                    continue
+                # The handler's declared limits, checked as its signature model checks them.
+                if not header.taken or (
+                    header.pattern is not None and header.pattern.search(value) is None
+                ):
+                    raise _Defer
+                if header.max_length is not None and len(value) > header.max_length:
+                    raise _Defer
+                if header.min_length is not None and len(value) < header.min_length:
+                    raise _Defer
+                arguments[header.param] = value
+            if route.body_type is not None:
+                body = await self._body(headers, receive, read)
+                arguments["data"] = decode_body(body, route.body_type)
+                arguments["body"] = body
         except (_Defer, ValidationException):
-            await self.app(scope, _replayed(read, receive), send)
+            await self.app(scope, _replayed(read, receive) if read else receive, send)
             return
-        self._routed(scope, game_id, _TEMPLATES[route])
-        act = ActRequest(
-            game_id,
-            headers.get(b"authorization"),
-            data,
-            body,
-            idempotency_key,
-            expected_version(if_match),
-            wants_representation(prefer),
-        )
+        self.served += 1
+        # The scope as Litestar's router leaves it, for the access log and the metrics.
+        scope["path_params"] = dict(zip(route.path_params, values, strict=True))
+        scope["path_template"] = route.template
         try:
-            await self._limit(scope)
-            answers: Answers = scope["litestar_app"].state.answers
-            answer = json_answer(*await answers.act(act))
+            if route.counted:
+                await self._limit(scope)
+            answer = await route.entry(scope["litestar_app"].state.answers, **arguments)
         except Exception as exc:
             await _problem(scope, _replayed(read, receive), send, exc)
             return
         await answer(scope, receive, send)
-
-    def _routed(self, scope: Scope, game_id: str, template: str) -> None:
-        """The scope as Litestar's router leaves it, for the access log and the metrics."""
-        self.served += 1
-        scope["path_params"] = {"game_id": game_id}
-        scope["path_template"] = template
 
     async def _limit(self, scope: Scope) -> None:
         if self.rate_limit is not None:
@@ -186,9 +198,18 @@ class HotRoutes:
             if refusal is not None:
                 raise refusal
 
-    async def _body(self, receive: Receive, read: list[ReceiveMessage]) -> bytes:
-        """The whole body (the messages kept in ``read``); `_Defer` past the size limit or
-        when the client leaves."""
+    async def _body(
+        self, headers: dict[bytes, str], receive: Receive, read: list[ReceiveMessage]
+    ) -> bytes:
+        """The whole JSON body (the messages kept in ``read``); `_Defer` when it is not JSON
+        (Litestar's 415, or its judgement), past the size limit (its 413), or when the
+        client leaves."""
+        media_type = headers.get(b"content-type", "").split(";", 1)[0].strip().lower()
+        if media_type != "application/json":
+            raise _Defer
+        length = headers.get(b"content-length")
+        if length is not None and not (length.isdigit() and int(length) <= self.max_body):
+            raise _Defer
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -199,25 +220,153 @@ class HotRoutes:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                raise _Defer  # Litestar's 413
+                raise _Defer
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _headers(scope: Scope) -> dict[bytes, str]:
-    """The headers a hot route reads, by lower-case name; `_Defer` when one is repeated or
-    not ASCII, or the Host is unusual."""
+def _headers(scope: Scope, declared: dict[bytes, _Header]) -> dict[bytes, str]:
+    """The headers the route reads (its declared ones and its body's) by lower-case name;
+    `_Defer` when one of those or the Host is repeated or not ASCII, or the Host is unusual."""
     found: dict[bytes, str] = {}
     for name, value in scope["headers"]:
-        if name not in _READ:
+        if name == b"host":
+            if _PLAIN_HOST.fullmatch(value) is None:
+                raise _Defer
+        elif name not in declared and name not in _BODY_HEADERS:
             continue
         if name in found or not value.isascii():
             raise _Defer
-        if name == b"host" and _PLAIN_HOST.fullmatch(value) is None:
-            raise _Defer
         found[name] = value.decode("ascii")
     return found
+
+
+def _table(routes: Iterable[BaseRoute]) -> tuple[re.Pattern[str], dict[int, Any]]:
+    """One pattern matching every hot route's path, each path an alternative of its own
+    group, and by that group's number: the index of its first path parameter's group and
+    its routes by method."""
+    routes = list(routes)
+    shapes: dict[str, tuple[str, list[str], dict[str, _Route]]] = {}
+    for route in routes:
+        for handler in getattr(route, "route_handlers", ()):
+            entry = handler.opt.get(HOT) if isinstance(handler, HTTPRouteHandler) else None
+            if entry is None:
+                continue
+            pattern, names = _path_pattern(route)
+            _, _, by_method = shapes.setdefault(route.path_format, (pattern, names, {}))
+            for method in handler.http_methods:
+                by_method[method] = _route(route.path_format, names, handler, entry)
+    alternatives: list[str] = []
+    table: dict[int, Any] = {}
+    group = 0
+    for pattern, names, by_method in shapes.values():
+        group += 1
+        table[group] = (group, by_method)  # groups() is 0-based: its params start here
+        alternatives.append(f"({pattern})")
+        group += len(names)
+    path = re.compile("|".join(alternatives) or "(?!)")
+    # Litestar's router prefers a literal path over a parameter: the layer must never take
+    # one of those for a hot route.
+    for route in routes:
+        if not route.path_parameters and path.fullmatch(route.path):
+            raise ValueError(f"{route.path} is a literal path of the shape of a hot route")
+    return path, table
+
+
+def _path_pattern(route: BaseRoute) -> tuple[str, list[str]]:
+    """The route's path as a pattern, each path parameter a group holding its handler's
+    declared pattern (`_segment`), and the parameters' names."""
+    declared = _declared_path_patterns(route)
+    parts: list[str] = []
+    names: list[str] = []
+    for component in route.path_components:
+        if isinstance(component, str):
+            parts.append(re.escape(component))
+            continue
+        if component.type is not str:
+            raise ValueError(f"{route.path}: a hot route's path parameters are strings")
+        parts.append(f"({_segment(route.path, declared.get(component.name))})")
+        names.append(component.name)
+    return "/" + "/".join(parts), names
+
+
+# A declared pattern the path's own can hold: anchored, of literal characters, classes and
+# counts only, so it never matches a "/" (nor reaches past its segment).
+_SEGMENT = re.compile(r"\^([A-Za-z0-9_\[\]{},*+?-]+)\$")
+
+
+def _segment(path: str, pattern: str | None) -> str:
+    if pattern is None:
+        return "[^/]+"
+    found = _SEGMENT.fullmatch(pattern)
+    if found is None:
+        raise ValueError(f"{path}: the layer cannot hold the path pattern {pattern!r}")
+    return found.group(1)
+
+
+def _declared_path_patterns(route: BaseRoute) -> dict[str, str | None]:
+    """The patterns the route's handlers declare on its path parameters (one each)."""
+    found: dict[str, set[str | None]] = {}
+    for handler in getattr(route, "route_handlers", ()):
+        for name, field in handler.parsed_fn_signature.parameters.items():
+            kwarg = field.kwarg_definition
+            if isinstance(kwarg, ParameterKwarg) and kwarg.param_type is ParamType.PATH:
+                found.setdefault(name, set()).add(kwarg.pattern)
+    if any(len(patterns) > 1 for patterns in found.values()):
+        raise ValueError(f"{route.path}: its handlers declare its parameters differently")
+    return {name: patterns.pop() for name, patterns in found.items()}
+
+
+def _route(template: str, names: list[str], handler: HTTPRouteHandler, entry: Entry) -> _Route:
+    """A hot route from its handler's signature; `ValueError` for what the layer cannot
+    check as Litestar would, or what ``entry`` does not take."""
+    takes = set(inspect.signature(entry).parameters)
+    where = f"{handler.handler_name} (hot)"
+    headers: dict[bytes, _Header] = {}
+    body_type: Any = None
+    for name, field in handler.parsed_fn_signature.parameters.items():
+        kwarg = field.kwarg_definition
+        if name in _FRAMEWORK:
+            continue
+        if isinstance(kwarg, BodyKwarg) or name == "data":
+            if "data" not in takes or "body" not in takes:
+                raise ValueError(f"{where}: the entry takes data and body")
+            body_type = field.annotation
+            continue
+        if not isinstance(kwarg, ParameterKwarg):
+            raise ValueError(f"{where}: {name} is no request parameter")
+        if kwarg.param_type is ParamType.QUERY:  # Litestar's: the layer takes no query string
+            continue
+        if not _limits(kwarg) <= _CHECKED:
+            raise ValueError(f"{where}: {name} has limits the layer does not check")
+        if kwarg.param_type is ParamType.PATH:  # its pattern is in the path's (`_segment`)
+            if _limits(kwarg) - {"pattern"}:
+                raise ValueError(f"{where}: {name} has limits the layer does not check")
+            continue
+        pattern = re.compile(kwarg.pattern) if kwarg.pattern else None
+        if kwarg.param_type is ParamType.HEADER:
+            header_name = (kwarg.name or name).lower().encode("ascii")
+            headers[header_name] = _Header(
+                name, pattern, kwarg.min_length, kwarg.max_length, name in takes
+            )
+        else:
+            raise ValueError(f"{where}: {name} is neither path, header nor query")
+    if not set(names) <= takes:
+        raise ValueError(f"{where}: the entry takes every path parameter")
+    return _Route(
+        template,
+        tuple(names),
+        headers,
+        body_type,
+        entry,
+        counted(handler),
+    )
+
+
+def _limits(kwarg: ParameterKwarg) -> set[str]:
+    """The constraints a parameter declares (pattern, lengths, bounds...)."""
+    return {key for key in _CONSTRAINTS if getattr(kwarg, key, None) is not None}
 
 
 async def _problem(scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:

@@ -8,6 +8,7 @@ from litestar import Controller, get
 from litestar.params import QueryParameter
 
 from service.api.v1.params import Injected, PageCursor, PageLimit
+from service.http.route_contract import ANYONE, problems
 from service.lobby.public_lobby import PublicLobby
 from service.play.game_service import GameService
 from service.views.lobby_schemas import LobbyPage
@@ -22,6 +23,8 @@ class LobbyController(Controller):
     @get(
         "/",
         operation_id="getLobby",
+        responses=problems(),
+        security=[ANYONE],
         summary="Public games: waiting for players, or in play to watch",
         description=(
             "No authentication. Games created with `public: true` that have not ended, newest "

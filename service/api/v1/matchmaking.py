@@ -10,6 +10,7 @@ from litestar import Controller, delete, get, post
 from litestar.params import Body, PathParameter
 
 from service.api.v1.params import Authorization, Injected
+from service.http.route_contract import API_KEY, TICKET_SECRET, problems
 from service.matchmaking.ticket_desk import Asked, TicketDesk
 from service.play.access import Access
 from service.views.matchmaking_schemas import (
@@ -36,6 +37,8 @@ class MatchmakingController(Controller):
     @post(
         "/",
         operation_id="createTicket",
+        responses=problems(401, 413, 415, 422),
+        security=[API_KEY],
         summary="Look for a game for a player",
         description=(
             "Needs an API key. The matcher on the workers seats compatible tickets (same "
@@ -72,6 +75,8 @@ class MatchmakingController(Controller):
     @get(
         "/{ticket_id:str}",
         operation_id="getTicket",
+        responses=problems(401, 404),
+        security=[TICKET_SECRET, API_KEY],
         summary="A matchmaking ticket: waiting, or where it sits",
         description=(
             "With the ticket's secret (the player's app) or the API key that made it. Once "
@@ -91,6 +96,8 @@ class MatchmakingController(Controller):
     @delete(
         "/{ticket_id:str}",
         operation_id="cancelTicket",
+        responses=problems(401, 404, 409),
+        security=[TICKET_SECRET, API_KEY],
         summary="Stop looking",
         description=(
             "With the ticket's secret or its API key. A waiting ticket is cancelled (a "

@@ -9,6 +9,7 @@ from litestar.params import PathParameter
 
 from domain import registry
 from service.api.v1.params import Injected
+from service.http.route_contract import ANYONE, problems
 from service.play.errors import GameNotFound, Unavailable
 from service.play.game_service import GameService
 from service.store.event_store import EventStore
@@ -19,13 +20,21 @@ class RulesController(Controller):
     path = "/v1/rules"
     tags = ["rules"]
 
-    @get("/", operation_id="listGames", summary="The games this server runs")
+    @get(
+        "/",
+        operation_id="listGames",
+        responses=problems(),
+        security=[ANYONE],
+        summary="The games this server runs",
+    )
     async def list_games(self) -> GameList:
         return GameList(games=registry.names())
 
     @get(
         "/{game:str}",
         operation_id="getRules",
+        responses=problems(404),
+        security=[ANYONE],
         summary="Rules data and options of a game",
         description=(
             "Decks, tables, limits and creation options, with their defaults, and the house "
@@ -52,13 +61,21 @@ class RulesController(Controller):
 class HealthController(Controller):
     tags = ["health"]
 
-    @get("/healthz", operation_id="healthz", summary="Liveness: the process is up")
+    @get(
+        "/healthz",
+        operation_id="healthz",
+        responses=problems(counted=False),
+        security=[ANYONE],
+        summary="Liveness: the process is up",
+    )
     async def healthz(self) -> Health:
         return Health(status="ok")
 
     @get(
         "/readyz",
         operation_id="readyz",
+        responses=problems(503, counted=False),
+        security=[ANYONE],
         summary="Readiness: the event store answers and the warm cache agrees with it",
         description=(
             "503 while the event store is unreachable, or while the process reloads its warm"

@@ -11,6 +11,7 @@ from litestar.params import PathParameter, QueryParameter
 
 from domain import registry
 from service.api.v1.params import Authorization, Injected, PageCursor, PageLimit
+from service.http.route_contract import API_KEY, problems
 from service.play.access import Access
 from service.players.errors import UnknownPlayer
 from service.players.rating_store import RatingStore
@@ -49,6 +50,8 @@ class PlayersController(Controller):
     @get(
         "/{external_id:str}",
         operation_id="getPlayer",
+        responses=problems(401),
+        security=[API_KEY],
         summary="A player's ratings and results, per game kind",
         description=(
             "Needs an API key; the player is an external_id of that key's games. One "
@@ -81,6 +84,8 @@ class PlayersController(Controller):
     @get(
         "/{external_id:str}/games",
         operation_id="listPlayerGames",
+        responses=problems(401),
+        security=[API_KEY],
         summary="A player's games, newest first",
         description=(
             "Needs an API key. The key's games with a seat of this external_id (at "
@@ -89,7 +94,7 @@ class PlayersController(Controller):
             "short page with a cursor means: keep going)."
         ),
     )
-    async def list_player_games(
+    async def list_player_games(  # noqa: PLR0913 - HTTP parameters and collaborators
         self,
         access: Injected[Access],
         game_list: Injected[GameList],
@@ -117,6 +122,8 @@ class LeaderboardsController(Controller):
     @get(
         "/{game:str}",
         operation_id="getLeaderboard",
+        responses=problems(401, 404),
+        security=[API_KEY],
         summary="A game kind's leaderboard",
         description=(
             "Needs an API key: its players and bot levels in this game kind, highest rating "

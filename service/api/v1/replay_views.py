@@ -15,6 +15,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import PathParameter, QueryParameter
 
 from service.api.v1.params import Authorization, GameId, Injected
+from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, problems
 from service.play.access import Access, Caller
 from service.play.errors import UnknownSeat
 from service.play.game_service import GameService
@@ -30,6 +31,8 @@ class ReplayViewsController(Controller):
     @get(
         "/{game_id:str}/replay/{version:int}",
         operation_id="getReplayView",
+        responses=problems(401, 403, 404, 409, 422),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="The view at one version of a game that is over (for replay viewers)",
         description=(
             "The game as it stood just after the event of this version: a spectator's view, "

@@ -20,7 +20,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.response.base import ASGIResponse
 from litestar.types import HTTPResponseBodyEvent, HTTPResponseStartEvent, Receive, Scope, Send
 
-from service.http.strictness import etag
+from service.views.versions import etag
 
 _ENCODER = msgspec.json.Encoder()  # the answers hold builtins and Structs only
 _JSON = (b"content-type", b"application/json")

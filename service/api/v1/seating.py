@@ -8,15 +8,17 @@ from typing import Annotated
 from litestar import Controller, get, post
 from litestar.params import Body, PathParameter
 
-from service.api.v1.answers import Answers
 from service.api.v1.params import Authorization, GameId, Injected
+from service.http.route_contract import ANYONE, API_KEY, SEAT_TOKEN, problems
 from service.live.tickets import Grant, TicketStore
 from service.lobby import invites as open_seats
 from service.lobby.invites import InviteStore
 from service.lobby.rematch import Rematches
-from service.play.access import Access, Caller, bearer
+from service.play.access import Access, bearer, owns
 from service.play.errors import Forbidden, Unauthorized
 from service.play.game_service import GameService
+from service.seats.act_kinds import ActRequest, Leaving
+from service.seats.answers import Answers
 from service.views.lobby_schemas import (
     ClaimedSeat,
     ClaimRequest,
@@ -44,6 +46,8 @@ class InvitesController(Controller):
     @get(
         "/{code:str}",
         operation_id="getInvite",
+        responses=problems(404),
+        security=[ANYONE],
         summary="What an invite leads to",
         description="No authentication: the code is the secret. The game, the seat the "
         "invite claims, the seats (who sits where, which are still open) and the options.",
@@ -65,6 +69,8 @@ class InvitesController(Controller):
     @post(
         "/{code:str}",
         operation_id="claimInvite",
+        responses=problems(404, 409, 413, 415, 503),
+        security=[ANYONE],
         summary="Claim the invite's seat",
         description="No authentication: the code is the secret. Claims the open seat once "
         "and returns its token (shown once); of concurrent claims exactly one wins, the "
@@ -93,6 +99,8 @@ class SeatingController(Controller):
     @post(
         "/{game_id:str}/leave",
         operation_id="leaveSeat",
+        responses=problems(401, 403, 404, 409, 503),
+        security=[SEAT_TOKEN],
         summary="Give a claimed seat back before the game starts",
         description="The seat token of a seat claimed by invite, before the game starts: the "
         "seat is open again (`seat.left`), its invite works again and this token no longer "
@@ -101,20 +109,16 @@ class SeatingController(Controller):
         status_code=200,
     )
     async def leave(
-        self,
-        games: Injected[GameService],
-        access: Injected[Access],
-        answers: Injected[Answers],
-        game_id: GameId,
-        authorization: Authorization = None,
+        self, answers: Injected[Answers], game_id: GameId, authorization: Authorization = None
     ) -> MoveAccepted:
-        seat = await access.acting_seat(await games.load(game_id), authorization)
-        applied = await open_seats.leave(games, game_id, seat)
-        return await answers.applied(applied, Caller(seat=seat))
+        answer, _ = await answers.act(ActRequest(game_id, authorization, Leaving()))
+        return answer
 
     @post(
         "/{game_id:str}/fill",
         operation_id="fillSeats",
+        responses=problems(401, 403, 404, 409, 413, 415, 503),
+        security=[API_KEY],
         summary="Bots take every open seat; the game starts",
         description="The API key that created the game, while it waits for players: bots of "
         "`level` take every open seat (`seats.filled`) and the game starts (`game.started`).",
@@ -122,23 +126,19 @@ class SeatingController(Controller):
     )
     async def fill(
         self,
-        games: Injected[GameService],
-        access: Injected[Access],
         answers: Injected[Answers],
         game_id: GameId,
         data: Annotated[FillRequest, Body()],
         authorization: Authorization = None,
     ) -> MoveAccepted:
-        key_id = access.api_key(authorization, "filling seats needs the game's API key")
-        loaded = await games.snapshot(game_id)
-        if key_id != loaded.meta.owner:
-            raise Forbidden("only the API key that created the game may fill its seats")
-        applied = await open_seats.fill(games, game_id, data.level)
-        return await answers.applied(applied, Caller())
+        answer, _ = await answers.act(ActRequest(game_id, authorization, data))
+        return answer
 
     @post(
         "/{game_id:str}/stream-tickets",
         operation_id="createStreamTicket",
+        responses=problems(401, 403, 404),
+        security=[SEAT_TOKEN, API_KEY, ANYONE],
         summary="A single-use ticket to open the game's live feed",
         description="With a seat token: a ticket for that seat's feed; with an API key or "
         "nothing: a spectator's (not for a private game). Pass it as "
@@ -162,6 +162,8 @@ class SeatingController(Controller):
     @post(
         "/{game_id:str}/rematch",
         operation_id="rematchGame",
+        responses=problems(401, 403, 404, 409, 503),
+        security=[SEAT_TOKEN, API_KEY],
         summary="The next game of this table, once this one has ended",
         description="A seat token or the API key that created the game, after the game ended "
         "(finished, aborted or abandoned after its start). The first call creates the next "
@@ -185,7 +187,7 @@ class SeatingController(Controller):
             raise Unauthorized("a rematch needs a seat token or the game's API key")
         loaded = await games.snapshot(game_id)
         caller = await access.caller(loaded, authorization)
-        if caller.seat is None and caller.api_key_id != loaded.meta.owner:
+        if caller.seat is None and not owns(loaded, caller.api_key_id):
             raise Forbidden("only the game's seats and its creator may ask for a rematch")
         token = bearer(authorization) if caller.seat is not None else None
         made = await rematches.rematch(game_id, caller.seat, token)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from litestar import Controller, get
 
 from service.api.v1.params import Authorization, Injected
+from service.http.route_contract import API_KEY, problems
 from service.play.access import ApiKeys
 from service.play.stats import Stats, StatsStore
 
@@ -16,6 +17,8 @@ class StatsController(Controller):
     @get(
         "/",
         operation_id="getStats",
+        responses=problems(401),
+        security=[API_KEY],
         summary="The API key's results",
         description=(
             "Per game kind: finished games, and for each kind of seat (`human`, or the bot "

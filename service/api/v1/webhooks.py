@@ -8,6 +8,7 @@ from litestar import Controller, delete, get, post
 from litestar.params import Body, PathParameter, QueryParameter
 
 from service.api.v1.params import Authorization, Injected
+from service.http.route_contract import API_KEY, problems
 from service.notify import egress
 from service.notify.errors import WebhookLimit, WebhookNotFound, WebhookTargetRefused
 from service.notify.webhooks import MAX_WEBHOOKS_PER_KEY, Webhook, WebhookStore
@@ -46,6 +47,8 @@ class WebhooksController(Controller):
     @post(
         "/",
         operation_id="registerWebhook",
+        responses=problems(401, 409, 413, 415, 422),
+        security=[API_KEY],
         summary="Register a webhook",
         description=(
             "Deliveries are JSON notifications (seat.awaited, game.finished, result.recorded) "
@@ -77,7 +80,13 @@ class WebhooksController(Controller):
             hook.id, hook.url, hook.events, hook.game_id, hook.created_ms, hook.secret
         )
 
-    @get("/", operation_id="listWebhooks", summary="The API key's webhooks")
+    @get(
+        "/",
+        operation_id="listWebhooks",
+        responses=problems(401),
+        security=[API_KEY],
+        summary="The API key's webhooks",
+    )
     async def list_webhooks(
         self,
         webhooks: Injected[WebhookStore],
@@ -90,6 +99,8 @@ class WebhooksController(Controller):
     @delete(
         "/{webhook_id:str}",
         operation_id="deleteWebhook",
+        responses=problems(401, 404),
+        security=[API_KEY],
         summary="Remove a webhook (and its attempt log)",
         status_code=204,
     )
@@ -106,6 +117,8 @@ class WebhooksController(Controller):
     @get(
         "/{webhook_id:str}/deliveries",
         operation_id="listDeliveries",
+        responses=problems(401, 404),
+        security=[API_KEY],
         summary="Delivery attempts of a webhook, newest first",
     )
     async def list_deliveries(

@@ -133,7 +133,7 @@ def _multiprocess_metrics(settings: Settings) -> Path:
 def _run(settings: Settings) -> None:
     """Everything for a developer: embedded Redis (if no URL), workers, the API processes,
     all kept running by a supervisor."""
-    from service.ops.supervisor import Supervisor
+    from stakeout.supervisor import Supervisor
 
     # SIGTERM (a process manager, `kill`) stops everything as Ctrl+C does. One API process
     # is served in this one (uvicorn restores the handler it found, then raises the signal

@@ -57,7 +57,7 @@ class Supervisor:
         args = [
             sys.executable,
             "-m",
-            "service.ops.cli",
+            "stakeout.cli",
             "worker",
             "--queues",
             ",".join(child.queues),

@@ -1,0 +1,1 @@
+"""The project's own lint checks, run by `make lint`."""
