@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -81,7 +82,8 @@ def worst_gap(times: list[int], start_ms: int, end_ms: int, over: bool) -> tuple
 def last_event_before(connection: redis.Redis, game_id: str, at_ms: int) -> str:
     """The type of the game's last event appended at or before ``at_ms``."""
     kind = "?"
-    for _, fields in connection.xrange(f"game:{{{game_id}}}:events") or []:
+    rows: Any = connection.xrange(f"game:{{{game_id}}}:events") or []
+    for _, fields in rows:
         if int(fields.get(b"t", 0)) > at_ms:
             break
         text = bytes(fields.get(b"e", b""))
