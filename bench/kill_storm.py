@@ -1,18 +1,20 @@
 """The longest a game stalls while its game worker is SIGKILLed again and again. Not a test.
 
-    .venv/bin/python bench/kill_storm.py [--seconds 60] [--games 8] [--game bonnie_clyde]
+    .venv/bin/python bench/kill_storm.py [--seconds 60] [--games 9] [--game mix]
 
 Starts its own embedded Valkey, one `stakeout serve`, and a game worker (its RQ jobs and the
 outbox's dispatcher) that is SIGKILLed, with its whole process group, every 3 to 5 s
 (seeded) for ``--seconds``, a new one started each time. The games are 3-seat games of
-random bots, so every move waits on the workers (Bonnie and Clyde to 100 points by
-default: long games, still running when the storm ends). Afterwards a last worker plays them out.
+bots, so every move waits on the workers: with ``--game mix`` (the default) every kind at
+every bot level in turn (``random``, ``greedy``, ``expert``; Bonnie and Clyde to 100
+points: long games, still running when the storm ends), else ``--game``'s random bots.
 
 A game's stall is the longest time between two of its changes while it was not over, read
 from the times its stream records (each entry holds when it was appended), during the storm.
-Prints each game's worst stall, the worst of all, and how many moves the games made during
-the storm. `tests/scale/test_outbox_faults.py` checks the same storm for correctness (every
-game finished and scored, nothing twice); this says how long it took.
+Prints each game's worst stall, the worst by kind and level, the worst of all, and how many
+moves the games made during the storm. `tests/scale/test_outbox_faults.py` checks the same
+storm for correctness (every game finished and scored, nothing twice); this says how long
+it took.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import itertools
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -28,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import redis
@@ -40,6 +44,8 @@ from tests.conftest import free_port
 KEY = "bench-key"
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 4242
+KINDS = ("fbi", "feds", "bonnie_clyde")
+LEVELS = ("random", "greedy", "expert")
 
 
 def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -65,12 +71,26 @@ def append_times(connection: redis.Redis, game_id: str) -> list[int]:
     return sorted({int(fields[b"t"]) for _, fields in rows or [] if fields})
 
 
-def worst_stall(times: list[int], start_ms: int, end_ms: int, over: bool) -> float:
-    """The longest gap between two appends within [start, end], counting the gap from the
-    start to the first and, for a game not over, from the last to the end."""
+def worst_gap(times: list[int], start_ms: int, end_ms: int, over: bool) -> tuple[int, int]:
+    """The longest gap (from, to) between two appends within [start, end], counting the gap
+    from the start to the first and, for a game not over, from the last to the end."""
     inside = [t for t in times if start_ms <= t <= end_ms]
     marks = [start_ms, *inside] if over and inside else [start_ms, *inside, end_ms]
-    return max((b - a for a, b in itertools.pairwise(marks)), default=0) / 1000
+    return max(itertools.pairwise(marks), key=lambda gap: gap[1] - gap[0], default=(0, 0))
+
+
+def last_event_before(connection: redis.Redis, game_id: str, at_ms: int) -> str:
+    """The type of the game's last event appended at or before ``at_ms``."""
+    kind = "?"
+    rows: Any = connection.xrange(f"game:{{{game_id}}}:events") or []
+    for _, fields in rows:
+        if int(fields.get(b"t", 0)) > at_ms:
+            break
+        text = bytes(fields.get(b"e", b""))
+        start = text.find(b'"type":"')
+        if start >= 0:
+            kind = text[start + 8 : text.find(b'"', start + 8)].decode()
+    return kind
 
 
 def main(seconds: float, games: int, game: str) -> None:
@@ -98,33 +118,52 @@ def main(seconds: float, games: int, game: str) -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        seats = [{"type": "bot", "level": "random"}] * 3
+        mix = [(k, lv) for lv in LEVELS for k in KINDS] if game == "mix" else [(game, "random")]
+        kinds = [mix[i % len(mix)] for i in range(games)]
         with httpx.Client(base_url=base, timeout=30) as http:
             worker = spawn(["worker"], env, work / "worker.log")
             ids = [
                 http.post(
                     "/v1/games",
-                    json={"game": game, "seats": seats},
+                    json={
+                        "game": name,
+                        "seats": [{"type": "bot", "level": level}] * 3,
+                        "options": {"target": 100} if name == "bonnie_clyde" else {},
+                    },
                     headers={"Authorization": f"Bearer {KEY}"},
                 ).json()["id"]
-                for _ in range(games)
+                for name, level in kinds
             ]
             time.sleep(3)  # under way before the storm
             start_ms = int(time.time() * 1000)
-            kills = 0
+            kill_ms: list[int] = []
             stop = time.monotonic() + seconds
             while time.monotonic() < stop:
                 time.sleep(rng.uniform(3.0, 5.0))
                 kill(worker)
-                kills += 1
+                kill_ms.append(int(time.time() * 1000))
                 worker = spawn(["worker"], env, work / "worker.log")
+            kills = len(kill_ms)
             end_ms = int(time.time() * 1000)
             over = {g: http.get(f"/v1/games/{g}").json()["status"] != "active" for g in ids}
             times = {g: append_times(connection, g) for g in ids}
-            stalls = {g: worst_stall(times[g], start_ms, end_ms, over[g]) for g in ids}
+            gaps = {g: worst_gap(times[g], start_ms, end_ms, over[g]) for g in ids}
+            stalls = {g: (gaps[g][1] - gaps[g][0]) / 1000 for g in ids}
             during = sum(1 for g in ids for t in times[g] if start_ms <= t <= end_ms)
-            for game_id, stall in stalls.items():
-                print(f"game {game_id}: longest stall {stall:.1f} s")
+            by_kind: dict[tuple[str, str], list[float]] = {}
+            for (name, level), game_id in zip(kinds, ids, strict=True):
+                stall = stalls[game_id]
+                by_kind.setdefault((name, level), []).append(stall)
+                since, until = gaps[game_id]
+                inside = [f"{(k - since) / 1000:.1f}" for k in kill_ms if since <= k <= until]
+                print(
+                    f"game {game_id} ({name}, {level}): longest stall {stall:.1f} s, from"
+                    f" {(since - start_ms) / 1000:.1f} s into the storm, after"
+                    f" {last_event_before(connection, game_id, since)}; kills at +"
+                    f"{', +'.join(inside) or 'none'} s"
+                )
+            for (name, level), worst in sorted(by_kind.items()):
+                print(f"{name}, {level}: longest stall {max(worst):.1f} s")
             print(
                 f"{kills} kills in {seconds:.0f} s; {during} changes made meanwhile; longest "
                 f"stall of any game {max(stalls.values()):.1f} s (median of the games' worst "
@@ -137,12 +176,13 @@ def main(seconds: float, games: int, game: str) -> None:
                 proc.wait(timeout=30)
         connection.close()
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--games", type=int, default=8)
-    parser.add_argument("--game", default="bonnie_clyde")
+    parser.add_argument("--games", type=int, default=9)
+    parser.add_argument("--game", default="mix", help="mix, or one kind (random bots)")
     args = parser.parse_args()
     main(args.seconds, args.games, args.game)

@@ -1,26 +1,28 @@
-"""The capacity model: Redis bytes per hot and per archived game, by kind, and the hot set
-before and after. Not a test.
+"""The capacity model: Redis memory before play, while the games are hot, and some minutes
+after the last one is archived, by key family; bytes per hot and per archived game, by
+kind. Not a test.
 
-    .venv/bin/python bench/retention.py [--games 1000] [--seats bots|humans] [--window 5]
+    .venv/bin/python bench/retention.py [--games 30] [--seats bots|humans] [--window 60]
+        [--settle 300] [--job-result-ttl SECONDS]
 
 Plays ``--games`` games (a third of each kind: FBI and The Feds with four seats, Bonnie and
-Clyde with three to 100 points) on an embedded Valkey, many at once, in this process
-through the service's own code: bot seats through `BotTurns` (the worker's bot turn, with its
-idempotency keys and kept sealed choices), or with ``--seats humans`` random legal acts
-under an Idempotency-Key each, as an HTTP client's (the key and fingerprint stored as the
-API stores them). Each game's result is recorded as the scoring job records it and its
-follow-up run by a worker's outbox dispatcher schedules its archive job; two real game
-worker processes (``stakeout worker``: they also take the bot turns the dispatcher asks for,
-which the bench has played already, harmlessly) archive the games once ``--window`` seconds
-have passed
-(``STAKEOUT_ARCHIVE_AFTER_SECONDS``; RQ's records of the jobs expire as fast:
-``STAKEOUT_JOB_RESULT_TTL_SECONDS``).
+Clyde with three to 100 points) on an embedded Valkey, all at once (``--at-once``). With
+``--seats bots`` (random bots) two real game workers (``stakeout worker``) play them as a
+deployment does: their dispatchers follow every change up, each bot turn is an RQ job, the
+scoring job records the result. With ``--seats humans`` this process plays random legal
+acts under an Idempotency-Key each, as an HTTP client's (the key and fingerprint stored as
+the API stores them), and records the result; the workers follow the changes up. The API
+key reads its account feed, so every change is also written to the feed (and its
+``feed:seen`` marks). Each game is archived ``--window`` seconds after its end; RQ's records
+are kept as the deployment's default says, or ``--job-result-ttl`` (3600: as before they
+were deleted at once).
 
-Bytes are ``MEMORY USAGE <key> SAMPLES 0`` summed: a game's keys as soon as its result is
-recorded (hot), and its archive once archived. The hot set is every key but the archives,
-the API keys' histories (their game lists and counted games: they grow by one entry per
-game ever played, printed apart) and the keys of the queue's Redis (RQ's, the workers'
-heartbeats, metrics and recovery marks, all with TTLs or of a fixed size; printed apart).
+Memory is ``MEMORY USAGE <key> SAMPLES 0`` summed by key family (ids replaced by ``*``),
+and ``INFO memory``'s ``used_memory``: before play (the workers up, the feed in use), hot
+(the moment the last game's result is recorded; the peak of ``used_memory`` sampled every
+second during play is printed too), and ``--settle`` seconds after the last game was
+archived. A game's bytes are its ``game:{<id>}:*`` keys the moment its result is
+recorded (hot), and its archive.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import asyncio
 import hashlib
 import os
 import random
+import re
 import secrets
 import statistics
 import subprocess
@@ -42,31 +45,64 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import contextlib
-
 import msgspec
 import redis.asyncio
 
-from domain.errors import DomainError
 from domain.match import CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.sealed import commitment
+from service.notify.account_feed import FEED_LENGTH
 from service.ops.embedded import EmbeddedRedis
 from service.play.game_service import NewGame
 from service.play.records import Submission
 from service.play.results import record_result
 from service.settings import Settings
 from service.store.clients import WORKER_TIMEOUT_SECONDS
-from service.store.keys import seat_idempotency
+from service.store.keys import feed_key, seat_idempotency
 from service.wiring import Wiring, open_wiring
 
 ROOT = Path(__file__).resolve().parents[1]
+OWNER = "bench"
 KINDS: tuple[tuple[str, int, dict[str, Any]], ...] = (
     ("fbi", 4, {}),
     ("feds", 4, {}),
     ("bonnie_clyde", 3, {"target": 100}),
 )
 TARGET_RATIO = 0.15
-TARGET_HOT_SET = 0.10
+TARGET_AFTER = 0.10
+# Key families whose last part is an id (a job's, a worker's, a notification's ...).
+_ID_TAILS = (
+    "rq:job:",
+    "rq:results:",
+    "rq:execution:",
+    "rq:executions:",
+    "rq:worker:",
+    "rq:scheduler:",
+    "stakeout:worker-alive:",
+    "stakeout:worker-reaped:",
+    "stakeout:worker-stranded:",
+    "stakeout:deliveries:queued:",
+    "invite:",
+    "ticket:",
+)
+_ID_PARTS = (
+    (re.compile(r"\{[^}]*\}"), "{*}"),
+    (re.compile(r":botseal:.*"), ":botseal:*"),
+    (re.compile(r":feed:seen:.*"), ":feed:seen:*"),
+    (re.compile(r":player:.*:games$"), ":player:*:games"),
+)
+# Families bounded by design rather than by their games' lives: the account feed (at most
+# FEED_LENGTH entries) and its marks of notifications fed (a day each).
+FEED_FAMILIES = ("owner:{*}:feed", "owner:{*}:feed:seen:*")
+
+
+def family(key: str) -> str:
+    """A key's family: its ids replaced by ``*`` (``game:{*}:events``, ``rq:job:*``)."""
+    for tail in _ID_TAILS:
+        if key.startswith(tail):
+            return tail + "*"
+    for pattern, replacement in _ID_PARTS:
+        key = pattern.sub(replacement, key)
+    return key
 
 
 class Tally:
@@ -78,6 +114,16 @@ class Tally:
         self.events: list[int] = []
         self.hot: list[int] = []
         self.archived: list[int] = []
+
+
+class Families:
+    """Keys and bytes by family at one moment, and ``used_memory``."""
+
+    def __init__(self, keys: dict[str, int], used: dict[str, int], memory: int) -> None:
+        self.keys, self.used, self.memory = keys, used, memory
+
+    def total(self, skip: tuple[str, ...] = ()) -> int:
+        return sum(b for f, b in self.used.items() if f not in skip)
 
 
 async def _usage(client: Any, keys: list[bytes]) -> list[int]:
@@ -92,21 +138,18 @@ async def _game_bytes(client: Any, game_id: str) -> int:
     return sum(await _usage(client, keys))
 
 
-async def _sets(client: Any) -> dict[str, int]:
-    """Bytes of the hot set, the archives, the API keys' histories and RQ's keys."""
-    out: dict[str, int] = defaultdict(int)
-    keys = [k async for k in client.scan_iter(count=1000)]
-    for key, used in zip(keys, await _usage(client, keys), strict=True):
-        text = key.decode()
-        if text.endswith(":archive"):
-            out["archives"] += used
-        elif text.startswith("owner:") and text.endswith(("}:games", "}:stats-counted")):
-            out["histories"] += used
-        elif text.startswith(("rq:", "stakeout:worker-", "stakeout:metrics:")):
-            out["rq"] += used  # the queue's Redis (service/store/keys.py): RQ and the workers
-        else:
-            out["hot"] += used
-    return out
+async def _families(client: Any) -> Families:
+    keys: dict[str, int] = defaultdict(int)
+    used: dict[str, int] = defaultdict(int)
+    names = [k async for k in client.scan_iter(count=1000)]
+    for start in range(0, len(names), 5000):
+        chunk = names[start : start + 5000]
+        for key, size in zip(chunk, await _usage(client, chunk), strict=True):
+            name = family(key.decode())
+            keys[name] += 1
+            used[name] += size
+    memory = int((await client.info("memory"))["used_memory"])
+    return Families(dict(keys), dict(used), memory)
 
 
 async def _human_act(
@@ -133,163 +176,225 @@ async def _human_act(
 
 
 async def _play(
-    wiring: Wiring, kind: tuple[str, int, dict[str, Any]], humans: bool, seed: int
+    wiring: Wiring,
+    kind: tuple[str, int, dict[str, Any]],
+    humans: bool,
+    seed: int,
+    gate: asyncio.Semaphore,
 ) -> str:
+    """One game to its recorded result: humans here, bots by the workers' jobs (``gate``:
+    the games made or played by this process at once)."""
     name, seats, options = kind
     spec = SeatSpec("human") if humans else SeatSpec("bot", "random")
-    made = await wiring.games.create(NewGame("bench", name, options, [spec] * seats))
+    async with gate:
+        made = await wiring.games.create(NewGame(OWNER, name, options, [spec] * seats))
     game_id, rng = made.game_id, random.Random(seed)
     kept: dict[int, Any] = {}
+    if humans:
+        async with gate:
+            return await _play_humans(wiring, game_id, rng, kept)
+    while (await wiring.games.load(game_id)).match.recorded is None:
+        await asyncio.sleep(1)  # the workers play the bots and record the result
+    return game_id
+
+
+async def _play_humans(
+    wiring: Wiring, game_id: str, rng: random.Random, kept: dict[int, Any]
+) -> str:
     while True:
         loaded = await wiring.games.load(game_id)
+        if loaded.match.recorded is not None:
+            return game_id
         if loaded.engine.result(loaded.match) is not None:
             said = await record_result(wiring.games, wiring.stats, game_id)
             if (await wiring.games.load(game_id)).match.recorded is None:
                 raise RuntimeError(f"game {game_id}: {said}")
-            return game_id
-        if humans:
+        else:
             await _human_act(wiring, game_id, rng, kept)
-            continue
-        for action in loaded.awaited:
-            with contextlib.suppress(DomainError):
-                await wiring.bots.play(game_id, action.seat, loaded.match.version)
 
 
-def _workers(url: str, window: int) -> list[subprocess.Popen[bytes]]:
+def _workers(url: str, window: int, job_result_ttl: int | None) -> list[subprocess.Popen[bytes]]:
     env = {
         **os.environ,
         "REDIS_URL": url,
         "LOG_LEVEL": "WARNING",
         "STAKEOUT_ARCHIVE_AFTER_SECONDS": str(window),
-        "STAKEOUT_JOB_RESULT_TTL_SECONDS": str(window),
     }
+    if job_result_ttl is not None:
+        env["STAKEOUT_JOB_RESULT_TTL_SECONDS"] = str(job_result_ttl)
     command = [sys.executable, "-m", "stakeout.cli", "worker"]
     return [subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True) for _ in range(2)]
 
 
+class Played:
+    """What one batch of games measured (a plain class, as `Tally`)."""
+
+    def __init__(self, tallies: dict[str, Tally], seconds: float, hot: Families, peak: int):
+        self.tallies, self.seconds, self.hot, self.peak = tallies, seconds, hot, peak
+        self.archived_at_hot = 0
+
+
 async def _batch(
-    wiring: Wiring, client: Any, games: int, humans: bool, at_once: int, first: int
-) -> tuple[dict[str, Tally], float]:
-    """Play ``games`` games, each measured once its result is recorded (its follow-up, on a
-    worker, schedules its archive); wait until the workers archived them all.
-    Returns the tallies and the seconds the games took."""
+    wiring: Wiring, client: Any, games: int, humans: bool, at_once: int
+) -> tuple[Played, list[str]]:
+    """Play ``games`` games, each measured once its result is recorded (its follow-up, on
+    a worker, schedules its archive); the families the moment the last is recorded."""
     tallies: dict[str, Tally] = {name: Tally() for name, _, _ in KINDS}
     gate = asyncio.Semaphore(at_once)
     started = time.monotonic()
+    peak = 0
+    playing = True
+
+    async def sample() -> None:
+        nonlocal peak
+        while playing:
+            peak = max(peak, int((await client.info("memory"))["used_memory"]))
+            await asyncio.sleep(1)
 
     async def one(i: int) -> str:
         kind = KINDS[i % len(KINDS)]
-        async with gate:
-            game_id = await _play(wiring, kind, humans, first + i)
-            loaded = await wiring.games.load(game_id)
-            tally = tallies[kind[0]]
-            tally.events.append(loaded.match.version)
-            tally.hot.append(await _game_bytes(client, game_id))
-            return game_id
+        game_id = await _play(wiring, kind, humans, i, gate)
+        loaded = await wiring.games.load(game_id)
+        tally = tallies[kind[0]]
+        tally.events.append(loaded.match.version)
+        tally.hot.append(await _game_bytes(client, game_id))
+        return game_id
 
+    sampler = asyncio.create_task(sample())
     ids = await asyncio.gather(*(one(i) for i in range(games)))
-    played = time.monotonic() - started
+    playing = False
+    await sampler
+    played = Played(tallies, time.monotonic() - started, await _families(client), peak)
+    states = [await wiring.store.state(g) for g in ids]
+    played.archived_at_hot = sum(where == "archived" for where, _, _ in states)
+    return played, ids
+
+
+async def _archived(wiring: Wiring, client: Any, ids: list[str], tallies: dict[str, Tally]) -> None:
+    """Wait until the workers archived every game; measure the archives."""
     waited = time.monotonic()
     while True:
         states = [await wiring.store.state(g) for g in ids]
         left = sum(where != "archived" for where, _, _ in states)
         if not left:
             break
-        if time.monotonic() - waited > 600:
+        if time.monotonic() - waited > 900:
             raise RuntimeError(f"{left} games were not archived (are the workers up?)")
         await asyncio.sleep(1)
     for i, game_id in enumerate(ids):
         tallies[KINDS[i % len(KINDS)][0]].archived.append(await _game_bytes(client, game_id))
-    return tallies, played
 
 
-async def _settled(client: Any, window: int) -> tuple[dict[str, int], int]:
-    """The sets once RQ's records of the jobs expired (after the window) and its registries
-    were cleaned by the workers' maintenance (every 15 s)."""
-    await asyncio.sleep(window + 20)
-    return await _sets(client), int((await client.info("memory"))["used_memory"])
-
-
-async def run(url: str, games: int, humans: bool, window: int, at_once: int) -> None:
+async def run(args: argparse.Namespace, url: str) -> None:
+    humans = args.seats == "humans"
     client = redis.asyncio.Redis.from_url(url)
     settings = Settings(
-        redis_url=url, archive_after_seconds=window, job_result_ttl_seconds=window,
-        max_active_games=0,
+        redis_url=url, archive_after_seconds=args.window, max_active_games=0,
     )  # fmt: skip
-    workers = _workers(url, window)
+    workers = _workers(url, args.window, args.job_result_ttl)
     try:
         # The workers' timeout: the bench loads the machine as no API request path would.
         async with open_wiring(settings, WORKER_TIMEOUT_SECONDS) as wiring:
-            # A first few games, so that what does not grow with the games exists (the API
-            # key's statistics, the workers' metrics): the hot set "before".
-            await _batch(wiring, client, 2 * len(KINDS), humans, at_once, 10**6)
-            before, before_memory = await _settled(client, window)
-            tallies, played = await _batch(wiring, client, games, humans, at_once, 0)
-            print(f"{games} games played in {played:.0f} s and archived")
-            after, after_memory = await _settled(client, window)
-            left = sorted([k.decode() async for k in client.scan_iter(count=1000)])
+            await wiring.account_feed.touch(OWNER)  # the key reads its feed
+            await asyncio.sleep(5)  # the workers up (their registrations, metrics)
+            before = await _families(client)
+            played, ids = await _batch(wiring, client, args.games, humans, args.at_once)
+            print(f"{args.games} games played in {played.seconds:.0f} s")
+            await _archived(wiring, client, ids, played.tallies)
+            print(f"archived; waiting {args.settle} s")
+            await asyncio.sleep(args.settle)
+            after = await _families(client)
+            feed_entries = int(await client.xlen(feed_key(OWNER)))
     finally:
         for worker in workers:
             worker.terminate()
         for worker in workers:
             worker.wait(timeout=30)
         await client.aclose()
-    _report(tallies, before, after, before_memory, after_memory, games, humans)
-    queue = ("rq:", "stakeout:worker-", "stakeout:metrics:")
-    hot = [k for k in left if not k.endswith(":archive") and not k.startswith(queue)]
-    print(f"hot keys after: {len(hot)}: {', '.join(hot[:12])}")
+    _report(args, played, before, after, feed_entries)
+
+
+def _kb(n: float) -> str:
+    return f"{n / 1024:,.1f} KB" if n < 1024 * 1024 else f"{n / 1024 / 1024:,.2f} MB"
 
 
 def _report(
-    tallies: dict[str, Tally],
-    before: dict[str, int],
-    after: dict[str, int],
-    before_memory: int,
-    after_memory: int,
-    games: int,
-    humans: bool,
+    args: argparse.Namespace, played: Played, before: Families, after: Families, fed: int
 ) -> None:
-    seats = "humans, an Idempotency-Key per act" if humans else "random bots"
-    print(f"\n{games} games, {seats}\n")
-    print("| kind | games | events per game | hot bytes per game | archived bytes per game"
+    seats = "humans, an Idempotency-Key per act" if args.seats == "humans" else "random bots"
+    ttl = "default" if args.job_result_ttl is None else f"{args.job_result_ttl} s"
+    print(f"\n{args.games} games, {seats}; RQ's records of finished jobs: {ttl}\n")
+    print("| kind | games | events per game | hot per game | archived per game"
           " | archived / hot | target <= 15 % |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")
-    for name, tally in tallies.items():
-        hot, archived = statistics.mean(tally.hot), statistics.mean(tally.archived)
-        ratio = archived / hot
+    for name, tally in played.tallies.items():
+        kept, archived = statistics.mean(tally.hot), statistics.mean(tally.archived)
+        ratio = archived / kept
         print(
             f"| {name} | {len(tally.hot)} | {statistics.mean(tally.events):,.0f}"
-            f" (max {max(tally.events):,}) | {hot:,.0f} | {archived:,.0f} | {ratio:.1%} |"
+            f" (max {max(tally.events):,}) | {_kb(kept)} | {_kb(archived)} | {ratio:.1%} |"
             f" {'met' if ratio <= TARGET_RATIO else 'MISSED'} |"
         )
-    history = after["histories"] / games
-    print(f"\nhistories (an API key's game list and counted games): {history:,.0f} bytes a game")
-    grown = (after["hot"] - before["hot"]) / max(before["hot"], 1)
-    verdict = "met" if grown <= TARGET_HOT_SET else "MISSED"
+    hot = played.hot
+    print(f"\n(the hot moment: {played.archived_at_hot} of {args.games} already archived)\n")
+    print("| family | keys before | before | keys hot | hot | keys after | after |")
+    print("|---|---|---|---|---|---|---|")
+    for name in sorted(set(before.used) | set(hot.used) | set(after.used)):
+        print(
+            f"| `{name}` | {before.keys.get(name, 0):,} | {_kb(before.used.get(name, 0))}"
+            f" | {hot.keys.get(name, 0):,} | {_kb(hot.used.get(name, 0))}"
+            f" | {after.keys.get(name, 0):,} | {_kb(after.used.get(name, 0))} |"
+        )
     print(
-        f"hot set: {before['hot']:,} bytes before, {after['hot']:,} after ({grown:+.1%};"
-        f" target within 10 %: {verdict})"
+        f"| keys summed | | {_kb(before.total())} | | {_kb(hot.total())} | | {_kb(after.total())} |"
     )
     print(
-        f"the queue's keys (RQ's, the workers' heartbeats, metrics and recovery marks):"
-        f" {before['rq']:,} bytes before, {after['rq']:,} after"
+        f"| used_memory | | {_kb(before.memory)} | | {_kb(hot.memory)} (peak"
+        f" {_kb(played.peak)}) | | {_kb(after.memory)} |"
     )
-    print(f"archives: {after['archives']:,} bytes in all")
-    print(f"used_memory (INFO): {before_memory:,} before, {after_memory:,} after")
+    rq_hot = sum(b for f, b in hot.used.items() if f.startswith("rq:"))
+    rq_after = sum(b for f, b in after.used.items() if f.startswith("rq:"))
+    print(f"\nrq:* hot {_kb(rq_hot)}, after {_kb(rq_after)}: {_kb(rq_after / args.games)} a game")
+    grown = (after.memory - before.memory) / before.memory
+    print(
+        f"used_memory after / before: {after.memory / before.memory:.2f}"
+        f" ({grown:+.1%}; target within {TARGET_AFTER:.0%}:"
+        f" {'met' if grown <= TARGET_AFTER else 'MISSED'})"
+    )
+    skip = FEED_FAMILIES
+    kept = (after.total(skip) - before.total(skip)) / max(before.total(skip), 1)
+    print(
+        f"keys but the account feed and its seen marks (bounded by design): "
+        f"{_kb(before.total(skip))} before, {_kb(after.total(skip))} after ({kept:+.1%})"
+    )
+    seen_keys = after.keys.get(FEED_FAMILIES[1], 0)
+    seen = after.used.get(FEED_FAMILIES[1], 0)
+    feed = after.used.get(FEED_FAMILIES[0], 0)
+    if seen_keys and fed:
+        print(
+            f"account feed: {fed:,} entries, {_kb(feed)} ({feed / fed:,.0f} bytes an entry;"
+            f" at its cap of {FEED_LENGTH:,}: {_kb(feed / fed * FEED_LENGTH)});"
+            f" feed:seen: {seen_keys:,} marks, {seen / seen_keys:,.0f} bytes each,"
+            f" {_kb(seen / args.games)} a game (a day)"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=30)
     parser.add_argument("--seats", choices=("bots", "humans"), default="bots")
-    parser.add_argument("--window", type=int, default=5, help="seconds before archiving")
-    parser.add_argument("--at-once", type=int, default=64, help="games played at once")
+    parser.add_argument("--window", type=int, default=60, help="seconds before archiving")
+    parser.add_argument("--settle", type=int, default=300, help="seconds after archiving")
+    parser.add_argument("--at-once", type=int, default=8, help="games made at once")
+    parser.add_argument(
+        "--job-result-ttl", type=int, default=None, help="STAKEOUT_JOB_RESULT_TTL_SECONDS"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         server = EmbeddedRedis(Path(folder))
         url = server.start()
         try:
-            asyncio.run(run(url, args.games, args.seats == "humans", args.window, args.at_once))
+            asyncio.run(run(args, url))
         finally:
             server.stop()
 

@@ -112,8 +112,9 @@ class Settings:
     # A snapshot of a game's match is kept every this many events (cold loads fold only the
     # events after it); 0: none.
     snapshot_every: int = 100
-    # How long RQ keeps a finished job and its result (its id then refuses a duplicate).
-    job_result_ttl_seconds: int = 3600
+    # How long RQ keeps a finished job and its result; 0: deleted as it finishes (a job's
+    # work is idempotent in the event store, so a duplicate enqueued later is harmless).
+    job_result_ttl_seconds: int = 0
     # Seconds before each retry of a webhook delivery (one retry per entry).
     webhook_backoff: tuple[int, ...] = (5, 30, 120, 600, 1800)
     # One delivery attempt's overall deadline (connect, send, status and headers).
@@ -181,13 +182,12 @@ class Settings:
             ("STAKEOUT_ARCHIVE_AFTER_SECONDS", self.archive_after_seconds),
             ("STAKEOUT_ARCHIVE_TTL_SECONDS", self.archive_ttl_seconds),
             ("STAKEOUT_SNAPSHOT_EVERY", self.snapshot_every),
+            ("STAKEOUT_JOB_RESULT_TTL_SECONDS", self.job_result_ttl_seconds),
         ):
             if value < 0:
                 raise ValueError(f"{name} cannot be negative")
         if self.idempotency_seconds < 1:
             raise ValueError("STAKEOUT_IDEMPOTENCY_SECONDS must be at least 1")
-        if self.job_result_ttl_seconds < 1:
-            raise ValueError("STAKEOUT_JOB_RESULT_TTL_SECONDS must be at least 1")
         if self.rate_limit_burst < 1:
             raise ValueError("STAKEOUT_RATE_LIMIT_BURST must be at least 1")
         for name, sets in (

@@ -3,8 +3,9 @@
 Bot seats that must act get a bot-turn job; a finished game without a recorded result gets
 a scoring job; human seats in games with turn deadlines get a deadline job scheduled for
 the moment their time runs out. Job ids are deterministic (``bot-<game>-<seat>-<version>``)
-and enqueued with ``unique=True``, so the API, the workers and the sweep may all ask for the
-same job safely; the jobs are idempotent besides, so a duplicate would be harmless.
+and enqueued with ``unique=True``, so a job asked for again while it is queued, scheduled or
+running is not queued twice. A finished job's records are deleted at once (``JobQueue``), so
+its id is free again: the jobs are idempotent, and a duplicate that runs later is harmless.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ MATCH_QUEUE = "matchmaking"
 # The RQ queues; workers take jobs in this order.
 QUEUES = (BOT_QUEUE, SCORING_QUEUE)
 JOB_TIMEOUT_SECONDS = 30
+# A job that failed its last retry is kept this long, with its traceback, for an operator
+# to read (RQ's failed-job registry of its queue).
+FAILURE_TTL_SECONDS = 86400
 
 
 @dataclass(frozen=True)
@@ -92,9 +96,15 @@ def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
 class JobQueue:
     """Enqueues onto a plain (non-cluster) Redis; RQ's client is synchronous."""
 
-    def __init__(self, connect: Callable[[], Redis], result_ttl: int = 3600) -> None:
-        """``result_ttl``: seconds RQ keeps a finished job and its result (every job's
-        records expire: a failed one's after a day)."""
+    def __init__(self, connect: Callable[[], Redis], result_ttl: int = 0) -> None:
+        """``result_ttl``: seconds RQ keeps a finished job and its result; 0 (the
+        default): deleted as the job finishes. A game's bot turns were most of the queue
+        Redis's memory while their records lived an hour (about 1 MB an FBI game with
+        bots), and nothing needs them: what a job does is idempotent in the event store
+        (a bot turn's idempotency key, the result recorded once, the archive guarded by
+        its version), so a duplicate enqueued after the job finished (an outbox entry
+        followed up twice) runs and changes nothing. A failed job's records are kept
+        ``FAILURE_TTL_SECONDS``."""
         self._connect = connect
         self.result_ttl = result_ttl
         self._redis: Redis | None = None
@@ -117,7 +127,7 @@ class JobQueue:
                 # timeout has passed, by the worker's frequent maintenance (workers/main.py).
                 "timeout": JOB_TIMEOUT_SECONDS,
                 "result_ttl": self.result_ttl,
-                "failure_ttl": 86400,
+                "failure_ttl": FAILURE_TTL_SECONDS,
                 # A worker killed mid-job: the job runs again; its idempotency key makes
                 # sure the move is made exactly once.
                 "retry": Retry(
