@@ -39,6 +39,7 @@ from service.lobby import invites
 from service.lobby.game_maker import GameMaker, Made
 from service.play.access import Access
 from service.play.game_service import GameService, NewGame
+from service.play.identities import check_external_id, check_seats
 from service.play.replays import opened, replay_document
 from service.store.event_store import EventStore
 from service.views.game_list import GameFilter, GameList, parse_cursor
@@ -119,6 +120,7 @@ class GamesController(Controller):
         if data.public and data.private:
             raise InvalidOptions("a game is public (in the lobby) or private, not both")
         seats = _seat_specs(data)
+        check_seats(seats)
         new = NewGame(
             key_id,
             game,
@@ -165,6 +167,7 @@ class GamesController(Controller):
         ] = None,
     ) -> GamePage:
         owner = access.api_key(authorization, "listing games needs an API key")
+        check_external_id(external_id)
         wanted = GameFilter(status, game, external_id)
         return await game_list.page(owner, parse_cursor(cursor), limit, wanted)
 

@@ -12,6 +12,8 @@ from litestar.params import PathParameter, QueryParameter
 from domain import registry
 from service.api.v1.params import Authorization, Injected, PageCursor, PageLimit
 from service.play.access import Access
+from service.play.errors import InvalidRequest
+from service.play.identities import check_external_id
 from service.players.errors import UnknownPlayer
 from service.players.rating_store import RatingStore
 from service.players.ratings import player_identity
@@ -29,7 +31,8 @@ PlayerId = Annotated[
     PathParameter(
         min_length=1,
         max_length=200,
-        description="The player: the external_id its seats carry (your backend's user id)",
+        description="The player: the external_id its seats carry (your backend's user id; "
+        "percent-encoded, and never holding a `/`: an encoded one, %2F, is 404)",
     ),
 ]
 RankCursor = Annotated[
@@ -66,6 +69,7 @@ class PlayersController(Controller):
         authorization: Authorization = None,
     ) -> PlayerProfile:
         owner = access.api_key(authorization, "players belong to an API key")
+        check_external_id(external_id)
         identity = player_identity(external_id)
         found = []
         latest: tuple[int, str | None] = (-1, None)
@@ -106,6 +110,7 @@ class PlayersController(Controller):
         limit: PageLimit = 20,
     ) -> GamePage:
         owner = access.api_key(authorization, "players belong to an API key")
+        check_external_id(external_id)
         wanted = GameFilter(status, game, external_id)
         return await game_list.player_page(owner, parse_cursor(cursor), limit, wanted)
 
@@ -123,7 +128,7 @@ class LeaderboardsController(Controller):
             "first (ties: in an order that stays put). Cursor pagination: pass `next_cursor` "
             "back as `cursor`. `around=<external_id>`: the page of `limit` entries centred "
             "on that player (404 `unknown-player` when it has no rating here); it takes no "
-            "cursor."
+            "cursor (400 `invalid-request` when both are sent)."
         ),
     )
     async def get_leaderboard(
@@ -145,8 +150,11 @@ class LeaderboardsController(Controller):
         ] = None,
     ) -> LeaderboardPage:
         owner = access.api_key(authorization, "leaderboards belong to an API key")
+        if around is not None and cursor is not None:
+            raise InvalidRequest("around= names its own page: send it without a cursor")
         start = int(cursor) if cursor is not None else 0
         if around is not None:
+            check_external_id(around, "around")
             rank = await ratings.rank_of(owner, game, player_identity(around))
             if rank is None:
                 raise UnknownPlayer(f"{around!r} has no rating in {game}")
