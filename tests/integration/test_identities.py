@@ -13,6 +13,9 @@ import httpx
 import pytest
 
 from tests.helpers import API_KEY, auth, wait_for
+from tests.integration.test_players_api import OTHER_KEY, api, two_keys
+
+__all__ = ["api", "two_keys"]  # fixtures: the app with a second API key
 
 
 @pytest.fixture
@@ -189,3 +192,18 @@ def test_around_with_a_cursor_is_refused(http: httpx.Client) -> None:
         404,
         "unknown-player",
     )
+
+
+def test_another_api_key_may_not_bind_a_seat_of_this_keys_game(api: Any) -> None:
+    """(The app with two API keys, on the real Valkey.)"""
+    created = api.post(
+        "/v1/games",
+        json={"game": "fbi", "seats": [{"type": "human"}, {"type": "open"}]},
+        headers=auth(API_KEY),
+    ).json()
+    code = created["seats"][1]["invite"]["code"]
+    theirs = api.post(f"/v1/invites/{code}", json={"external_id": "u-x"}, headers=auth(OTHER_KEY))
+    _problem(theirs, 403, "forbidden")
+    assert api.get(f"/v1/games/{created['id']}").json()["seats"][1]["open"] is True
+    mine = api.post(f"/v1/invites/{code}", json={"external_id": "u-x"}, headers=auth(API_KEY))
+    assert mine.status_code == 201, mine.text
