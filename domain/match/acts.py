@@ -67,7 +67,9 @@ class Abort(msgspec.Struct, frozen=True, tag="abort", tag_field="kind"):
 
 
 class ClaimSeat(msgspec.Struct, frozen=True, tag="claim", tag_field="kind"):
-    """A person claims open ``seat`` with its invite (the service checked the invite)."""
+    """A person claims open ``seat`` with its invite (the service checked the invite, and
+    lets only the game's API key name an ``external_id``). A seat created with one keeps it
+    whatever the claim names (`Match.bound`)."""
 
     seat: int
     name: str | None = None

@@ -142,7 +142,8 @@ class GameAbandoned(msgspec.Struct, frozen=True, tag="game.abandoned", tag_field
 
 class SeatClaimed(msgspec.Struct, frozen=True, tag="seat.claimed", tag_field="type"):
     """An open seat was claimed with its invite: a person plays it from now on (the token
-    went to the claimer alone; it is never in an event)."""
+    went to the claimer alone; it is never in an event). ``external_id``: the player the
+    game's API key bound by claiming; a seat created with one keeps that one."""
 
     seat: Seat
     name: SeatName = None

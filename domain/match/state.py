@@ -39,6 +39,10 @@ class Match(msgspec.Struct):
     forfeited seat (it missed a deadline) counts as committed and revealed, and a bot's
     random legal choice stands in for its move when the step resolves. ``seats`` is who
     plays each seat now: a resigned seat (listed in ``resigned``) is a bot's from then on.
+
+    ``bound``: the external ids the creator gave open seats. Such a seat keeps its identity
+    whoever claims it, and when its claimer leaves: a claim names a player only for a seat
+    created without one (issue 35; the service lets only the game's API key name one).
     """
 
     game_id: str
@@ -59,6 +63,7 @@ class Match(msgspec.Struct):
     invited: tuple[int, ...] = ()
     waiting: bool = False
     rematch: str | None = None
+    bound: dict[int, str] = msgspec.field(default_factory=dict)
 
 
 def decision_rng(seed: bytes, version: int) -> Rng:
@@ -102,6 +107,7 @@ def replay(game: AnyGame, events: Sequence[Any]) -> Match:
 def _created(event: GameCreated) -> Match:
     """A new match: version 1, waiting while it has open seats to fill."""
     invited = tuple(i for i, s in enumerate(event.seats) if s.type == "open")
+    bound = {i: s.external_id for i, s in enumerate(event.seats) if i in invited and s.external_id}
     return Match(
         game_id=event.game_id,
         seats=list(event.seats),
@@ -110,6 +116,7 @@ def _created(event: GameCreated) -> Match:
         version=1,
         invited=invited,
         waiting=bool(invited),
+        bound=bound,
     )
 
 
@@ -147,14 +154,18 @@ def _seat_resigned(match: Match, event: SeatResigned) -> Match:
 
 
 def _seat_claimed(match: Match, event: SeatClaimed) -> Match:
+    # A seat its creator bound keeps that identity, whatever the claim says. Streams from
+    # before issue 35 may hold a claim that named another one (an invite code could): it
+    # folds to the bound identity too, so no old game is rated for the claimer's choice.
     seats = list(match.seats)
-    seats[event.seat] = SeatSpec("human", None, event.name, event.external_id)
+    external_id = match.bound.get(event.seat, event.external_id)
+    seats[event.seat] = SeatSpec("human", None, event.name, external_id)
     return _next(match, seats=seats)
 
 
 def _seat_left(match: Match, event: SeatLeft) -> Match:
     seats = list(match.seats)
-    seats[event.seat] = SeatSpec("open")
+    seats[event.seat] = SeatSpec("open", None, None, match.bound.get(event.seat))
     return _next(match, seats=seats)
 
 

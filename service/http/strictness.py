@@ -1,5 +1,6 @@
 """The request rules docs/api-guide.md promises, in one place: a body is JSON (415 otherwise),
-every unknown path is a problem, and a client holding the current version gets a 304.
+every unknown path is a problem, a path names a resource only as sent (an encoded `/` is no
+separator), and a client holding the current version gets a 304.
 
 (Unknown fields and wrong types in a body are the strict decoder's job; a 405 carries
 `Allow` in `service.play.errors`.)
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response
-from litestar.exceptions import HTTPException, ValidationException
+from litestar.exceptions import HTTPException, NotFoundException, ValidationException
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.routes import HTTPRoute
@@ -74,14 +75,26 @@ def _refuse_null_text(request: Request[Any, Any, Any]) -> None:
             )
 
 
+def _refuse_encoded_slash(request: Request[Any, Any, Any]) -> None:
+    """404 for a path holding an encoded ``/`` (``%2F``). The server routes the decoded
+    path, where it would be a separator: ``/v1/players/x%2Fgames`` would answer x's games.
+    No id of this API holds a ``/`` (an external_id never does: service/play/identities.py),
+    so such a path names nothing."""
+    raw: bytes = request.scope.get("raw_path") or b""
+    if b"%2f" in raw.lower():
+        raise NotFoundException("no such resource: no id of this API holds a '/' (%2F)")
+
+
 async def check_request(request: Request[Any, Any, Any]) -> Response[Any] | None:
     """``before_request``: an operation that takes a body takes JSON, said so in
     ``Content-Type`` (415 ``unsupported-media-type`` otherwise, before anything is read);
-    an optional integer or enum parameter is never the text ``null``.
+    an optional integer or enum parameter is never the text ``null``; a path holding an
+    encoded ``/`` is 404.
 
     ``OPTIONS`` answers every method of the path in ``Allow`` (Litestar's own answer lists
     only the methods of the first handler registered for the path).
     """
+    _refuse_encoded_slash(request)
     if request.method == "OPTIONS":
         return Response(None, status_code=204, headers={"Allow": _methods(request)})
     _refuse_null_text(request)

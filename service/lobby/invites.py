@@ -10,6 +10,13 @@ with the claimer's token hash (`EventStore.append` with ``grants``). The script 
 only at the version the claim was decided on, so of concurrent claims of one seat,
 whichever API process answers them, exactly one is appended; the others are decided
 again on the new state and refused (409 ``seat-taken``).
+
+Who the claimer is (issue 35): the invite code is a bearer secret that anyone it was passed
+to holds, so a claim made with it alone may give the seat a display name, never an
+identity. Only the game's API key, the backend, binds an ``external_id``: at creation, or
+by claiming the seat with the key for one of its users (`claim_identity`). A seat the
+creator bound keeps its identity whoever claims it (the fold sees to it:
+``Match.bound``).
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ from dataclasses import dataclass
 
 from domain.engine import BotLevel
 from domain.match import ClaimSeat, FillSeats, LeaveSeat
-from service.lobby.errors import UnknownInvite
+from service.lobby.errors import IdentityNeedsApiKey, SeatBound, UnknownInvite
+from service.play.errors import Forbidden
 from service.play.game_service import GameService
-from service.play.records import Applied, Submission, token_hash
+from service.play.records import Applied, Loaded, Submission, token_hash
 from service.store.clients import AnyRedis
 from service.store.keys import invite_key
 
@@ -67,6 +75,27 @@ class Claimed:
     seat: int
     token: str
     applied: Applied
+
+
+def claim_identity(loaded: Loaded, seat: int, asked: str | None, key_id: str | None) -> str | None:
+    """The external_id a claim of ``seat`` may record: ``asked`` when the game's API key
+    (``key_id``: the caller's key, None for the invite code alone) names it, else none.
+    Refused without changing anything: 422 ``identity-needs-api-key`` for an invite code
+    alone, 403 for another API key, 409 ``seat-bound`` for another identity than the one
+    the creator bound the seat to."""
+    if asked is None:
+        return None
+    if key_id is None:
+        raise IdentityNeedsApiKey(
+            "a claim with the invite code alone may set a name, not an external_id: only "
+            "the game's API key binds one"
+        )
+    if key_id != loaded.meta.owner:
+        raise Forbidden("only the API key that created the game may bind its seats' players")
+    bound = loaded.match.bound.get(seat)
+    if bound is not None and bound != asked:
+        raise SeatBound(f"seat {seat} was created for another player: it keeps that identity")
+    return asked
 
 
 async def claim(

@@ -84,5 +84,17 @@ class GameExists(Contention):
     """A game with that id exists already (a rematch made by another request)."""
 
 
+class InvalidExternalId(ServiceError):
+    """An external_id the identity rule refuses (service/play/identities.py)."""
+
+    code = "invalid-external-id"
+
+
+class InvalidName(ServiceError):
+    """A seat name the identity rule's characters refuse (service/play/identities.py)."""
+
+    code = "invalid-name"
+
+
 class ActiveGameLimit(ServiceError):
     code = "active-game-limit"

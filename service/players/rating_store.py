@@ -89,7 +89,8 @@ class RatingStore:
         raw: list[Any] = await self.redis.hmget(ratings_key(owner, game), wanted) if wanted else []
         read = dict(zip(wanted, raw, strict=True))
         current = {i: _decode(v) for i, v in read.items() if v is not None}
-        places = loaded.match.recorded.places if loaded.match.recorded else []
+        recorded = loaded.match.recorded
+        places = ratings.rated_places(recorded.places, loaded.match) if recorded else []
         new = ratings.updated(current, seats, places, names, loaded.changed_ms)
         if not new:
             return "not rated: fewer than two rated seats"

@@ -6,8 +6,11 @@ The model is openskill's Plackett–Luce (Weng–Lin, its defaults: μ 25, σ 25
 - A game is rated once its result is recorded (played to the end); an abandoned or aborted
   game has no result and is never rated.
 - Each seat is placed as the result says (`Outcome.places`: 1 for the winners, ties share a
-  place): a seat whose player resigned or timed out is placed where the game left it, and
-  its player is rated for it.
+  place), but for a seat whose player resigned (issue 35): it is placed below every seat
+  whose player did not, wherever the bot that took it over finished, and its player is
+  rated for it (`rated_places`). Such seats share the last place. The game's own result
+  keeps what was played; this order is what ratings, wins and the players' histories
+  count. A seat that missed a turn deadline (a bot moved for it once) is not demoted.
 - A seat with an ``external_id`` rates that player; a bot seat (not a resigned one) rates
   its level (``greedy`` in fbi is one identity of the API key, however many seats it had),
   so a new player's first games against bots move the ratings of both; any other seat (a
@@ -83,6 +86,15 @@ def seat_identity(seat: int, spec: SeatSpec, match: Match) -> str | None:
     if spec.type == "bot" and spec.level is not None and seat not in match.resigned:
         return bot_identity(spec.level)
     return None
+
+
+def rated_places(places: Sequence[int], match: Match) -> list[int]:
+    """Each seat's place as ratings count it: ``places`` (the result's, 1 for the winners,
+    ties share a place and skip the next: 1, 1, 3) with every resigned seat below every
+    other, the resigned ones tied (a resignation is a loss, whatever the bot made of it)."""
+    gave_up = set(match.resigned)
+    order = [(i in gave_up, 0 if i in gave_up else place) for i, place in enumerate(places)]
+    return [1 + sum(other < mine for other in order) for mine in order]
 
 
 def identities(match: Match) -> list[str | None]:

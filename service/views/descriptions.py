@@ -44,6 +44,23 @@ EXTERNAL_ID = (
     "The client backend's own id of the seat's player (up to 200 characters), or null. "
     "Seen by everyone who may see the game: not a secret."
 )
+# What a request may say of who sits at a seat (service/play/identities.py, the one rule).
+NAME_RULE = (
+    "No control characters (NUL, newline, BEL, ...) and no bidirectional formatting "
+    "characters (U+202E, ...): 422 `invalid-name`."
+)
+EXTERNAL_ID_RULE = (
+    "Never empty, no `/`, no control characters and no bidirectional formatting "
+    "characters: 422 `invalid-external-id`."
+)
+SEAT_NAME_GIVEN = f"The seat's display name (up to 40 characters), or null. {NAME_RULE}"
+EXTERNAL_ID_GIVEN = (
+    "Your backend's id of the seat's player (up to 200 characters), or null: its ratings, "
+    "its place on the leaderboards and its history are keyed by it. Only an API key binds "
+    "one (here, or claiming an open seat with the key); a claim with the invite code alone "
+    f"cannot, and an open seat created with one keeps it whoever claims it. {EXTERNAL_ID_RULE} "
+    "Seen by everyone who may see the game: not a secret."
+)
 
 DESCRIPTIONS: dict[str, dict[str, str]] = {
     "GameView": {
@@ -75,6 +92,11 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "seats": SEATS,
         "awaiting": AWAITING,
         "result": RESULT,
+        "rated_places": "Each seat's place as ratings, wins and the players' histories count "
+        "it, indexed by seat number (1, 1, 3 as in `result`): the result's places, except "
+        "that every seat whose player resigned is placed below every seat whose player did "
+        "not (they share the last place), wherever the bot that took it over finished. "
+        "`result` still says what was played. Null while the game has no result.",
     },
     "SeatInfo": {
         "": "Who plays a seat now.",
@@ -188,23 +210,23 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
     "HumanSeat": {
         "": "A seat played by a client; its token is returned once, at creation.",
         "type": "human.",
-        "name": SEAT_NAME,
-        "external_id": EXTERNAL_ID,
+        "name": SEAT_NAME_GIVEN,
+        "external_id": EXTERNAL_ID_GIVEN,
     },
     "BotSeat": {
         "": "A seat played by the server's bot.",
         "type": "bot.",
         "level": "random (uniform over legal moves), greedy (a one-move heuristic) or expert "
         "(a search over what the seat can know).",
-        "name": SEAT_NAME,
+        "name": SEAT_NAME_GIVEN,
     },
     "OpenSeat": {
         "": "A seat someone claims later with its invite (returned at creation); the game "
         "waits (status waiting) until no seat is open, or until its creator fills the rest "
         "with bots.",
         "type": "open.",
-        "name": SEAT_NAME,
-        "external_id": EXTERNAL_ID,
+        "name": SEAT_NAME_GIVEN,
+        "external_id": EXTERNAL_ID_GIVEN,
     },
     "ReplayDocument": {
         "": "A finished (or abandoned or aborted) game, whole: every event unredacted, the "

@@ -9,7 +9,13 @@ import msgspec
 
 from domain.engine import BotLevel
 from domain.match import ExternalId, SeatName
-from service.views.descriptions import GAME_ID, GAME_NAME, STATUS
+from service.views.descriptions import (
+    EXTERNAL_ID_RULE,
+    GAME_ID,
+    GAME_NAME,
+    SEAT_NAME_GIVEN,
+    STATUS,
+)
 from service.views.schemas import GameStatus, GameSummary, SeatInfo
 
 
@@ -32,10 +38,20 @@ class InviteInfo(msgspec.Struct, frozen=True):
 
 
 class ClaimRequest(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Who claims the seat (both optional: send {} to stay anonymous)."""
+    """Who claims the seat (both optional: send {} to stay anonymous). With the invite code
+    alone, a name only; an external_id needs the game's API key."""
 
-    name: SeatName = None
-    external_id: ExternalId = None
+    name: Annotated[SeatName, _d(SEAT_NAME_GIVEN)] = None
+    external_id: Annotated[
+        ExternalId,
+        _d(
+            "The player the API key that created the game seats here (up to 200 "
+            "characters): only that key, sent as `Authorization: Bearer <API key>`, binds "
+            "one (422 `identity-needs-api-key` with the invite code alone). A seat created "
+            "with an external_id keeps it: send that one or none (409 `seat-bound`). "
+            + EXTERNAL_ID_RULE
+        ),
+    ] = None
 
 
 class ClaimedSeat(msgspec.Struct, frozen=True):

@@ -12,7 +12,7 @@ from domain import registry
 from domain.engine import BotLevel, tagged_union
 from domain.match import SeatName
 from service.matchmaking.tickets import Ticket, TicketStatus
-from service.views.descriptions import GAME_ID, GAME_NAME
+from service.views.descriptions import EXTERNAL_ID_RULE, GAME_ID, GAME_NAME, SEAT_NAME_GIVEN
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -29,10 +29,10 @@ class TicketPlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             max_length=200,
             description="The player: your backend's user id (1 to 200 characters). Its "
             "rating in the game places it among players of its strength; no game seats it "
-            "twice.",
+            "twice. " + EXTERNAL_ID_RULE,
         ),
     ]
-    name: SeatName = None
+    name: Annotated[SeatName, _d(SEAT_NAME_GIVEN)] = None
 
 
 class CreateTicketBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="game"):

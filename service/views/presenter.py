@@ -8,6 +8,7 @@ from domain.match import AwaitingAction
 from service.play.access import Caller
 from service.play.deadlines import Deadline, with_deadlines
 from service.play.records import Loaded, Versioned
+from service.players.ratings import rated_places
 from service.views.schemas import (
     EventRecord,
     GameStatus,
@@ -43,7 +44,8 @@ def awaiting_of(loaded: Loaded, turn_deadlines: dict[int, Deadline]) -> list[Awa
 
 def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
     """A game as the game list and the lobby show it: what a spectator's view says of it,
-    without the state and the legal moves."""
+    without the state and the legal moves; and the places ratings count (`rated_places`)."""
+    result = loaded.engine.result(loaded.match)
     return GameSummary(
         id=loaded.game_id,
         game=loaded.engine.game.name,
@@ -52,7 +54,8 @@ def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
         created_ms=created_ms,
         seats=seat_infos(loaded),
         awaiting=with_deadlines(loaded.awaited, {}),
-        result=loaded.engine.result(loaded.match),
+        result=result,
+        rated_places=None if result is None else rated_places(result.places, loaded.match),
     )
 
 

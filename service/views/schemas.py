@@ -275,6 +275,8 @@ class GameSummary(msgspec.Struct, frozen=True):
     seats: list[SeatInfo]
     awaiting: list[AwaitingAction]
     result: Outcome | None
+    # The places ratings and players' histories count (a resigned seat below the others).
+    rated_places: list[int] | None = None
 
 
 class GamePage(msgspec.Struct, frozen=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -26,8 +27,11 @@ from domain.match import (
     MatchEngine,
     Rematch,
     Resign,
+    SeatClaimed,
     SeatSpec,
 )
+from domain.verify import verify
+from tests.domain.test_sealed_exits import GAME_ID, Recorder
 
 SEED = bytes(range(32))
 
@@ -112,3 +116,34 @@ def test_a_game_aborted_while_waiting_has_no_rematch_and_refuses_claims() -> Non
         rules.perform(match, ClaimSeat(1), SEED)
     with pytest.raises(GameNotStarted):
         rules.perform(match, Rematch("n" * 24), SEED)
+
+
+def test_a_seat_its_creator_bound_keeps_its_player_through_claims_and_leaves() -> None:
+    rules, match = _table(SeatSpec("open", None, None, "u-bob"), SeatSpec("open"))
+    assert match.bound == {0: "u-bob"}
+    match, events = _apply(rules, match, ClaimSeat(0, "Bo"))
+    assert events == [SeatClaimed(0, "Bo", None)]
+    assert match.seats[0] == SeatSpec("human", None, "Bo", "u-bob")
+    match, _ = _apply(rules, match, LeaveSeat(0))
+    assert match.seats[0] == SeatSpec("open", None, None, "u-bob")
+    match, _ = _apply(rules, match, ClaimSeat(1, "Cy", "u-cy"))  # the API key's claim
+    assert match.seats[1].external_id == "u-cy"
+
+
+def test_an_old_claim_naming_another_player_folds_to_the_bound_one_and_verifies() -> None:
+    # Before issue 35 an invite code's claim could name any external_id, and the stream
+    # keeps the claim as it was made; it folds to the creator's player, and verifies.
+    recorder = Recorder()
+    seats = [
+        SeatSpec("human", None, "Ann", "u-ann"),
+        SeatSpec("open", None, None, "u-bob"),
+        SeatSpec("human"),
+    ]
+    recorder.events = recorder.rules.create(GAME_ID, {}, seats, SEED)
+    recorder.match = recorder.rules.replay(recorder.events)
+    claimed = recorder.apply(ClaimSeat(1, "Mallory", "u-victim"))
+    assert claimed[0] == SeatClaimed(1, "Mallory", "u-victim")
+    assert recorder.match.seats[1] == SeatSpec("human", None, "Mallory", "u-bob")
+    recorder.play_out(random.Random(35))
+    assert verify(recorder.replay()).status == "finished"
+    assert recorder.rules.replay(recorder.events).seats[1].external_id == "u-bob"

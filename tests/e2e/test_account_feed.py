@@ -59,7 +59,9 @@ def _follow_every_game(server_url: str) -> None:
         game_id = created["id"]
         host = created["seats"][0]["token"]
         code = created["seats"][1]["invite"]["code"]
-        guest = client.post(f"/v1/invites/{code}", json={"name": "Bo", "external_id": "u2"})
+        guest = client.post(
+            f"/v1/invites/{code}", json={"name": "Bo", "external_id": "u2"}, headers=auth(API_KEY)
+        )
         assert guest.status_code == 201
         assert client.post(f"/v1/games/{game_id}/abort", headers=auth(API_KEY)).status_code == 200
         rematch = client.post(f"/v1/games/{game_id}/rematch", headers=auth(host)).json()

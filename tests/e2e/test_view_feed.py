@@ -87,7 +87,9 @@ def test_invite_game_played_from_the_view_feed(server_url: str) -> None:
         game_id = created["id"]
         host = created["seats"][0]["token"]
         code = created["seats"][1]["invite"]["code"]
-        claimed = client.post(f"/v1/invites/{code}", json={"name": "Bo", "external_id": "u2"})
+        claimed = client.post(
+            f"/v1/invites/{code}", json={"name": "Bo", "external_id": "u2"}, headers=auth(API_KEY)
+        )
         assert claimed.status_code == 201, claimed.text
         guest = claimed.json()["token"]
         logs: list[list[Any]] = [[], []]

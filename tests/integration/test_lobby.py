@@ -82,7 +82,12 @@ def test_my_games_filter_by_a_seats_external_id(client: TestClient[Any]) -> None
     )
     claimed = _create(client, "bonnie_clyde", [{"type": "human"}, {"type": "open"}])
     code = claimed["seats"][1]["invite"]["code"]
-    assert client.post(f"/v1/invites/{code}", json={"external_id": "user-7"}).status_code == 201
+    assert (
+        client.post(
+            f"/v1/invites/{code}", json={"external_id": "user-7"}, headers=auth(API_KEY)
+        ).status_code
+        == 201
+    )
     _create(client, "bonnie_clyde", [{"type": "human", "external_id": "user-8"}] * 2)
     response = client.get("/v1/games", params={"external_id": "user-7"}, headers=auth(API_KEY))
     assert response.status_code == 200, response.text

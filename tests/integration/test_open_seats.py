@@ -72,7 +72,10 @@ def test_invite_claim_start_and_identities(client: TestClient[Any]) -> None:
     assert info.json()["status"] == "waiting"
     _problem(client.get("/v1/invites/not-a-real-code-123"), 404, "unknown-invite")
 
-    claimed = client.post(f"/v1/invites/{code}", json={"name": "Bo", "external_id": "user-2"})
+    # The game's API key claims the seat for one of its users (binding its identity).
+    claimed = client.post(
+        f"/v1/invites/{code}", json={"name": "Bo", "external_id": "user-2"}, headers=auth(API_KEY)
+    )
     assert claimed.status_code == 201, claimed.text
     token = claimed.json()["token"]
     assert claimed.json() == {"game_id": game_id, "seat": 1, "token": token}

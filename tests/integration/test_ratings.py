@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import subprocess
 from typing import Any
 
+import httpx
 import redis
 import redis.asyncio
 from openskill.models import PlackettLuce
@@ -237,3 +239,59 @@ def test_the_scoring_job_rates_a_finished_game_once(
     assert board() == before
     assert [e["games"] for e in before["entries"]] == [1, 1]
     assert {e["bot"] for e in before["entries"]} == {"random", "greedy"}
+
+
+def test_resigned_seats_are_placed_below_every_seat_that_did_not() -> None:
+    seats = [SeatSpec("human", None, None, x) for x in "abcd"]
+    resigned = _finished("4" * 24, seats, [1, 2, 2, 4], resigned=[0, 2]).match
+    assert ratings.rated_places([1, 2, 2, 4], resigned) == [3, 1, 3, 2]
+    nobody = _finished("5" * 24, seats, [1, 1, 3, 4]).match
+    assert ratings.rated_places([1, 1, 3, 4], nobody) == [1, 1, 3, 4]
+
+
+def _result(http: httpx.Client, game_id: str) -> Any:
+    return http.get(f"/v1/games/{game_id}").json()["result"]
+
+
+def test_a_resigned_player_is_rated_below_the_bot_that_beat_it_whoever_won(
+    server_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    """Over HTTP against a real server, bots on a real worker: Bo resigns at once and his
+    seat's bot plays a random bot. Of the games played, the first in which Bo's seat
+    finished first (the game's own result): Bo lost it in his rating and his history."""
+    key = auth(API_KEY)
+    with httpx.Client(base_url=server_url, timeout=30) as http:
+        for attempt in range(16):  # about half the games: Bo's seat first or tied first
+            bo = f"u-bo-{attempt}"
+            seats = [
+                {"type": "human", "name": "Bo", "external_id": bo},
+                {"type": "bot", "level": "random"},
+            ]
+            made = http.post("/v1/games", json={"game": "fbi", "seats": seats}, headers=key)
+            assert made.status_code == 201, made.text
+            game_id, token = made.json()["id"], made.json()["seats"][0]["token"]
+            resigned = http.post(f"/v1/games/{game_id}/resign", headers=auth(token))
+            assert resigned.status_code == 200, resigned.text
+            result = wait_for(functools.partial(_result, http, game_id), timeout=120)
+            if result["places"][0] == 1:
+                break
+        else:
+            raise AssertionError("Bo's seat never finished first in 16 games")
+
+        def rated() -> Any:
+            ratings_ = http.get(f"/v1/players/{bo}", headers=key).json()["ratings"]
+            return ratings_[0] if ratings_ else None
+
+        mine = wait_for(rated, timeout=60)
+        # A loss, whatever the bot made of his seat: no win, and his rating went down.
+        assert (mine["games"], mine["wins"]) == (1, 0)
+        assert mine["mu"] < PlackettLuce().mu
+        # His history shows the game as played, and as rated.
+        (game,) = http.get(f"/v1/players/{bo}/games", headers=key).json()["games"]
+        assert game["id"] == game_id
+        assert game["result"]["places"][0] == 1
+        assert game["rated_places"] == [2, 1]
+        # The bot that beat him is above him.
+        board = http.get("/v1/leaderboards/fbi", params={"around": bo}, headers=key).json()
+        order = [e["external_id"] or e["bot"] for e in board["entries"]]
+        assert order.index("random") < order.index(bo)

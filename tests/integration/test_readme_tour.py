@@ -154,8 +154,10 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
     assert committed[0]["step"] == revealed[0]["step"] == "t1.agents"
     assert "seal.forfeited" not in kinds, kinds
 
-    # The quick match: Ann's finished game was rated and she is on the leaderboard.
+    # The quick match: Ann's finished game was rated and she is on the leaderboard, above
+    # Bo, who resigned (a loss, whatever his seat's bot made of it: issue 35).
     player = _json(tmp_path / "player.json")
     assert player["external_id"] == "u-ann"
-    assert [(r["game"], r["games"]) for r in player["ratings"]] == [("fbi", 1)]
-    assert '"external_id":"u-ann"' in result.stdout  # the leaderboard page around her
+    assert [(r["game"], r["games"], r["wins"]) for r in player["ratings"]] == [("fbi", 1, 1)]
+    board = [e["external_id"] for e in _json(tmp_path / "board.json")["entries"]]
+    assert board == ["u-ann", "u-bo"], board

@@ -34,7 +34,9 @@ def test_rematch_rotates_seats_and_hands_each_seat_its_token(client: TestClient[
     game_id = created["id"]
     ann = created["seats"][0]["token"]
     code = created["seats"][1]["invite"]["code"]
-    bo = client.post(f"/v1/invites/{code}", json={"name": "Bo", "external_id": "b"}).json()["token"]
+    bo = client.post(
+        f"/v1/invites/{code}", json={"name": "Bo", "external_id": "b"}, headers=auth(API_KEY)
+    ).json()["token"]
     early = client.post(f"/v1/games/{game_id}/rematch", headers=auth(ann))
     assert early.status_code == 409
     assert _type(early) == "game-not-finished"

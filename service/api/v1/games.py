@@ -42,6 +42,7 @@ from service.lobby import invites
 from service.lobby.game_maker import GameMaker, Made
 from service.play.access import Access
 from service.play.game_service import GameService, NewGame
+from service.play.identities import check_external_id, check_seats
 from service.play.replays import opened, replay_document
 from service.seats.answers import Answers, Poll
 from service.store.event_store import EventStore
@@ -134,6 +135,7 @@ class GamesController(Controller):
         if data.public and data.private:
             raise InvalidOptions("a game is public (in the lobby) or private, not both")
         seats = _seat_specs(data)
+        check_seats(seats)
         new = NewGame(
             key_id,
             game,
@@ -148,7 +150,7 @@ class GamesController(Controller):
     @get(
         "/",
         operation_id="listMyGames",
-        responses=problems(401),
+        responses=problems(401, 422),
         security=[API_KEY],
         summary="The calling API key's games",
         description=(
@@ -182,6 +184,7 @@ class GamesController(Controller):
         ] = None,
     ) -> GamePage:
         owner = access.api_key(authorization, "listing games needs an API key")
+        check_external_id(external_id)
         wanted = GameFilter(status, game, external_id)
         return await game_list.page(owner, parse_cursor(cursor), limit, wanted)
 

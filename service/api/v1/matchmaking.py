@@ -13,6 +13,7 @@ from service.api.v1.params import Authorization, Injected
 from service.http.route_contract import API_KEY, TICKET_SECRET, problems
 from service.matchmaking.ticket_desk import Asked, TicketDesk
 from service.play.access import Access
+from service.play.identities import check_external_id, check_name
 from service.views.matchmaking_schemas import (
     CreateTicket,
     TicketCreated,
@@ -61,6 +62,8 @@ class MatchmakingController(Controller):
         authorization: Authorization = None,
     ) -> TicketCreated:
         owner = access.api_key(authorization, "matchmaking needs an API key")
+        check_external_id(data.player.external_id, "player.external_id")
+        check_name(data.player.name, "player.name")
         asked = Asked(
             game=str(type(data).__struct_config__.tag),
             options=data.options,

@@ -13,6 +13,8 @@ from domain import registry
 from service.api.v1.params import Authorization, Injected, PageCursor, PageLimit
 from service.http.route_contract import API_KEY, problems
 from service.play.access import Access
+from service.play.errors import InvalidRequest
+from service.play.identities import check_external_id
 from service.players.errors import UnknownPlayer
 from service.players.rating_store import RatingStore
 from service.players.ratings import player_identity
@@ -30,7 +32,8 @@ PlayerId = Annotated[
     PathParameter(
         min_length=1,
         max_length=200,
-        description="The player: the external_id its seats carry (your backend's user id)",
+        description="The player: the external_id its seats carry (your backend's user id; "
+        "percent-encoded, and never holding a `/`: an encoded one, %2F, is 404)",
     ),
 ]
 RankCursor = Annotated[
@@ -50,7 +53,7 @@ class PlayersController(Controller):
     @get(
         "/{external_id:str}",
         operation_id="getPlayer",
-        responses=problems(401),
+        responses=problems(401, 404, 422),
         security=[API_KEY],
         summary="A player's ratings and results, per game kind",
         description=(
@@ -69,6 +72,7 @@ class PlayersController(Controller):
         authorization: Authorization = None,
     ) -> PlayerProfile:
         owner = access.api_key(authorization, "players belong to an API key")
+        check_external_id(external_id)
         identity = player_identity(external_id)
         found = []
         latest: tuple[int, str | None] = (-1, None)
@@ -84,7 +88,7 @@ class PlayersController(Controller):
     @get(
         "/{external_id:str}/games",
         operation_id="listPlayerGames",
-        responses=problems(401),
+        responses=problems(401, 404, 422),
         security=[API_KEY],
         summary="A player's games, newest first",
         description=(
@@ -111,6 +115,7 @@ class PlayersController(Controller):
         limit: PageLimit = 20,
     ) -> GamePage:
         owner = access.api_key(authorization, "players belong to an API key")
+        check_external_id(external_id)
         wanted = GameFilter(status, game, external_id)
         return await game_list.player_page(owner, parse_cursor(cursor), limit, wanted)
 
@@ -122,7 +127,7 @@ class LeaderboardsController(Controller):
     @get(
         "/{game:str}",
         operation_id="getLeaderboard",
-        responses=problems(401, 404),
+        responses=problems(401, 404, 422),
         security=[API_KEY],
         summary="A game kind's leaderboard",
         description=(
@@ -130,7 +135,7 @@ class LeaderboardsController(Controller):
             "first (ties: in an order that stays put). Cursor pagination: pass `next_cursor` "
             "back as `cursor`. `around=<external_id>`: the page of `limit` entries centred "
             "on that player (404 `unknown-player` when it has no rating here); it takes no "
-            "cursor."
+            "cursor (400 `invalid-request` when both are sent)."
         ),
     )
     async def get_leaderboard(
@@ -152,8 +157,11 @@ class LeaderboardsController(Controller):
         ] = None,
     ) -> LeaderboardPage:
         owner = access.api_key(authorization, "leaderboards belong to an API key")
+        if around is not None and cursor is not None:
+            raise InvalidRequest("around= names its own page: send it without a cursor")
         start = int(cursor) if cursor is not None else 0
         if around is not None:
+            check_external_id(around, "around")
             rank = await ratings.rank_of(owner, game, player_identity(around))
             if rank is None:
                 raise UnknownPlayer(f"{around!r} has no rating in {game}")

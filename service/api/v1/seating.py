@@ -17,6 +17,7 @@ from service.lobby.rematch import Rematches
 from service.play.access import Access, bearer, owns
 from service.play.errors import Forbidden, Unauthorized
 from service.play.game_service import GameService
+from service.play.identities import check_external_id, check_name
 from service.seats.act_kinds import ActRequest, Leaving
 from service.seats.answers import Answers
 from service.views.lobby_schemas import (
@@ -37,6 +38,8 @@ InviteCode = Annotated[
         pattern="^[A-Za-z0-9_-]{8,128}$",
     ),
 ]
+
+_BINDING = "a claim that binds an external_id needs the game's API key"
 
 
 class InvitesController(Controller):
@@ -69,24 +72,38 @@ class InvitesController(Controller):
     @post(
         "/{code:str}",
         operation_id="claimInvite",
-        responses=problems(404, 409, 413, 415, 503),
-        security=[ANYONE],
+        responses=problems(401, 403, 404, 409, 413, 415, 422, 503),
+        security=[ANYONE, API_KEY],
         summary="Claim the invite's seat",
         description="No authentication: the code is the secret. Claims the open seat once "
         "and returns its token (shown once); of concurrent claims exactly one wins, the "
         "others get 409 `seat-taken`. The game starts when its last open seat is claimed. "
-        "409 `game-started` once the game has started, `game-finished` once it ended.",
+        "409 `game-started` once the game has started, `game-finished` once it ended. "
+        "Who sits there: the code alone may give the seat a `name`, never an identity; an "
+        "`external_id` is bound only by the API key that created the game, claiming with it "
+        "(`Authorization: Bearer <API key>`) for one of its users (422 "
+        "`identity-needs-api-key` without it, 403 with another key). A seat created with an "
+        "`external_id` keeps it whoever claims it (409 `seat-bound` for another one).",
         status_code=201,
     )
     async def claim_invite(
         self,
         invites: Injected[InviteStore],
         games: Injected[GameService],
+        access: Injected[Access],
         code: InviteCode,
         data: Annotated[ClaimRequest, Body()],
+        authorization: Authorization = None,
     ) -> ClaimedSeat:
+        check_name(data.name)
+        check_external_id(data.external_id)
         game_id, seat = await invites.lookup(code)
-        claimed = await open_seats.claim(games, game_id, seat, data.name, data.external_id)
+        external_id = None
+        if data.external_id is not None:
+            key_id = None if authorization is None else access.api_key(authorization, _BINDING)
+            loaded = await games.snapshot(game_id)
+            external_id = open_seats.claim_identity(loaded, seat, data.external_id, key_id)
+        claimed = await open_seats.claim(games, game_id, seat, data.name, external_id)
         return ClaimedSeat(game_id=game_id, seat=seat, token=claimed.token)
 
 
