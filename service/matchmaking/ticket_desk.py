@@ -124,16 +124,23 @@ class TicketDesk:
                 raise Unauthorized("the token is neither a ticket secret nor an API key")
             raise UnknownTicket
         if hmac.compare_digest(token_hash(token), ticket.secret_hash):
-            return Reader(ticket, holder=True, secret=token)
-        if key_id is None:
+            reader = Reader(ticket, holder=True, secret=token)
+        elif key_id is None:
             raise Unauthorized("the token is neither this ticket's secret nor an API key")
-        if key_id != ticket.owner:
+        elif key_id != ticket.owner:
             raise UnknownTicket
-        return Reader(ticket, holder=False)
+        else:
+            reader = Reader(ticket, holder=False)
+        # A cancelled ticket is gone (the DELETE's answer was the last word on it). Its hash
+        # stays until it expires, so the matcher's seating still finds it not waiting.
+        if ticket.status == "cancelled":
+            raise UnknownTicket
+        return reader
 
     async def cancel(self, reader: Reader) -> Ticket:
-        """Cancel a waiting ticket; the ticket as it is now. 409 ``ticket-matched`` once it
-        has its seat (matching or matched)."""
+        """Cancel a waiting ticket (or an expired one: it stays expired); the ticket as it is
+        now, the last read of a cancelled one. 409 ``ticket-matched`` once it has its seat
+        (matching or matched): the ticket stays readable, ``matched``."""
         ticket = reader.ticket
         said = await self.tickets.cancel(ticket, int(time.time() * 1000))
         if said in ("matching", "matched"):
