@@ -39,7 +39,7 @@ from service.http.problems import problem_handler
 from service.http.ratelimit import Callers, RateLimiter, RateLimitMiddleware
 from service.http.requests import StrictRequest
 from service.http.strictness import check_request, problem_for_not_found
-from service.http.web_pages import web_router
+from service.http.web_pages import home, web_router
 from service.settings import Settings
 from service.store.clients import queue_url
 from service.telemetry.logs import configure_logging
@@ -101,6 +101,7 @@ def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
         RulesController,
         HealthController,
         web_router(),  # the web client at /web/ (service/web/)
+        home,  # / and /web: on to /web/
         *([] if settings.metrics_port else [metrics]),
     ]
 

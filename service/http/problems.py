@@ -16,6 +16,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from domain.errors import DomainError, RevealMismatch
+from service.http.allowed_values import choices, listed
 from service.play.errors import ServiceError
 
 log = logging.getLogger("stakeout")
@@ -124,7 +125,7 @@ _HTTP_CODES = {
 }
 
 
-def to_problem(exc: Exception) -> Problem:
+def to_problem(exc: Exception, request: Request[Any, Any, Any] | None = None) -> Problem:
     if isinstance(exc, RevealMismatch) and exc.preimage is not None:
         return problem(exc.code, exc.detail, preimage=exc.preimage)
     if isinstance(exc, DomainError):
@@ -135,7 +136,7 @@ def to_problem(exc: Exception) -> Problem:
         log.warning("Redis unavailable: %s: %s", type(exc).__name__, exc)
         return problem("unavailable", "the data store did not answer in time; retry shortly")
     if isinstance(exc, ValidationException):
-        return problem("invalid-request", _validation_detail(exc))
+        return problem("invalid-request", _validation_detail(exc, request))
     if isinstance(exc, HTTPException):
         code = _HTTP_CODES.get(exc.status_code)
         if code is not None:
@@ -144,21 +145,39 @@ def to_problem(exc: Exception) -> Problem:
     return problem("internal", "an internal error occurred; it has been logged")
 
 
-def _validation_detail(exc: ValidationException) -> str:
+def _validation_detail(exc: ValidationException, request: Request[Any, Any, Any] | None) -> str:
     extra = exc.extra
     if isinstance(extra, list) and extra:
         parts = []
         for item in extra[:5]:
             if isinstance(item, dict):
-                parts.append(f"{item.get('key', '')}: {item.get('message', '')}".strip(": "))
+                part = f"{item.get('key', '')}: {item.get('message', '')}".strip(": ")
+                allowed = _parameter_choices(request, str(item.get("key", "")))
+                parts.append(f"{part} ({listed(allowed)})" if allowed else part)
         if parts:
             return "; ".join(parts)
     return str(exc.detail)
 
 
+def _parameter_choices(request: Request[Any, Any, Any] | None, key: str) -> tuple[str, ...]:
+    """The values a refused query, path or header parameter allows (a closed set), or ()."""
+    if request is None or not key:
+        return ()
+    try:
+        parameters = request.route_handler.parsed_fn_signature.parameters
+    except AttributeError:  # no handler matched
+        return ()
+    for name, field in parameters.items():
+        kwarg = field.kwarg_definition
+        wire = getattr(kwarg, "query", None) or getattr(kwarg, "header", None) or name
+        if key in (name, wire):
+            return choices(field.annotation)
+    return ()
+
+
 def problem_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Problem]:
     """The app's one exception handler: every error as its problem response."""
-    body = to_problem(exc)
+    body = to_problem(exc, request)
     headers = {}
     if body.status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="stakeout"'

@@ -19,6 +19,8 @@ from litestar import Request
 from litestar.exceptions import ValidationException
 from litestar.types import Empty
 
+from service.http.allowed_values import choices_at, listed, refused_value_path
+
 
 def body_type(request: Request[Any, Any, Any]) -> Any:
     """The annotation of the handler's ``data`` parameter (Any when it has none)."""
@@ -63,13 +65,23 @@ def decode_body(body: bytes, target: Any) -> Any:
             plain = _whole_floats_as_ints(msgspec.json.decode(body or b"null"))
             return msgspec.convert(plain, target, strict=True)
         except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-            raise ValidationException(f"invalid body: {exc}") from None
+            raise ValidationException(
+                f"invalid body: {_naming_choices(exc, body, target)}"
+            ) from None
     except msgspec.DecodeError as exc:
         raise ValidationException(f"malformed JSON: {exc}") from None
     except UnicodeDecodeError:
         raise ValidationException("malformed JSON: a string is not valid UTF-8") from None
     except RecursionError:
         raise ValidationException("malformed JSON: nested too deeply") from None
+
+
+def _naming_choices(exc: msgspec.ValidationError, body: bytes, target: Any) -> str:
+    """msgspec's message, and for a value outside a closed set the values it allows."""
+    message = str(exc)
+    path = refused_value_path(message)
+    allowed = choices_at(target, body, path) if path else ()
+    return f"{message} ({listed(allowed)})" if allowed else message
 
 
 class StrictRequest(Request[Any, Any, Any]):

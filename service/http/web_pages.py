@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from litestar import Response, Router
+from litestar import Request, Response, Router, get
+from litestar.response import Redirect
 from litestar.static_files import create_static_files_router
 
-from service.http.strictness import problem_for_not_found
+from service.http.strictness import check_request, problem_for_not_found
 
 WEB_DIR = Path(__file__).resolve().parents[1] / "web"
 PREFIX = "/web"
@@ -36,6 +37,15 @@ async def _headers(response: Response[Any]) -> Response[Any]:
     return response
 
 
+async def _slash_first(request: Request[Any, Any, Any]) -> Response[Any] | None:
+    # The router matches ``/web`` as ``/web/``, but a page served there resolves its
+    # relative assets (``app.css``) against ``/``: every one a 404. So it is sent on.
+    # (Litestar strips the slash from ``path``; ``raw_path`` is as sent.)
+    if request.scope.get("raw_path", b"").split(b"?")[0] == PREFIX.encode():
+        return Redirect(PREFIX + "/", status_code=308)
+    return await check_request(request)  # the app's own hook, which this one replaces
+
+
 def web_router() -> Router:
     """``/web/`` serves ``index.html`` (the lobby); other pages by name."""
     return create_static_files_router(
@@ -43,6 +53,14 @@ def web_router() -> Router:
         directories=[WEB_DIR],
         html_mode=True,
         name="web",
+        before_request=_slash_first,
         after_request=_headers,
         include_in_schema=False,
     )
+
+
+@get("/", include_in_schema=False, sync_to_thread=False)
+def home() -> Redirect:
+    """The server's root is the web client's lobby (the README's "everything, on ...");
+    temporary (307), so a browser does not keep it should the root serve something later."""
+    return Redirect(PREFIX + "/", status_code=307)

@@ -131,20 +131,25 @@ class TicketDesk:
         ticket = await self.tickets.get(owner, ticket_id) if owner is not None else None
         key_id = self.api_keys.identify(token)
         if ticket is not None and hmac.compare_digest(token_hash(token), ticket.secret_hash):
-            return Reader(ticket, holder=True, secret=token)
-        if key_id is None:
+            reader = Reader(ticket, holder=True, secret=token)
+        elif key_id is None:
             # One answer whether or not the ticket exists: a guessed secret must not tell
             # a real ticket id from an unknown one.
             raise Unauthorized(NOT_A_CREDENTIAL)
-        if ticket is None:
+        elif ticket is None or key_id != ticket.owner:
             raise UnknownTicket
-        if key_id != ticket.owner:
+        else:
+            reader = Reader(ticket, holder=False)
+        # A cancelled ticket is gone (the DELETE's answer was the last word on it). Its hash
+        # stays until it expires, so the matcher's seating still finds it not waiting.
+        if reader.ticket.status == "cancelled":
             raise UnknownTicket
-        return Reader(ticket, holder=False)
+        return reader
 
     async def cancel(self, reader: Reader) -> Ticket:
-        """Cancel a waiting ticket; the ticket as it is now. 409 ``ticket-matched`` once it
-        has its seat (matching or matched)."""
+        """Cancel a waiting ticket (or an expired one: it stays expired); the ticket as it is
+        now, the last read of a cancelled one. 409 ``ticket-matched`` once it has its seat
+        (matching or matched): the ticket stays readable, ``matched``."""
         ticket = reader.ticket
         said = await self.tickets.cancel(ticket, int(time.time() * 1000))
         if said in ("matching", "matched"):

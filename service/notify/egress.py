@@ -78,6 +78,13 @@ async def resolve(host: str, port: int) -> list[IPAddress]:
     return list(seen)
 
 
+# A developer trying webhooks on their own machine needs the setting that lifts the rule.
+PRIVATE_HINT = (
+    " (a server run for local development may allow private targets: "
+    "STAKEOUT_WEBHOOK_ALLOW_PRIVATE=1)"
+)
+
+
 def _first_refused(addresses: Iterable[IPAddress]) -> IPAddress | None:
     return next((ip for ip in addresses if not is_public(ip)), None)
 
@@ -106,14 +113,16 @@ async def registration_refusal(url: str, allow_private: bool) -> str | None:
     except ValueError:
         literal = None
     if literal is not None:
-        return None if is_public(literal) else f"{host} is not a public address"
+        return None if is_public(literal) else f"{host} is not a public address{PRIVATE_HINT}"
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
         addresses = await asyncio.wait_for(resolve(host, port), RESOLVE_SECONDS)
     except (OSError, TimeoutError, UnicodeError):
         return None  # cannot tell now; the delivery client checks when it connects
     refused = _first_refused(addresses)
-    return None if refused is None else f"{host} resolves to {refused}, not a public address"
+    if refused is None:
+        return None
+    return f"{host} resolves to {refused}, not a public address{PRIVATE_HINT}"
 
 
 class PublicOnlyBackend(httpcore.AsyncNetworkBackend):

@@ -52,8 +52,11 @@ class UnknownSeat(ServiceError):
 class GameNotFound(ServiceError):
     code = "unknown-game"
 
-    def __init__(self, game: str) -> None:
-        super().__init__(f"no game {game!r}")
+    def __init__(self, game: str, kinds: tuple[str, ...] = ()) -> None:
+        # ``kinds``: the game kinds there are, when ``game`` named a kind (a typo's answer
+        # lists them), not a game's id.
+        listed = f"; the games are {', '.join(map(repr, kinds))}" if kinds else ""
+        super().__init__(f"no game {game!r}{listed}")
         self.game = game
 
 

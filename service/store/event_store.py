@@ -1,4 +1,4 @@
-"""The event store on Redis (contract in DESIGN.md).
+"""The event store on Redis (its design, measured: docs/design-move-path.md).
 
 Layout (the whole of it, with every other key, is in `service/store/keys.py`) — every key
 of a game shares the hash tag ``{<id>}``, so the store runs unchanged on Redis Cluster:

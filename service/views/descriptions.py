@@ -319,5 +319,15 @@ CREATE_GAME = {
     "public": "True: listed in GET /v1/lobby for anyone to find (to claim an open seat "
     "or to watch). Not together with private.",
 }
+CREATE_TICKET = {
+    "": "Ask for a game of this kind for one player: the matcher seats it with players of "
+    "its strength (and bots, when asked) in one of the seat counts it accepts.",
+    "game": "Which game (the tag).",
+    "player": "Who the ticket seats: a player of the API key and a seat name.",
+    "options": "The game's options (see GET /v1/rules/{game}); a ticket is matched only "
+    "with tickets asking for the same. Omitted: the defaults.",
+}
 for _name in ("CreateFbiGame", "CreateFedsGame", "CreateBonnieClydeGame"):
     DESCRIPTIONS[_name] = CREATE_GAME
+for _name in ("CreateFbiTicket", "CreateFedsTicket", "CreateBonnieClydeTicket"):
+    DESCRIPTIONS[_name] = CREATE_TICKET

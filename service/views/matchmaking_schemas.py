@@ -115,7 +115,8 @@ class TicketMatch(msgspec.Struct, frozen=True):
 
 STATUS_TEXT = (
     "waiting: not matched yet; matching: seated, its game being made (a moment); matched: "
-    "`match` says where; cancelled: by DELETE; expired: unmatched until expires_ms."
+    "`match` says where; cancelled: by DELETE (only its answer says so: a cancelled ticket is "
+    "gone); expired: unmatched until expires_ms."
 )
 
 

@@ -96,3 +96,7 @@ async function main() {
 }
 
 main();
+
+// A second invite pasted into this tab's address bar changes only the hash: start again
+// for it (as the table and the replay do), not show the first one.
+window.addEventListener("hashchange", () => location.reload());

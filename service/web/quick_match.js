@@ -63,7 +63,11 @@ function matched(ticket) {
 }
 
 function ended(ticket) {
-  const words = { cancelled: "Stopped looking.", expired: "Nobody was found in time: try again." };
+  const words = {
+    cancelled: "Stopped looking.",
+    gone: "Stopped looking: this ticket was cancelled.",
+    expired: "Nobody was found in time: try again.",
+  };
   say(h("p", { class: "status", "data-ticket": ticket.status }, words[ticket.status] || ticket.status));
 }
 
@@ -82,8 +86,12 @@ async function check() {
     if (ticket.status === "matched") matched(ticket);
     else ended(ticket);
   } catch (error) {
-    if (error.status === 404) storage.ticket.set(null);
     ui.find.disabled = false;
+    if (error.status === 404) {
+      // A cancelled ticket is gone (stopped from another tab, say): nothing to show but that.
+      storage.ticket.set(null);
+      return ended({ status: "gone" });
+    }
     say(h("p", { class: "error" }, problemWords(error)));
   }
 }
@@ -97,7 +105,13 @@ async function cancel() {
     storage.ticket.set(null);
     ui.find.disabled = false;
   } catch (error) {
-    check(); // matched meanwhile (409): show the table
+    if (error.status === 404) {
+      // Already cancelled (and so gone), from another tab say.
+      storage.ticket.set(null);
+      ui.find.disabled = false;
+      return ended({ status: "gone" });
+    }
+    check(); // matched meanwhile (409): the ticket stays, matched; show the table
   }
 }
 

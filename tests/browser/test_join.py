@@ -69,3 +69,18 @@ def test_a_code_cut_short_is_said_in_words(guest_page: Page) -> None:
     )
     expect(guest_page.get_by_role("button", name="Take the seat")).to_be_hidden()
     screenshot(guest_page, "join-cut-short")
+
+
+def test_a_second_invite_pasted_into_the_same_tab_shows_that_invite(
+    guest_page: Page, stack: Stack
+) -> None:
+    _, first = _invited_game(stack)
+    _, second = _invited_game(stack)
+    _claim(stack, second)  # the second one's seat is taken: the page says so
+    guest_page.goto(f"/web/join.html#{first}")
+    expect(guest_page.get_by_role("button", name="Take the seat")).to_be_visible()
+    guest_page.evaluate(f"location.hash = {second!r}")  # only the hash changes
+    expect(guest_page.locator("#taken")).to_contain_text("Someone has taken this seat already")
+    expect(guest_page.get_by_role("button", name="Take the seat")).to_be_hidden()
+    assert_fits(guest_page)
+    screenshot(guest_page, "join-second-invite")

@@ -50,6 +50,33 @@ def test_a_quick_match_waits_then_seats_the_player_at_its_table(page: Page, stac
     expect(page.locator(".seat.you")).to_contain_text("Ann")
 
 
+def test_stopping_a_quick_match_says_so_and_a_ticket_cancelled_elsewhere_too(
+    page: Page, stack: Stack
+) -> None:
+    """A cancelled ticket is gone (GET 404): the page says it stopped, not a raw problem."""
+    page.goto("/web/")
+    page.get_by_label("Game to play").select_option("feds")
+    page.locator("#qm-player").fill("web-stopper")
+    page.locator("#qm-bots").fill("")  # people only: nobody comes
+    page.get_by_role("button", name="Find a game").click()
+    expect(page.locator("#qm-status [data-ticket='waiting']")).to_be_visible()
+    page.get_by_role("button", name="Stop looking").click()
+    expect(page.locator("#qm-status [data-ticket='cancelled']")).to_have_text("Stopped looking.")
+    # Again, cancelled from elsewhere (another tab, the player's backend) while it waits.
+    page.get_by_role("button", name="Find a game").click()
+    expect(page.locator("#qm-status [data-ticket='waiting']")).to_be_visible()
+    kept = page.evaluate("JSON.parse(localStorage.getItem('stakeout.ticket'))")
+    gone = httpx.delete(
+        f"{stack.base}/v1/matchmaking/tickets/{kept['id']}", headers=auth(stack.api_key)
+    )
+    assert gone.status_code == 200, gone.text
+    told = page.locator("#qm-status [data-ticket='gone']")
+    expect(told).to_have_text("Stopped looking: this ticket was cancelled.")
+    expect(page.locator("#qm-status .error")).to_have_count(0)
+    assert_fits(page)
+    screenshot(page, "quick-match-cancelled")
+
+
 def _rate_players(stack: Stack) -> None:
     owner = ApiKeys((stack.api_key,)).identify(stack.api_key) or ""
     names = ["Ann", "Bob", "Cy", "Dee", "Eve"]

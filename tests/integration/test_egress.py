@@ -111,6 +111,8 @@ def test_registering_a_private_target_is_refused_and_stores_nothing(
     assert response.status_code == 422, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
     assert response.json()["type"] == "urn:stakeout:problem:webhook-target-refused"
+    # The refusal names the setting a developer trying webhooks locally needs.
+    assert "STAKEOUT_WEBHOOK_ALLOW_PRIVATE=1" in response.json()["detail"]
     listed = strict_client.get("/v1/webhooks", headers=auth(API_KEY)).json()["webhooks"]
     assert listed == []
 

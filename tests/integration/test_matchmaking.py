@@ -103,6 +103,7 @@ def test_two_players_are_matched_and_each_gets_its_seat_and_token(
     late = api.delete(f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(ann["secret"]))
     assert late.status_code == 409
     assert late.json()["type"] == "urn:stakeout:problem:ticket-matched"
+    assert read(api, ann) == seen[0]  # still readable, matched, with its token
     assert match_pass(two_keys).games == 0  # matched once
 
 
@@ -111,8 +112,14 @@ def test_a_cancelled_ticket_is_never_matched(api: Any, two_keys: Settings) -> No
     cancelled = api.delete(f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(API_KEY))
     assert cancelled.status_code == 200, cancelled.text
     assert cancelled.json()["status"] == "cancelled"
-    again = api.delete(f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(ann["secret"]))
-    assert again.json()["status"] == "cancelled"
+    # Cancelled is gone: the DELETE's answer was its last read, for the secret and the key.
+    for token in (ann["secret"], API_KEY):
+        for method in ("GET", "DELETE"):
+            gone = api.request(method, f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(token))
+            assert gone.status_code == 404, (method, gone.text)
+            assert gone.json()["type"] == "urn:stakeout:problem:unknown-ticket"
+    # A wrong credential is still told so, not that there is no such ticket.
+    assert api.get(f"/v1/matchmaking/tickets/{ann['id']}").status_code == 401
     assert match_pass(two_keys).games == 0
     assert read(api, bob)["status"] == "waiting"
 
@@ -136,7 +143,8 @@ def test_a_cancel_racing_the_seating_wins_or_loses_whole(api: Any, two_keys: Set
     assert read(api, bob)["status"] == "waiting"
     assert match_pass(two_keys).games == 1
     assert read(api, bob)["match"]["game_id"] == read(api, cy)["match"]["game_id"]
-    assert read(api, ann)["status"] == "cancelled"
+    gone = api.get(f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(ann["secret"]))
+    assert gone.status_code == 404
 
 
 def test_bots_fill_the_seats_after_the_wait(api: Any, two_keys: Settings) -> None:
@@ -227,9 +235,11 @@ def test_a_match_left_half_made_is_made_by_a_later_pass(api: Any, two_keys: Sett
 
     asyncio.run(seat_and_die())
     assert read(api, ann)["status"] == "matching"
-    assert (
-        api.delete(f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(API_KEY)).status_code == 409
-    )
+    # A DELETE losing to the seating is refused, and the ticket stays as it is.
+    late = api.delete(f"/v1/matchmaking/tickets/{ann['id']}", headers=auth(API_KEY))
+    assert late.status_code == 409
+    assert late.json()["type"] == "urn:stakeout:problem:ticket-matched"
+    assert read(api, ann)["status"] == "matching"
     assert match_pass(two_keys).recovered == 0  # not stale yet
     passed = match_pass(two_keys, int(time.time() * 1000) + 20_000)
     assert (passed.recovered, passed.games) == (1, 1)

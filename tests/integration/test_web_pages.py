@@ -32,3 +32,17 @@ def test_an_unknown_file_is_a_problem_and_nothing_outside_the_folder_is_served(
         answer = client.get(path)
         assert answer.status_code == 404, path
         assert answer.headers["content-type"].startswith("application/problem+json"), path
+
+
+def test_the_root_and_the_folder_without_its_slash_redirect_to_the_lobby(
+    client: TestClient[Litestar],
+) -> None:
+    # /web served the lobby's HTML with every relative asset a 404; / was a JSON 404.
+    for path, status in [("/", 307), ("/web", 308)]:
+        answer = client.get(path, follow_redirects=False)
+        assert answer.status_code == status, path
+        assert answer.headers["location"] == "/web/", path
+    followed = client.get("/web")
+    assert followed.status_code == 200
+    assert "lobby.js" in followed.text
+    assert client.get("/web/app.css").status_code == 200

@@ -105,9 +105,11 @@ class MatchmakingController(Controller):
         security=[TICKET_SECRET, API_KEY],
         summary="Stop looking",
         description=(
-            "With the ticket's secret or its API key. A waiting ticket is cancelled (a "
-            "cancelled or expired one stays so); one that has its seat already is not: 409 "
-            "`ticket-matched` (read it for its game). Either the ticket is matched or it is "
+            "With the ticket's secret or its API key. A waiting ticket is cancelled, and "
+            "gone: this answer (status `cancelled`) is its last read, a later GET or DELETE "
+            "answers 404 `unknown-ticket`. An expired one stays expired. One that has its "
+            "seat already is not cancelled: 409 `ticket-matched`, and it stays readable as "
+            "`matched` (read it for its game). Either the ticket is matched or it is "
             "cancelled: never both, never a game with a cancelled ticket's seat."
         ),
         status_code=200,

@@ -46,7 +46,7 @@ class RulesController(Controller):
     ) -> RulesDocument:
         found = registry.get(game)
         if found is None:
-            raise GameNotFound(game)
+            raise GameNotFound(game, kinds=tuple(registry.names()))
         return RulesDocument(
             game=found.name,
             title=found.title,
