@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from domain.engine import BotLevel
 from domain.match import ClaimSeat, FillSeats, LeaveSeat
 from service.lobby.errors import IdentityNeedsApiKey, SeatBound, UnknownInvite
+from service.play.access import owns
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
 from service.play.records import Applied, Loaded, Submission, token_hash
@@ -90,7 +91,7 @@ def claim_identity(loaded: Loaded, seat: int, asked: str | None, key_id: str | N
             "a claim with the invite code alone may set a name, not an external_id: only "
             "the game's API key binds one"
         )
-    if key_id != loaded.meta.owner:
+    if not owns(loaded, key_id):
         raise Forbidden("only the API key that created the game may bind its seats' players")
     bound = loaded.match.bound.get(seat)
     if bound is not None and bound != asked:

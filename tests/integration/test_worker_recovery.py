@@ -65,14 +65,19 @@ def _started_on(connection: redis.Redis, pid: int, seat: int) -> tuple[str, int]
     return None
 
 
+KEEP_RECORDS = {"STAKEOUT_JOB_RESULT_TTL_SECONDS": "3600"}
+
+
 def test_a_bot_job_whose_worker_is_killed_mid_job_is_played_by_another_worker(
     processes: Processes, own_redis: str
 ) -> None:
-    api = processes.api(service_env(own_redis))
+    # Which worker ran the job is read from its RQ record after it ran: records kept an hour
+    # here, by whoever enqueues (by default a finished job's records go at once).
+    api = processes.api(service_env(own_redis, **KEEP_RECORDS))
     # Worker A thinks long (an expert with a large effort and a 20 s cap): its job is
     # surely still running when it is killed.
     slow = processes.worker(
-        service_env(own_redis, STAKEOUT_BOT_EFFORT="100", STAKEOUT_BOT_SECONDS="20")
+        service_env(own_redis, STAKEOUT_BOT_EFFORT="100", STAKEOUT_BOT_SECONDS="20", **KEEP_RECORDS)
     )
     connection = redis.Redis.from_url(own_redis)
     try:
@@ -85,7 +90,7 @@ def test_a_bot_job_whose_worker_is_killed_mid_job_is_played_by_another_worker(
             game_id = created.json()["id"]
             job_id, version = wait_for(lambda: _started_on(connection, slow.pid, 0), 120)
             # Worker B plays quickly; it starts while A holds the job.
-            quick = processes.worker(service_env(own_redis))
+            quick = processes.worker(service_env(own_redis, **KEEP_RECORDS))
             os.killpg(slow.pid, signal.SIGKILL)
             slow.wait()
             # B's lifeline finds the job of the dead worker and puts it back; B plays it.

@@ -80,6 +80,9 @@ def test_two_hundred_tickets_two_apis_cancels_racing_the_matchers(
         response = http.get(
             f"{bases[i % 2]}/v1/matchmaking/tickets/{ticket['id']}", headers=auth(ticket["secret"])
         )
+        if response.status_code == 404 and cancels.get(i) == 200:
+            # A cancelled ticket is gone: its DELETE's answer was its last read.
+            return {"status": "cancelled"}
         assert response.status_code == 200, response.text
         return dict(response.json())
 

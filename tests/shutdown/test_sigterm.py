@@ -232,7 +232,9 @@ def _create_bot_games(redis_url: str, n: int) -> list[str]:
 def test_sigterm_to_a_busy_worker_is_a_warm_shutdown_and_a_new_worker_finishes_the_games(
     own_redis: str, processes: Processes
 ) -> None:
-    env = service_env(own_redis, LOG_LEVEL="INFO")
+    # The job's RQ record is read after it ran: kept an hour here (by default a finished
+    # job's records go at once, docs/settings.md).
+    env = service_env(own_redis, LOG_LEVEL="INFO", STAKEOUT_JOB_RESULT_TTL_SECONDS="3600")
     first = processes.worker(env)
     connection = redis.Redis.from_url(own_redis)
     try:
