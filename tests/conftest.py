@@ -135,8 +135,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def server_url(redis_url: str) -> Iterator[str]:
+def serve(redis_url: str) -> Iterator[str]:
+    """A real API process (`stakeout serve`) on ``redis_url``, until the generator closes."""
     port = free_port()
     env = {
         **os.environ,
@@ -161,3 +161,10 @@ def server_url(redis_url: str) -> Iterator[str]:
     yield base
     proc.terminate()
     proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def server_url(redis_url: str) -> Iterator[str]:
+    """A real API process on the test process's Redis (tests that read the store or run a
+    worker beside it share its database)."""
+    yield from serve(redis_url)

@@ -13,8 +13,14 @@ from typing import Any
 
 class Receiver:
     """A local HTTP receiver that fails its first ``failures`` requests with a 500 (and,
-    with ``fail_every``, every request whose number is a multiple of it), answering each
-    after ``delay_seconds``.
+    with ``fail_every``, every request whose number is a multiple of it; with
+    ``fail_first_attempts``, the first request of each delivery, by its ``Stakeout-Delivery``
+    header), answering each after ``delay_seconds``.
+
+    ``fail_every`` fails by the order of arrival across deliveries: two deliveries retried in
+    step can keep landing one on the failing number until it is out of retries, which is
+    the worker's designed give-up, not a loss. ``fail_first_attempts`` makes every delivery
+    need exactly one retry.
 
     Hostile modes, for the delivery worker's limits:
 
@@ -34,6 +40,7 @@ class Receiver:
         hold_seconds: float = 60.0,
         flood_bytes: int = 0,
         fail_every: int = 0,
+        fail_first_attempts: bool = False,
         delay_seconds: float = 0.0,
         tls: tuple[Path, Path] | None = None,
     ) -> None:
@@ -43,6 +50,8 @@ class Receiver:
         self.released = threading.Event()
         self.trickles_ended: list[float] = []  # monotonic times a trickled response ended
         self.sent = 0
+        seen_deliveries: set[str] = set()
+        seen_lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,6 +68,11 @@ class Receiver:
                 failing = number <= receiver.failures or bool(
                     fail_every and number % fail_every == 0
                 )
+                if fail_first_attempts:
+                    with seen_lock:
+                        delivery = self.headers.get("Stakeout-Delivery", "")
+                        failing = failing or delivery not in seen_deliveries
+                        seen_deliveries.add(delivery)
                 if delay_seconds:
                     time.sleep(delay_seconds)
                 self.send_response(500 if failing else 204)

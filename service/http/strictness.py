@@ -39,7 +39,10 @@ def _methods(request: Request[Any, Any, Any]) -> str:
     return ", ".join(sorted(methods))
 
 
-_NULL_TAKERS: dict[int, tuple[tuple[str, str], ...]] = {}
+# Keyed by the handler's id, holding the handler itself: an id is only unique among live
+# objects, and a process that builds apps more than once (the tests do) would otherwise find
+# a collected handler's entry under a new handler's id.
+_NULL_TAKERS: dict[int, tuple[HTTPRouteHandler, tuple[tuple[str, str], ...]]] = {}
 
 
 def _null_takers(handler: HTTPRouteHandler) -> tuple[tuple[str, str], ...]:
@@ -47,18 +50,21 @@ def _null_takers(handler: HTTPRouteHandler) -> tuple[tuple[str, str], ...]:
     type is not a string (an integer, an enum, ...): the lax parameter decoding reads the
     text ``null`` as an absent value for them, which their schema does not allow."""
     key = id(handler)
-    if key not in _NULL_TAKERS:
-        found = []
-        for name, field in handler.parsed_fn_signature.parameters.items():
-            kwarg = field.kwarg_definition
-            if not field.is_optional or str in (t.annotation for t in field.inner_types):
-                continue
-            if isinstance(kwarg, QueryParameter):
-                found.append(("query", kwarg.query or name))
-            elif isinstance(kwarg, HeaderParameter):
-                found.append(("header", (kwarg.header or name).lower()))
-        _NULL_TAKERS[key] = tuple(found)
-    return _NULL_TAKERS[key]
+    known = _NULL_TAKERS.get(key)
+    if known is not None and known[0] is handler:
+        return known[1]
+    found = []
+    for name, field in handler.parsed_fn_signature.parameters.items():
+        kwarg = field.kwarg_definition
+        if not field.is_optional or str in (t.annotation for t in field.inner_types):
+            continue
+        if isinstance(kwarg, QueryParameter):
+            found.append(("query", kwarg.query or name))
+        elif isinstance(kwarg, HeaderParameter):
+            found.append(("header", (kwarg.header or name).lower()))
+    taken = tuple(found)
+    _NULL_TAKERS[key] = (handler, taken)
+    return taken
 
 
 def _refuse_null_text(request: Request[Any, Any, Any]) -> None:

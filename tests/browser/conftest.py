@@ -23,10 +23,15 @@ from playwright.sync_api import (
     Page,
     Playwright,
     ViewportSize,
+    expect,
     sync_playwright,
 )
 
 from tests.browser.stack import Stack, running_stack
+
+# `expect` waits as long as the pages' own default (set below): its 5 s default is a timing
+# assumption a loaded 2-core machine breaks (an API process restarted, a worker importing).
+expect.set_options(timeout=20_000)
 
 CHROMIUM = Path(os.environ.get("STAKEOUT_CHROMIUM", "/usr/bin/chromium"))
 PHONE: ViewportSize = {"width": 360, "height": 780}
