@@ -156,8 +156,11 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
             lifeline.start()
             if not burst and BOT_QUEUE in names:  # the sweep's jobs run on the bots queue
                 threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
+                # A dispatcher takes leases only once its lifeline is listed: a peer that
+                # finds this process holding a shard then finds its connection too.
+                lifeline.connected.wait(timeout=FIRST_WAIT_SECONDS * 4)
                 dispatcher = threading.Thread(
-                    target=_dispatch, args=(settings, lifeline.process, dispatching), daemon=True
+                    target=_dispatch, args=(settings, lifeline, dispatching), daemon=True
                 )
                 dispatcher.start()
         generation += 1
@@ -190,14 +193,16 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
     lifeline.stop()
 
 
-def _dispatch(settings: Settings, name: str, done: threading.Event) -> None:
+def _dispatch(settings: Settings, lifeline: Lifeline, done: threading.Event) -> None:
     """The outbox's dispatcher of this worker process, on its own event loop, until
-    ``done``; it starts again if its Redis goes away."""
+    ``done``; it starts again if its Redis goes away. Its lifeline tells it which holders
+    of shards are dead, so it takes their shards without waiting for their leases."""
 
     async def dispatch(stop: asyncio.Event) -> None:
         async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
             outbox, games = wiring.store.outbox, wiring.games
-            await Dispatcher(outbox, games, wiring.follow_up, name).run(stop)
+            follow_up, name = wiring.follow_up, lifeline.process
+            await Dispatcher(outbox, games, follow_up, name, dead=lifeline.dead).run(stop)
 
     run_until_done(done, dispatch, "the outbox's dispatcher", FIRST_WAIT_SECONDS * 4)
 

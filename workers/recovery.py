@@ -9,7 +9,12 @@ id.
 
 So each worker process keeps a lifeline: a thread that renews a short-lived key
 (``stakeout:worker-alive:<host>-<pid>``, ``ALIVE_SECONDS``) every second, also while a job
-runs, and every ``REAP_SECONDS`` looks for
+runs, on a connection of its own named after the process (``stakeout-lifeline-<process>``).
+A process is dead when its key has expired, or at once when its lifeline's connection is
+gone: the kernel closes a killed process's sockets, so Redis's client list drops it within
+moments, while a process that is only frozen keeps its connection and is told by its key.
+(A Redis that refuses ``CLIENT LIST`` leaves only the key.) Every ``REAP_SECONDS`` the
+lifeline looks for
 
 - jobs taken off a queue by a worker that died before starting them (left in RQ's
   intermediate list): put back after ``STRANDED_SECONDS``;
@@ -72,13 +77,54 @@ def beat(connection: redis.Redis, process: str) -> None:
     connection.set(worker_alive_key(process), "1", ex=ALIVE_SECONDS)
 
 
+def lifeline_client_name(process: str) -> str:
+    """The name of ``process``'s lifeline connection, as Redis's client list shows it."""
+    return LIFELINE_CLIENT + process
+
+
+LIFELINE_CLIENT = "stakeout-lifeline-"
+
+
+class Liveness:
+    """Which worker processes are alive, as one look at the queue Redis tells: the key a
+    process renews, and its lifeline's connection. The client list is read once, when
+    first needed, so every answer of one `Liveness` is of the same moment or later than
+    what the caller read before asking."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self._connection = connection
+        self._connected: frozenset[str] | None = None
+        self._listed = False
+
+    def alive(self, process: str) -> bool:
+        if not self._connection.exists(worker_alive_key(process)):
+            return False
+        connected = self._lifelines()
+        return connected is None or process in connected
+
+    def _lifelines(self) -> frozenset[str] | None:
+        if not self._listed:
+            self._listed = True
+            try:
+                clients: list[dict[str, Any]] = self._connection.client_list()
+            except redis.ResponseError:  # CLIENT LIST refused (an ACL, a managed Redis)
+                return None
+            self._connected = frozenset(
+                str(c.get("name", ""))[len(LIFELINE_CLIENT) :]
+                for c in clients
+                if str(c.get("name", "")).startswith(LIFELINE_CLIENT)
+            )
+        return self._connected
+
+
 def is_alive(connection: redis.Redis, process: str) -> bool:
-    return bool(connection.exists(worker_alive_key(process)))
+    return Liveness(connection).alive(process)
 
 
 def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
     """Put back the started jobs of dead workers; returns their ids."""
     reaped: list[str] = []
+    liveness = Liveness(connection)
     for name in queues:
         queue = Queue(name, connection=connection)
         registry = queue.started_job_registry
@@ -93,7 +139,7 @@ def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
             worker = job.worker_name
             if job.get_status(refresh=False) != JobStatus.STARTED or not worker:
                 continue
-            if is_alive(connection, process_of(worker)):
+            if liveness.alive(process_of(worker)):
                 continue
             # One reaper acts on this (job, dead worker), however many workers look.
             if not connection.set(worker_reaped_key(job_id, worker), "1", nx=True, ex=3600):
@@ -246,17 +292,30 @@ class Lifeline(threading.Thread):
         self._queues = tuple(queues)
         self.process = process_name()
         self.worker: Any = None  # the current RQ worker: its scheduler takes freed locks
+        self.connected = threading.Event()  # its named connection has beaten once
         self._halt = threading.Event()
+        self._connection = redis.Redis.from_url(
+            url,
+            socket_timeout=2.0,
+            socket_connect_timeout=2.0,
+            client_name=lifeline_client_name(self.process),
+        )
 
     def stop(self) -> None:
         self._halt.set()
 
+    def dead(self, processes: frozenset[str]) -> frozenset[str]:
+        """Those of ``processes`` that are dead now (blocking; for the dispatcher)."""
+        liveness = Liveness(self._connection)
+        return frozenset(p for p in processes if not liveness.alive(p))
+
     def run(self) -> None:
-        connection = redis.Redis.from_url(self._url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        connection = self._connection
         next_reap = 0.0
         while not self._halt.is_set():
             try:
                 beat(connection, self.process)
+                self.connected.set()
                 if time.monotonic() >= next_reap:
                     next_reap = time.monotonic() + REAP_SECONDS
                     reap_abandoned(connection, self._queues)

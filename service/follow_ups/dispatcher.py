@@ -29,6 +29,7 @@ import contextlib
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 
 from redis.exceptions import RedisError
 
@@ -55,12 +56,25 @@ TRIM_SECONDS = 5.0
 KEPT_STATES = 4096
 
 
+# Given the holders of shards this dispatcher could not take, those known dead (blocking:
+# it runs on a thread). The workers' lifelines know (workers/recovery.py).
+DeadHolders = Callable[[frozenset[str]], frozenset[str]]
+
+
 class Dispatcher:
-    def __init__(self, outbox: Outbox, games: GameService, follow_up: FollowUp, name: str) -> None:
+    def __init__(
+        self,
+        outbox: Outbox,
+        games: GameService,
+        follow_up: FollowUp,
+        name: str,
+        dead: DeadHolders | None = None,
+    ) -> None:
         self.outbox = outbox
         self.games = games
         self.follow_up = follow_up
         self.name = name
+        self.dead = dead
         self._states: OrderedDict[str, Loaded] = OrderedDict()
         self._shards: dict[str, asyncio.Task[None]] = {}
 
@@ -88,24 +102,53 @@ class Dispatcher:
             self._shards.clear()
 
     async def _hold_shards(self) -> None:
-        """Renew the leases held, take the free ones; a shard whose lease was lost (this
-        process stalled past it) stops being followed here."""
+        """Renew the leases held, take the free ones and those of dead holders; a shard
+        whose lease was lost (this process stalled past it) stops being followed here."""
+        others: dict[str, str] = {}
         for shard in OUTBOX_SHARDS:
             try:
-                held = await self.outbox.lease(shard, self.name)
+                holder = await self.outbox.take(shard, self.name)
             except Exception:  # the store did not answer: keep what runs, try again
                 log.warning("could not renew the lease of outbox shard %s", shard, exc_info=True)
                 continue
-            task = self._shards.get(shard)
-            if held and (task is None or task.done()):
-                if task is not None and task.exception() is not None:
-                    log.warning("outbox shard %s stopped", shard, exc_info=task.exception())
-                self._shards[shard] = asyncio.get_running_loop().create_task(
-                    self._follow(shard), name=f"outbox-{shard}"
-                )
-            elif not held and task is not None:
+            if holder is None:
+                self._start(shard)
+            else:
+                others[shard] = holder
+        for shard, holder in (await self._of_the_dead(others)).items():
+            # Let go only if the dead one still holds it (compare and delete), then take it.
+            with contextlib.suppress(Exception):
+                await self.outbox.release(shard, holder)
+                if await self.outbox.lease(shard, self.name):
+                    log.warning("outbox shard %s taken over from %s, which died", shard, holder)
+                    self._start(shard)
+                    del others[shard]
+        for shard in others:
+            task = self._shards.pop(shard, None)
+            if task is not None:
                 task.cancel()
-                del self._shards[shard]
+
+    async def _of_the_dead(self, others: dict[str, str]) -> dict[str, str]:
+        """The shards of ``others`` whose holders are known dead (none when nobody says)."""
+        if self.dead is None or not others:
+            return {}
+        try:
+            dead = await asyncio.to_thread(self.dead, frozenset(others.values()))
+        except Exception:  # not knowing is no reason to stop: the leases expire anyway
+            log.warning("could not tell whether outbox shard holders live", exc_info=True)
+            return {}
+        return {shard: holder for shard, holder in others.items() if holder in dead}
+
+    def _start(self, shard: str) -> None:
+        """Follow ``shard`` up here, unless that is under way."""
+        task = self._shards.get(shard)
+        if task is not None and not task.done():
+            return
+        if task is not None and not task.cancelled() and task.exception() is not None:
+            log.warning("outbox shard %s stopped", shard, exc_info=task.exception())
+        self._shards[shard] = asyncio.get_running_loop().create_task(
+            self._follow(shard), name=f"outbox-{shard}"
+        )
 
     async def _follow(self, shard: str) -> None:
         await self.outbox.ensure_group(shard)

@@ -355,7 +355,8 @@ class MatchTickets:
 
     async def hold_lease(self, name: str, lease_ms: int) -> bool:
         """Take or renew the matcher's lease (one matcher works at a time)."""
-        return bool(await self._hold(keys=[MM_LEASE], args=[name, lease_ms]))
+        held: Any = await self._hold(keys=[MM_LEASE], args=[name, lease_ms])
+        return bool(held == 1)
 
     async def release_lease(self, name: str) -> None:
         await self._let_go(keys=[MM_LEASE], args=[name])

@@ -23,7 +23,9 @@ once (the follow-ups are idempotent).
 
 **Leases.** ``outbox:{<shard>}:owner`` holds the dispatcher that reads the shard, for
 `LEASE_MS` at a time, renewed while it runs. A dispatcher that dies leaves its lease to
-expire; the next one takes the shard and its unacknowledged entries (``XAUTOCLAIM``).
+expire, or to be let go sooner by a dispatcher that learns its holder is dead (the
+workers' lifelines tell, workers/recovery.py); the next one takes the shard and its
+unacknowledged entries (``XAUTOCLAIM``).
 
 **Parked entries.** An entry whose follow-up keeps failing for another reason than a Redis
 away (a game that cannot be loaded) is set aside in ``outbox:{<shard>}:parked`` with its
@@ -114,8 +116,12 @@ class Outbox:
 
     async def lease(self, shard: str, owner: str, ttl_ms: int = LEASE_MS) -> bool:
         """Take or renew ``shard``'s lease for ``owner``; False when another holds it."""
-        taken = await self._lease(keys=[outbox_owner_key(shard)], args=[owner, ttl_ms])
-        return bool(taken)
+        return await self.take(shard, owner, ttl_ms) is None
+
+    async def take(self, shard: str, owner: str, ttl_ms: int = LEASE_MS) -> str | None:
+        """`lease`, saying who holds the shard when it is not ``owner`` (None when it is)."""
+        taken: Any = await self._lease(keys=[outbox_owner_key(shard)], args=[owner, ttl_ms])
+        return None if taken == 1 else bytes(taken).decode()
 
     async def release(self, shard: str, owner: str) -> None:
         await self._release(keys=[outbox_owner_key(shard)], args=[owner])

@@ -82,14 +82,15 @@ class Script:
 
 
 # A lease on one key (the outbox's shards, the matchmaker's pass): renewed by its holder
-# (ARGV[1]) for ARGV[2] ms, or taken when it is free; 1 when held, 0 when another holds it.
+# (ARGV[1]) for ARGV[2] ms, or taken when it is free; 1 when held, else who holds it (so
+# a taker can ask whether that holder still lives without another round trip).
 TAKE_LEASE = """
 local holder = redis.call('GET', KEYS[1])
 if holder == false or holder == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
-return 0
+return holder
 """
 # The lease let go, only by its holder.
 DROP_LEASE = """

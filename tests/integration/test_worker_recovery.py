@@ -1,6 +1,7 @@
 """Workers and their Redis, for real: a worker started before its Redis waits for it, and a
 bot job whose worker is SIGKILLed mid-job is put back and played by another worker, long
-before RQ itself would call the job abandoned (about 90 s)."""
+before RQ itself would call the job abandoned (about 90 s), and without waiting for the
+dead worker's keys to expire."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from rq import Queue
 
 from service.follow_ups.jobs import BOT_QUEUE
 from service.ops.embedded import EmbeddedRedis
+from service.store.keys import OUTBOX_SHARDS, outbox_owner_key, worker_alive_key
 from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import Processes, free_port, own_redis, processes, service_env
 
@@ -99,5 +101,46 @@ def test_a_bot_job_whose_worker_is_killed_mid_job_is_played_by_another_worker(
             job = Queue(BOT_QUEUE, connection=connection).fetch_job(job_id)
             assert job is not None
             assert not (job.worker_name or "").startswith(f"{socket.gethostname()}-{slow.pid}-")
+    finally:
+        connection.close()
+
+
+def test_a_killed_worker_is_known_dead_by_its_closed_connection_not_only_by_its_keys(
+    processes: Processes, own_redis: str
+) -> None:
+    """The kill as above, but the dead worker's liveness key and its outbox leases are
+    pinned for an hour after it dies, as if it were only frozen: its peer must learn of the
+    death from Redis's client list (the lifeline's connection is gone) to take its job and
+    its shards; waiting for the keys would stall the game for the hour."""
+    api = processes.api(service_env(own_redis, **KEEP_RECORDS))
+    slow = processes.worker(
+        service_env(own_redis, STAKEOUT_BOT_EFFORT="100", STAKEOUT_BOT_SECONDS="20", **KEEP_RECORDS)
+    )
+    connection = redis.Redis.from_url(own_redis)
+    dead = f"{socket.gethostname()}-{slow.pid}"
+    try:
+        with httpx.Client(base_url=api.base, timeout=30) as http:
+            seats = [{"type": "bot", "level": "expert"}, *BOTS3[:2]]
+            created = http.post(
+                "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
+            )
+            assert created.status_code == 201, created.text
+            game_id = created.json()["id"]
+            _job_id, version = wait_for(lambda: _started_on(connection, slow.pid, 0), 120)
+            quick = processes.worker(service_env(own_redis, **KEEP_RECORDS))
+            os.killpg(slow.pid, signal.SIGKILL)
+            slow.wait()
+            connection.set(worker_alive_key(dead), "1", ex=3600)
+            held = [
+                s for s in OUTBOX_SHARDS if connection.get(outbox_owner_key(s)) == dead.encode()
+            ]
+            assert held, "the dead worker held no outbox shard"
+            for shard in held:
+                connection.pexpire(outbox_owner_key(shard), 3_600_000)
+            # Its job is played again, and the follow-ups of what comes after run: the
+            # bots play on through several changes (each one followed up by a shard).
+            wait_for(lambda: http.get(f"/v1/games/{game_id}").json()["version"] > version + 5, 90)
+            assert quick.poll() is None, processes.tail(quick)
+            assert all(connection.get(outbox_owner_key(s)) != dead.encode() for s in held)
     finally:
         connection.close()
