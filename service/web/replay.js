@@ -6,7 +6,7 @@
 // the way to its live table.
 
 import { api, Problem } from "./api.js";
-import { $, h, fill, pageUrl } from "./dom.js";
+import { $, h, fill, pageUrl, pageFailed } from "./dom.js";
 import { rendererFor, describe } from "./render.js";
 import * as storage from "./storage.js";
 import { verifyReplay } from "./verify.js";
@@ -35,6 +35,8 @@ const ui = {
   list: $("#event-list"),
   seat: $("#seat-view"),
 };
+
+const FAILED = "This replay cannot be shown";
 
 function showError(error) {
   ui.error.hidden = !error;
@@ -166,7 +168,7 @@ function wireControls() {
 async function main() {
   if (!/^[0-9a-f]{24}$/.test(gameId || "")) {
     ui.badge.textContent = "no game";
-    return showError("No game: the address should end in #<game id>.");
+    return pageFailed(FAILED, "This address names no game: a replay's address ends in #<game id> (24 hex digits), as the lobby and the table link it.");
   }
   try {
     [replay, finalView] = await load();
@@ -174,7 +176,8 @@ async function main() {
   } catch (error) {
     if (error instanceof Problem && error.code === "game-not-finished") return stillPlaying();
     ui.badge.textContent = "not checked";
-    return showError(error);
+    const words = error instanceof Problem && error.status === 404 ? `There is no game ${gameId} on this server: check the address you were given.` : error instanceof Problem ? error.words : String(error);
+    return pageFailed(FAILED, words);
   }
   document.title = `Replay of ${rules.title} · stakeout`;
   fill($("#title"), `Replay: ${rules.title}`);
