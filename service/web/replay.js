@@ -20,6 +20,7 @@ let renderer = null;
 let rules = null;
 let finalView = null;
 let at = 1;
+let dealt = 1; // the event at which the table is laid out (the opening act's last)
 let seat = held ? String(held.seat) : "";
 const views = new Map();
 
@@ -59,8 +60,8 @@ async function viewAt(version) {
 
 /**
  * The events of the opening act (the deal) come in one batch, and the server answers the
- * table of the whole batch for each of them: rather than show a table not dealt yet, say
- * where it is laid out.
+ * table of the whole batch for each of them: the page opens at the batch's last event, the
+ * table as dealt, and an earlier one says where the table is laid out rather than show it.
  */
 function beforeTheDeal(view) {
   fill(
@@ -68,8 +69,8 @@ function beforeTheDeal(view) {
     h(
       "div",
       { class: "panel setup", "data-setup": view.version },
-      h("p", {}, `The game was still being set up: events 1 to ${view.version} happened at once, and the table is laid out at event ${view.version}.`),
-      h("button", { type: "button", onclick: () => go(view.version) }, `Show event ${view.version}`),
+      h("p", {}, `Events 1 to ${view.version} are the deal, all at once: the table as dealt is at event ${view.version}.`),
+      h("button", { type: "button", onclick: () => go(view.version) }, `Show the table as dealt (event ${view.version})`),
     ),
   );
 }
@@ -77,7 +78,7 @@ function beforeTheDeal(view) {
 async function go(version) {
   at = Math.min(Math.max(1, version), replay.events.length);
   ui.slider.value = String(at);
-  fill(ui.position, `Event ${at} of ${replay.events.length}`);
+  fill(ui.position, `Event ${at} of ${replay.events.length}${at === dealt ? " · as dealt" : ""}`);
   fill(ui.now, describe(renderer, replay.events[at - 1], seenBy()));
   for (const item of ui.list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
   const current = ui.list.children[at - 1];
@@ -194,7 +195,9 @@ async function main() {
   );
   drawEvents();
   wireControls();
-  go(1);
+  // Opened at the deal, as dealt: its first events have no table of their own.
+  dealt = await viewAt(1).then((view) => Math.min(view.version, replay.events.length), () => 1);
+  go(dealt);
   verify();
 }
 
