@@ -64,3 +64,24 @@ export function countdown(deadline, now = Date.now()) {
 export function pageUrl(page, hash) {
   return new URL(`${page}#${hash}`, location.href).href;
 }
+
+/**
+ * The page could not load what it shows (no such game, a mistyped address, a server away):
+ * it keeps its header and a card with what failed, the reason in words (in `#error`, without
+ * the "Not done:" of a refused act) and the way back to the lobby; the empty sections go.
+ */
+export function pageFailed(title, reason) {
+  const error = $("#error") || h("div", { id: "error", class: "error", role: "alert" });
+  fill(error, reason);
+  error.hidden = false;
+  $("main").replaceChildren(
+    h(
+      "section",
+      { class: "card failed", "data-failed": "" },
+      h("h2", {}, title),
+      error,
+      h("p", { class: "links" }, h("a", { href: "./", "data-lobby": "" }, "Back to the lobby")),
+    ),
+  );
+  document.body.dataset.failed = "";
+}

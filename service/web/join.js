@@ -4,7 +4,7 @@
 // said so, with the way to watch (or back to the seat, when this browser took it).
 
 import { api, Problem } from "./api.js";
-import { $, h, fill, seatLabel, pageUrl } from "./dom.js";
+import { $, h, fill, seatLabel, pageUrl, pageFailed } from "./dom.js";
 import { gameInfo } from "./render.js";
 import * as storage from "./storage.js";
 
@@ -14,6 +14,8 @@ const NAME_KEY = "stakeout.name";
 // The API's pattern of an invite code (the contract's, for GET /v1/invites/{code}).
 const CODE = /^[A-Za-z0-9_-]{8,128}$/;
 const ENDED = ["finished", "aborted", "abandoned"];
+
+const FAILED = "This invite cannot be used";
 
 function showError(error) {
   ui.error.hidden = !error;
@@ -76,17 +78,15 @@ async function take(event) {
 }
 
 async function main() {
-  if (!code) return showError("This page needs an invite: open the whole invite link you were sent.");
+  if (!code) return pageFailed(FAILED, "This page needs an invite: open the whole invite link you were sent.");
   if (!CODE.test(code)) {
-    fill(ui.invite);
-    return showError("This invite link is incomplete or mistyped: open the whole link you were sent, or ask for it again.");
+    return pageFailed(FAILED, "This invite link is incomplete or mistyped: open the whole link you were sent, or ask for it again.");
   }
   let invite;
   try {
     invite = await api(`/v1/invites/${encodeURIComponent(code)}`);
   } catch (error) {
-    fill(ui.invite);
-    return showError(error.status === 404 ? "This invite is unknown: check the link, or ask for a new one." : error);
+    return pageFailed(FAILED, error.status === 404 ? "This invite is unknown: check the link, or ask for a new one." : error instanceof Problem ? error.words : String(error));
   }
   await describe(invite);
   if (!invite.seats[invite.seat].open) return takenNote(invite, takenWhy(invite));

@@ -4,6 +4,7 @@
 
 import { api, Problem } from "./api.js";
 import { $, h, fill, pageUrl } from "./dom.js";
+import { rating } from "./ratings.js";
 import { gameInfo } from "./render.js";
 import * as storage from "./storage.js";
 
@@ -14,6 +15,7 @@ const ui = {
   game: $("#game"),
   summary: $("#game-summary"),
   seats: $("#seat-rows"),
+  rated: $("#rated"),
   options: $("#options"),
   created: $("#created"),
   mine: $("#my-games"),
@@ -47,14 +49,31 @@ const SEAT_KINDS = [
   ["expert", "Bot: expert"],
 ];
 
+const PEOPLE = ["human", "open"]; // the seat kinds a person takes: they may name a player
+
 function seatRow(index, kind) {
   const select = h(
     "select",
     { "aria-label": `Seat ${index}`, "data-seat": index },
     SEAT_KINDS.map(([value, text]) => h("option", { value, selected: value === kind }, text)),
   );
-  const name = h("input", { type: "text", maxlength: 40, placeholder: "name (optional)", "aria-label": `Seat ${index} name` });
-  return h("div", { class: "seat-row" }, h("span", {}, `Seat ${index}`), select, name);
+  const name = h("input", { type: "text", maxlength: 40, placeholder: "name (optional)", "aria-label": `Seat ${index} name`, "data-name": "" });
+  // The player's id in your own app (the API's external_id): what rates the seat. The first
+  // person's seat starts with this browser's player id (Quick match's), when it has one.
+  const player = h("input", {
+    type: "text",
+    maxlength: 200,
+    autocomplete: "off",
+    placeholder: "(optional)",
+    "aria-label": `Seat ${index} player id`,
+    "data-player": "",
+    value: index === 0 ? storage.player.get() || null : null,
+  });
+  const playerField = h("label", { class: "seat-player" }, h("span", {}, "Player id"), player);
+  const shown = () => (playerField.hidden = !PEOPLE.includes(select.value));
+  select.addEventListener("change", shown);
+  shown();
+  return h("div", { class: "seat-row" }, h("span", {}, `Seat ${index}`), select, name, playerField);
 }
 
 function resetSeats() {
@@ -63,6 +82,14 @@ function resetSeats() {
   const rows = [seatRow(0, "human")];
   for (let i = 1; i < entry.rules.min_seats; i++) rows.push(seatRow(i, "random"));
   fill(ui.seats, rows);
+  sayRating();
+}
+
+/** Under the seats: whether the game will be rated, and if not why, as the seats stand. */
+function sayRating() {
+  const { rated, unnamed, text } = rating(chosenSeats());
+  fill(ui.rated, text, !rated && unnamed.length ? " Give a person's seat a player id to rate it." : "");
+  ui.rated.dataset.rated = String(rated);
 }
 
 function optionSchema(game) {
@@ -153,9 +180,11 @@ function chosenOptions() {
 function chosenSeats() {
   return [...ui.seats.querySelectorAll(".seat-row")].map((row) => {
     const kind = row.querySelector("select").value;
-    const name = row.querySelector("input").value.trim();
+    const name = row.querySelector("[data-name]").value.trim();
+    const player = row.querySelector("[data-player]").value.trim();
     const seat = ["random", "greedy", "expert"].includes(kind) ? { type: "bot", level: kind } : { type: kind };
     if (name) seat.name = name;
+    if (player && PEOPLE.includes(kind)) seat.external_id = player;
     return seat;
   });
 }
@@ -194,9 +223,11 @@ function showCreated(created) {
   for (const grant of humans) storage.seats.add(created.id, grant.seat, grant.token);
   const invites = created.seats.filter((s) => s.invite);
   const heading = h("h3", { tabindex: -1 }, "Game created");
+  const rated = rating(created.seats);
   fill(
     ui.created,
     heading,
+    h("p", { class: "rated", "data-rated": String(rated.rated) }, rated.text),
     humans.map((grant) => h("p", {}, h("a", { href: pageUrl("table.html", `${created.id}/${grant.seat}`), "data-play": grant.seat }, `Play seat ${grant.seat}`))),
     invites.length ? [h("p", { class: "hint" }, "Send each invite link to one person: whoever opens it first takes the seat."), invites.map(inviteLine)] : null,
     h("p", {}, h("a", { href: pageUrl("table.html", `${created.id}/watch`) }, "Watch")),
@@ -252,6 +283,14 @@ function turnWords(summary, held) {
   return `Won by ${winners}. Scores: ${summary.result.scores.map((score, seat) => `${name(seat)} ${score}`).join(", ")}.`;
 }
 
+/** A game of the list that is not (or will not be) rated says why; a rated one says nothing. */
+function unratedWords(summary) {
+  const ended = ["aborted", "abandoned"].includes(summary.status);
+  const { rated, text } = rating(summary.seats);
+  if (!ended && rated) return null;
+  return h("div", { class: "game-rated hint", "data-rated": "false" }, ended ? "Not rated: it ended without a result." : text);
+}
+
 function createdTime(ms) {
   const when = new Date(ms);
   return h("time", { datetime: when.toISOString() }, when.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }));
@@ -288,6 +327,7 @@ function gameRow(summary, mine) {
     h("div", { class: "game-head" }, h("strong", {}, title), " ", h("span", { class: `pill status-${summary.status}` }, STATUS_WORDS[summary.status] || summary.status), " ", h("span", { class: "hint" }, "created ", createdTime(summary.created_ms))),
     h("div", { class: "game-seats" }, summary.seats.map((info) => seatWords(info, held)).join(" · ")),
     h("div", { class: "game-turn" }, turnWords(summary, held)),
+    unratedWords(summary),
     h("div", { class: "game-id hint" }, "Game id ", h("code", {}, summary.id)),
     h("div", { class: "game-links" }, links.flatMap((link, i) => (i ? [" · ", link] : [link]))),
   );
@@ -394,11 +434,15 @@ function wireForms() {
     const entry = catalogue.get(ui.game.value);
     const count = ui.seats.children.length;
     if (entry && count < entry.rules.max_seats) ui.seats.append(seatRow(count, "random"));
+    sayRating();
   });
   $("#remove-seat").addEventListener("click", () => {
     const entry = catalogue.get(ui.game.value);
     if (entry && ui.seats.children.length > entry.rules.min_seats) ui.seats.lastElementChild.remove();
+    sayRating();
   });
+  ui.seats.addEventListener("input", sayRating);
+  ui.seats.addEventListener("change", sayRating);
   $("#new-game").addEventListener("submit", create);
   ui.game.addEventListener("change", () => {
     drawSummary();

@@ -6,7 +6,7 @@
 // the way to its live table.
 
 import { api, Problem } from "./api.js";
-import { $, h, fill, pageUrl } from "./dom.js";
+import { $, h, fill, pageUrl, pageFailed } from "./dom.js";
 import { rendererFor, describe } from "./render.js";
 import * as storage from "./storage.js";
 import { verifyReplay } from "./verify.js";
@@ -20,6 +20,7 @@ let renderer = null;
 let rules = null;
 let finalView = null;
 let at = 1;
+let dealt = 1; // the event at which the table is laid out (the opening act's last)
 let seat = held ? String(held.seat) : "";
 const views = new Map();
 
@@ -35,6 +36,8 @@ const ui = {
   list: $("#event-list"),
   seat: $("#seat-view"),
 };
+
+const FAILED = "This replay cannot be shown";
 
 function showError(error) {
   ui.error.hidden = !error;
@@ -57,8 +60,8 @@ async function viewAt(version) {
 
 /**
  * The events of the opening act (the deal) come in one batch, and the server answers the
- * table of the whole batch for each of them: rather than show a table not dealt yet, say
- * where it is laid out.
+ * table of the whole batch for each of them: the page opens at the batch's last event, the
+ * table as dealt, and an earlier one says where the table is laid out rather than show it.
  */
 function beforeTheDeal(view) {
   fill(
@@ -66,8 +69,8 @@ function beforeTheDeal(view) {
     h(
       "div",
       { class: "panel setup", "data-setup": view.version },
-      h("p", {}, `The game was still being set up: events 1 to ${view.version} happened at once, and the table is laid out at event ${view.version}.`),
-      h("button", { type: "button", onclick: () => go(view.version) }, `Show event ${view.version}`),
+      h("p", {}, `Events 1 to ${view.version} are the deal, all at once: the table as dealt is at event ${view.version}.`),
+      h("button", { type: "button", onclick: () => go(view.version) }, `Show the table as dealt (event ${view.version})`),
     ),
   );
 }
@@ -75,7 +78,7 @@ function beforeTheDeal(view) {
 async function go(version) {
   at = Math.min(Math.max(1, version), replay.events.length);
   ui.slider.value = String(at);
-  fill(ui.position, `Event ${at} of ${replay.events.length}`);
+  fill(ui.position, `Event ${at} of ${replay.events.length}${at === dealt ? " · as dealt" : ""}`);
   fill(ui.now, describe(renderer, replay.events[at - 1], seenBy()));
   for (const item of ui.list.querySelectorAll("[aria-current]")) item.removeAttribute("aria-current");
   const current = ui.list.children[at - 1];
@@ -166,7 +169,7 @@ function wireControls() {
 async function main() {
   if (!/^[0-9a-f]{24}$/.test(gameId || "")) {
     ui.badge.textContent = "no game";
-    return showError("No game: the address should end in #<game id>.");
+    return pageFailed(FAILED, "This address names no game: a replay's address ends in #<game id> (24 hex digits), as the lobby and the table link it.");
   }
   try {
     [replay, finalView] = await load();
@@ -174,7 +177,8 @@ async function main() {
   } catch (error) {
     if (error instanceof Problem && error.code === "game-not-finished") return stillPlaying();
     ui.badge.textContent = "not checked";
-    return showError(error);
+    const words = error instanceof Problem && error.status === 404 ? `There is no game ${gameId} on this server: check the address you were given.` : error instanceof Problem ? error.words : String(error);
+    return pageFailed(FAILED, words);
   }
   document.title = `Replay of ${rules.title} · stakeout`;
   fill($("#title"), `Replay: ${rules.title}`);
@@ -191,7 +195,9 @@ async function main() {
   );
   drawEvents();
   wireControls();
-  go(1);
+  // Opened at the deal, as dealt: its first events have no table of their own.
+  dealt = await viewAt(1).then((view) => Math.min(view.version, replay.events.length), () => 1);
+  go(dealt);
   verify();
 }
 

@@ -3,15 +3,12 @@
 // GET /v1/rules/{game}, which is linked for the whole rules data.
 
 import { api, Problem } from "./api.js";
-import { $, h, fill } from "./dom.js";
+import { $, h, fill, pageFailed } from "./dom.js";
 import { gameInfo } from "./render.js";
 
 const game = decodeURIComponent(location.hash.slice(1));
 
-function showError(error) {
-  $("#error").hidden = !error;
-  fill($("#error"), error ? (error instanceof Problem ? error.words : String(error)) : "");
-}
+const FAILED = "These rules cannot be shown";
 
 function optionItems(rules, words) {
   const defaults = rules.rules.options || {};
@@ -35,12 +32,12 @@ function optionItems(rules, words) {
 }
 
 async function main() {
-  if (!/^[a-z_]{1,32}$/.test(game)) return showError("No game: the address should end in #<game name>, as the lobby links it.");
+  if (!/^[a-z_]{1,32}$/.test(game)) return pageFailed(FAILED, "This address names no game: a rules page's address ends in #<game name>, as the lobby links it.");
   let rules;
   try {
     rules = await api(`/v1/rules/${game}`);
   } catch (error) {
-    return showError(error.status === 404 ? "This server runs no such game." : error);
+    return pageFailed(FAILED, error.status === 404 ? `This server runs no game called ${game}: the lobby lists the games it runs.` : error instanceof Problem ? error.words : String(error));
   }
   const info = await gameInfo(game);
   document.title = `Rules of ${rules.title} · stakeout`;

@@ -6,7 +6,7 @@
 // browser holds no token for is watched, and the page says why.
 
 import { api, Problem } from "./api.js";
-import { $, h, fill, seatLabel, countdown, pageUrl, points } from "./dom.js";
+import { $, h, fill, seatLabel, countdown, pageUrl, pageFailed, points } from "./dom.js";
 import { ViewFeed } from "./feed.js";
 import { rendererFor, describe } from "./render.js";
 import { commitment, newSalt } from "./sealed.js";
@@ -43,14 +43,28 @@ const ui = {
   notice: $("#notice"),
 };
 
-function showError(message) {
+/** A refused act ("Not done: ..."), or with `act` false something else that went wrong. */
+function showError(message, act = true) {
   if (!message) {
     ui.error.hidden = true;
     fill(ui.error);
     return;
   }
-  fill(ui.error, h("strong", {}, "Not done: "), message);
+  fill(ui.error, act ? h("strong", {}, "Not done: ") : null, message);
   ui.error.hidden = false;
+}
+
+const FAILED = "This table cannot be shown";
+
+/** The game could not be read: why, in words, and the way back (dom.js pageFailed); no
+ * feed to tell of. */
+function loadFailed(error) {
+  ui.feed.hidden = true;
+  if (typeof error === "string") return pageFailed(FAILED, error);
+  if (error instanceof Problem && error.status === 404) {
+    return pageFailed(FAILED, `There is no game ${gameId} on this server: check the address you were given (a table's address ends in #<game id>).`);
+  }
+  pageFailed(FAILED, error instanceof Problem ? error.words : String(error));
 }
 
 function mine(v = view) {
@@ -147,7 +161,7 @@ function draw() {
     renderer.renderTable(ui.table, { view, rules, act, mode });
   } catch (error) {
     console.error(error);
-    showError(`The table could not be drawn (${error.message}).`);
+    showError(`The table could not be drawn (${error.message}).`, false);
   }
   const links = [h("a", { href: "./" }, "Lobby")];
   if (mode === "play") links.push(h("a", { href: pageUrl("table.html", `${gameId}/watch`) }, "Watch as a spectator"));
@@ -335,7 +349,7 @@ function watchingNotice() {
 
 async function main() {
   if (!/^[0-9a-f]{24}$/.test(gameId || "")) {
-    showError("No game: the address should end in #<game id>.");
+    loadFailed("This address names no game: a table's address ends in #<game id> (24 hex digits), as the lobby and invites link it.");
     return;
   }
   watchingNotice();
@@ -351,10 +365,10 @@ async function main() {
     }
     await apply(first);
   } catch (error) {
-    showError(error instanceof Problem ? error.words : String(error));
+    loadFailed(error);
     return;
   }
-  const feed = new ViewFeed(gameId, auth, { onView: apply, onEvents, onState, onError: (p) => showError(p.words) });
+  const feed = new ViewFeed(gameId, auth, { onView: apply, onEvents, onState, onError: (p) => showError(p.words, false) });
   feed.version = view.version;
   feed.status = view.status;
   window.stakeoutFeed = feed; // for the browser tests and the curious

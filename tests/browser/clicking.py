@@ -19,10 +19,11 @@ def create_in_lobby(
     turn_seconds: int | None = None,
     names: list[str] | None = None,
     visibility: str = "unlisted",
+    players: list[str] | None = None,
 ) -> str:
     """Fill the lobby's form (seat kinds as the form names them: human, open, random,
-    greedy, expert; who may watch: unlisted, public or private) and create the game;
-    returns its id."""
+    greedy, expert; each person's seat's name and player id; who may watch: unlisted,
+    public or private) and create the game; returns its id."""
     page.goto("/web/")
     page.get_by_label("Game", exact=True).select_option(game)
     while page.locator(".seat-row").count() < len(seats):
@@ -33,6 +34,8 @@ def create_in_lobby(
         page.get_by_label(f"Seat {index}", exact=True).select_option(kind)
     for index, name in enumerate(names or []):
         page.get_by_label(f"Seat {index} name", exact=True).fill(name)
+    for index, player in enumerate(players or []):
+        page.get_by_label(f"Seat {index} player id", exact=True).fill(player)
     page.locator(f'input[name="visibility"][value="{visibility}"]').check()
     for key, value in (options or {}).items():
         page.locator(f'[data-option="{key}"]').fill(value)

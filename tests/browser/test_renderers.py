@@ -117,6 +117,9 @@ RENDER = """async ({game, view, rules, mode}) => {
       (node) => parseFloat(getComputedStyle(node).fontSize)),
     facesPerHandGroup: [...root.querySelectorAll(".bc-handgroup")].map(
       (node) => node.querySelectorAll(".bc-card").length),
+    setLabels: [...root.querySelectorAll(".bc-set .gt-label")].map((node) => node.innerText),
+    setCardNumbers: [...root.querySelectorAll(".bc-set .bc-card")].map((node) => node.innerText),
+    moveTypes: [...root.querySelectorAll("[data-move]")].map((node) => JSON.parse(node.dataset.move).type),
   };
   const first = root.querySelector("button[data-move]");
   if (first) { first.click(); await new Promise((resolve) => setTimeout(resolve, 0)); }
@@ -138,6 +141,16 @@ def assert_reads_well(drawn: dict[str, Any]) -> None:
     assert all(px >= 9 for px in drawn["powerNamePx"]), drawn["powerNamePx"]
     # Like cards in a hand are one face with its name, the others' edges behind it.
     assert all(faces == 1 for faces in drawn["facesPerHandGroup"]), drawn["facesPerHandGroup"]
+    # The Feds' field in words ("Field: 9 agents: closed ..."), not "Field 9/7" (issue #39).
+    assert not re.search(r"Field \d+/", drawn["text"]), drawn["text"]
+    # A meld or layoff names its town and shows each card's number, whoever's table it is.
+    assert all(re.fullmatch(r"(Meld|Layoff): \S.*", label) for label in drawn["setLabels"])
+    assert all(number.strip().isdigit() for number in drawn["setCardNumbers"])
+    # A Ted Hinton's plays come after the ordinary moves (meld, lay off, discard).
+    types = drawn["moveTypes"]
+    ordinary = [i for i, t in enumerate(types) if t in ("bc.meld", "bc.lay_off", "bc.discard")]
+    extras = [i for i, t in enumerate(types) if t.startswith("bc.ted_hinton_")]
+    assert not ordinary or not extras or min(extras) > max(ordinary), types
 
 
 def assert_sentence(text: str) -> None:
@@ -179,6 +192,7 @@ def test_every_legal_move_is_one_button_and_every_event_has_words(
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
         page.goto("/web/")
+        ted_with_ordinary = 0
         for current in awaited:
             drawn = page.evaluate(
                 RENDER, {"game": game, "view": current, "rules": rules, "mode": "play"}
@@ -191,11 +205,19 @@ def test_every_legal_move_is_one_button_and_every_event_has_words(
             assert [canonical(move) for move in drawn["acts"]] == moves[:1]
             assert drawn["width"] <= PHONE["width"], (phase, drawn["width"])
             assert_reads_well(drawn["reads"])
+            types = drawn["reads"]["moveTypes"]
+            ted_with_ordinary += "bc.discard" in types and any(
+                t.startswith("bc.ted_hinton_") for t in types
+            )
+        if game == "bonnie_clyde":  # the order was checked where it matters
+            assert ted_with_ordinary, "no turn offered a Ted Hinton besides a discard"
         watched = page.evaluate(
             RENDER, {"game": game, "view": spectator, "rules": rules, "mode": "watch"}
         )
         assert watched["buttons"] == []
         assert watched["acts"] == []
+        if game == "bonnie_clyde":  # the finished game's melds and layoffs, on every table
+            assert watched["reads"]["setLabels"], watched["reads"]["text"]
         assert watched["width"] <= PHONE["width"]
         assert_reads_well(watched["reads"])
         page.evaluate(

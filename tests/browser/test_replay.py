@@ -38,11 +38,12 @@ def test_a_finished_game_replays_to_the_end_verified(page: Page, stack: Stack) -
     expect(page.locator("#badge")).to_have_attribute("data-verified", "true")
     expect(page.locator("#badge")).to_have_class("badge ok")
     expect(page.locator("#checks")).to_contain_text("seed hashes to the commitment")
-    expect(page.locator("#position")).to_contain_text("Event 1 of")
+    dealt = int(httpx.get(f"{stack.base}/v1/games/{game_id}/replay/1").json()["version"])
+    expect(page.locator("#position")).to_contain_text(f"Event {dealt} of")  # as dealt
     for _ in range(8):
         page.get_by_role("button", name="Next event").click()
-    expect(page.locator("#position")).to_contain_text("Event 9 of")
-    expect(page.locator("body")).to_have_attribute("data-at", "9")
+    expect(page.locator("#position")).to_contain_text(f"Event {dealt + 8} of")
+    expect(page.locator("body")).to_have_attribute("data-at", str(dealt + 8))
     expect(page.locator("#event-now")).not_to_be_empty()
     screenshot(page, "bonnie_clyde-replay-step9")
     page.get_by_role("button", name="Last event").click()
@@ -123,22 +124,35 @@ def test_you_is_the_seat_chosen_in_seen_by(page: Page, stack: Stack) -> None:
     expect(events.locator("li").filter(has_text="You released").first).to_be_visible()
 
 
-def test_the_events_of_the_deal_do_not_show_the_dealt_table(page: Page, stack: Stack) -> None:
+def test_the_replay_opens_at_the_deal_as_dealt(page: Page, stack: Stack) -> None:
     game_id = _finished_bot_game(stack, "fbi", {})
     dealt = int(httpx.get(f"{stack.base}/v1/games/{game_id}/replay/1").json()["version"])
     assert dealt > 1  # the server answers the deal's last version for each of its events
     page.goto(f"/web/replay.html#{game_id}")
+    # Opened at the table as dealt, not at event 1 with a table not laid out yet.
+    expect(page.locator("body")).to_have_attribute("data-at", str(dealt))
+    expect(page.locator("#position")).to_have_text(
+        f"Event {dealt} of {_events(stack, game_id)} · as dealt"
+    )
+    expect(page.locator("#table .fbi")).to_be_visible()
     setup = page.locator("#table [data-setup]")
+    expect(setup).to_have_count(0)
+    assert_fits(page)
+    screenshot(page, "fbi-replay-as-dealt")
+    # An event of the deal before it says where the table is, and leads there.
+    page.get_by_role("button", name="Previous event").click()
     expect(setup).to_contain_text(
-        f"events 1 to {dealt} happened at once, and the table is laid out at event {dealt}"
+        f"Events 1 to {dealt} are the deal, all at once: the table as dealt is at event {dealt}."
     )
     expect(page.locator("#table .fbi")).to_have_count(0)
     screenshot(page, "fbi-replay-setup")
-    page.get_by_role("button", name=f"Show event {dealt}").click()
+    page.get_by_role("button", name=f"Show the table as dealt (event {dealt})").click()
     expect(page.locator("body")).to_have_attribute("data-at", str(dealt))
     expect(page.locator("#table .fbi")).to_be_visible()
-    page.get_by_role("button", name="Previous event").click()
-    expect(setup).to_be_visible()
+
+
+def _events(stack: Stack, game_id: str) -> int:
+    return len(httpx.get(f"{stack.base}/v1/games/{game_id}/replay").json()["events"])
 
 
 def test_a_game_still_being_played_says_so_and_leads_to_its_table(page: Page, stack: Stack) -> None:

@@ -141,6 +141,9 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
     assert result.returncode == 0, where
     assert finished == list(range(len(blocks))), where
     assert "reveal-mismatch" not in output
+    # `look` at the reveal says what to do, not an empty `legal: []` (issue #39, item 8).
+    assert "nothing to choose: reveal the move you sealed, with its salt" in result.stdout
+    assert not re.search(r"legal:\s*\[\]", result.stdout), result.stdout[-2000:]
 
     # The first game: the move was applied, and the sealed step's reveal was accepted and
     # stood (a revealed move that was not legal would be forfeited).

@@ -135,7 +135,7 @@ function boardSection(state, view, moves) {
       h(
         "div",
         { class: "bc-spot-body" },
-        l.has_hidden_card ? (l.seen_card ? cardFace(l.seen_card, "tiny seen") : cardFace(null, "tiny")) : h("span", { class: "gt-empty" }, "empty"),
+        l.has_hidden_card ? (l.seen_card ? cardFace(l.seen_card, "mini seen") : cardFace(null, "tiny")) : h("span", { class: "gt-empty" }, "empty"),
         here ? carIcon() : null,
         melded.has(l.location) ? h("span", { class: "bc-melded", title: "melded: open for layoffs" }, "melded") : null,
       ),
@@ -183,18 +183,35 @@ function actionSection(state, view, moves) {
     if (state.files_cards) parts.push(h("div", { class: "bc-files" }, state.files_cards.map((c) => cardFace(c, "small"))));
     parts.push(h("div", { class: "gt-row" }, takes.map((m) => moves.button(m, `Take ${cardWords(m.card)} from the FBI Files`, [cardFace(m.card, "small"), "Take"], "bc-cardbtn"))));
   }
-  const ted = [
-    ...moves.filter((m) => m.type === "bc.ted_hinton_draw_two").map((m) => moves.button(m, "Ted Hinton: draw two cards from the Case File", "Ted Hinton: draw 2")),
-    ...moves.filter((m) => m.type === "bc.ted_hinton_search_files").map((m) => moves.button(m, "Ted Hinton: search the FBI Files and take a card", "Ted Hinton: search the Files")),
-  ];
-  const lookCount = moves.filter((m) => m.type === "bc.ted_hinton_look").length;
-  if (ted.length || lookCount) {
-    parts.push(h("div", { class: "gt-row bc-ted" }, ted, lookCount ? h("span", { class: "gt-note" }, "Ted Hinton: or look under a location on the board.") : null));
-  }
   if (moves.filter((m) => ["bc.meld", "bc.lay_off", "bc.discard"].includes(m.type)).length) {
-    parts.push(h("p", { class: "gt-prompt" }, "Meld 3+ Evidence of a location, lay off on a melded location, then discard one card to end your turn:"));
+    parts.push(h("p", { class: "gt-prompt" }, "Meld 3+ Evidence of a location, lay off on a melded location, then discard one card to end your turn (the buttons are under your cards)."));
   }
+  if (hasTedHinton(moves)) parts.push(h("p", { class: "gt-note" }, "You hold a Ted Hinton: you may play it too (below your hand)."));
+  if (!parts.length) return null;
   return h("section", { class: "gt-section gt-actions", "aria-label": "Your move" }, h("h3", {}, "Your move"), parts);
+}
+
+function hasTedHinton(moves) {
+  return moves.filter((m) => m.type.startsWith("bc.ted_hinton_")).length > 0;
+}
+
+/**
+ * A Ted Hinton's plays, drawn after the hand: the ordinary moves (meld, lay off, discard,
+ * under the cards) come first, the card's extras after them (issue 39), its look on the board.
+ */
+function tedHintonSection(moves) {
+  if (!hasTedHinton(moves)) return null;
+  const ted = [
+    ...moves.filter((m) => m.type === "bc.ted_hinton_draw_two").map((m) => moves.button(m, "Ted Hinton: draw two cards from the Case File", "Draw 2 cards")),
+    ...moves.filter((m) => m.type === "bc.ted_hinton_search_files").map((m) => moves.button(m, "Ted Hinton: search the FBI Files and take a card", "Search the FBI Files")),
+  ];
+  const looks = moves.filter((m) => m.type === "bc.ted_hinton_look").length;
+  return section(
+    "Play a Ted Hinton",
+    "bc-ted",
+    ted.length ? h("div", { class: "gt-row" }, ted) : null,
+    looks ? h("p", { class: "gt-note" }, ted.length ? "Or look under a location: its Look here button on the board." : "Look under a location: its Look here button on the board.") : null,
+  );
 }
 
 /** The seat's hand, like cards grouped, each group with its meld / lay off / discard buttons. */
@@ -231,10 +248,17 @@ function handSection(state, view, moves) {
   return section(`Your hand (${state.hand.length})`, "bc-hand", state.hand.length ? h("ul", { class: "bc-hand-list" }, items) : h("p", { class: "gt-empty" }, "no cards"));
 }
 
+/** A meld or layoff on a seat's table: its town named above small cards in the town's hue,
+ * each with its number (a sideways one, 4 points, lies across). */
 function setView(set) {
-  const cards = Array.from({ length: set.count }, () => cardFace({ kind: "evidence", location: set.location }, `tiny ${set.sideways ? "sideways" : ""}`));
+  const cards = Array.from({ length: set.count }, () => cardFace({ kind: "evidence", location: set.location }, `mini ${set.sideways ? "sideways" : ""}`));
   const words = `${set.kind === "meld" ? "meld" : "layoff"} of ${set.count} Evidence of ${set.location} ${nameOf(set.location)}${set.sideways ? ", sideways (4 points each)" : ""}`;
-  return h("li", { class: `bc-set ${set.kind}`, "aria-label": words, title: words }, h("span", { class: "gt-label" }, set.kind === "meld" ? "Meld" : "Layoff"), h("span", { class: "bc-set-cards" }, cards));
+  return h(
+    "li",
+    { class: `bc-set ${set.kind} l-${set.location}`, "aria-label": words, title: words },
+    h("span", { class: "gt-label" }, `${set.kind === "meld" ? "Meld" : "Layoff"}: ${nameOf(set.location)}${set.sideways ? " (sideways)" : ""}`),
+    h("span", { class: "bc-set-cards", "aria-hidden": "true" }, cards),
+  );
 }
 
 function tablePanel(state, view, table) {
@@ -288,6 +312,7 @@ export function renderTable(root, ctx) {
   const hand = handSection(state, view, moves);
   const board = boardSection(state, view, moves);
   const piles = state.phase === "draw" && moves.legal.length ? null : section("Piles", "bc-pilesec", pilesSection(state, moves));
+  const ted = tedHintonSection(moves);
   const rest = moves.leftovers((m) => m.type);
   root.append(
     h(
@@ -296,6 +321,7 @@ export function renderTable(root, ctx) {
       statusLine(state, view),
       actions,
       hand,
+      ted,
       rest,
       board,
       piles,

@@ -128,6 +128,23 @@ function token(kind, value, faceUp = true) {
   return h("span", { class: `feds-token ${kind}`, role: "img", "aria-label": words, title: words }, icon, kind === "siren" || faceUp ? String(value) : "?");
 }
 
+// Seven field agents close a location, decided at step 3 of each round (a field may hold
+// more during step 2, or fewer while closed): the count in words with what it means, not "9/7".
+const CLOSING = 7;
+
+function fieldWords(spot) {
+  const n = spot.field.length;
+  const count = `Field: ${agentCount(n)}`;
+  if (spot.closed && n >= CLOSING) return `${count}: closed (${CLOSING} or more close a location)`;
+  if (spot.closed) return `${count}: closed until step 3 (below ${CLOSING} it re-opens)`;
+  if (n >= CLOSING) return `${count}: ${CLOSING} or more, it closes at step 3`;
+  return `${count} (${CLOSING} close the location)`;
+}
+
+function agentCount(n) {
+  return `${n} agent${n === 1 ? "" : "s"}`;
+}
+
 function statusLine(state, view) {
   const parts = [`Round ${Math.min(state.round, state.rounds)} of ${state.rounds}`, PHASES[state.phase] || state.phase];
   parts.push(`Badge: ${seatName(state.badge, view)}`);
@@ -143,7 +160,7 @@ function locationRow(state, view, spot, moves, power) {
       "div",
       { class: "feds-loc-head" },
       h("strong", {}, place(spot.location)),
-      spot.closed ? h("span", { class: "feds-stop", role: "img", "aria-label": "closed", title: "closed: 7 or more field agents" }, "STOP") : null,
+      spot.closed ? h("span", { class: "feds-stop", role: "img", "aria-label": "closed", title: `closed: ${CLOSING} or more field agents` }, "STOP") : null,
       spot.siren !== null && spot.siren !== undefined ? token("siren", spot.siren) : null,
       spot.utility_token ? token("utility", spot.utility_token.value, spot.utility_token.face_up) : null,
       state.officer && state.officer.car === spot.location ? h("span", { class: "feds-car", role: "img", "aria-label": "the police car is here", title: "the police car" }, powerIcon("patrol")) : null,
@@ -165,8 +182,8 @@ function locationRow(state, view, spot, moves, power) {
       h("div", { class: "feds-hideout", "aria-label": "hideout" }, h("span", { class: "gt-label" }, "Mole"), moleNode),
       h(
         "div",
-        { class: "feds-field", role: "group", "aria-label": `field: ${spot.field.length} agents` },
-        h("span", { class: "gt-label" }, `Field ${spot.field.length}/7`),
+        { class: "feds-field", role: "group", "aria-label": `field: ${agentCount(spot.field.length)}` },
+        h("span", { class: "gt-label" }, fieldWords(spot)),
         h("div", { class: "feds-field-cards" }, field.length ? field : h("span", { class: "gt-empty" }, "empty")),
       ),
     ),
