@@ -22,6 +22,7 @@ from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
 from service.live.feed import BLOCK_MS, LiveFeed
 from service.live.game_feeds import GameFeeds
+from service.live.presence import PresenceWatches
 from service.live.tickets import TicketStore
 from service.lobby.game_maker import GameMaker
 from service.lobby.invites import InviteStore
@@ -36,6 +37,7 @@ from service.play.access import Access, ApiKeys, SeatTokens
 from service.play.bot_turns import BotSeals, BotTurns
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
+from service.play.presence import PresenceTracker
 from service.play.quota import GameQuota
 from service.play.snapshots import Snapshots
 from service.play.stats import StatsStore
@@ -73,14 +75,21 @@ class Stores:
     ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
     player_games: PlayerGames  # each player's games
     match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
+    presence: PresenceTracker  # who is at each table (not in the event log)
 
     @classmethod
     def over(
-        cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int, events: EventStore
+        cls,
+        redis: AnyRedis,
+        blocking: AnyRedis,
+        max_active_games: int,
+        events: EventStore,
+        presence_seconds: int = 30,
     ) -> Stores:
         """``blocking``: the client for the account feed's blocking reads;
         ``max_active_games``: the quota's limit per API key (0: none); ``events``: the
-        event store (archived games' seat tokens are read from their archives)."""
+        event store (archived games' seat tokens are read from their archives);
+        ``presence_seconds``: a seat's online window after a request (0: presence off)."""
         return cls(
             webhooks=WebhookStore(redis),
             stats=StatsStore(redis),
@@ -98,6 +107,7 @@ class Stores:
             ratings=RatingStore(redis),
             player_games=PlayerGames(redis),
             match_tickets=MatchTickets(redis),
+            presence=PresenceTracker(redis, presence_seconds),
         )
 
 
@@ -112,6 +122,7 @@ class Wiring(Stores):
     access: Access  # who a caller is, and what it may do with a game
     live: LiveFeed  # the shared readers of game streams
     feeds: GameFeeds  # a game's live feeds
+    presence_watches: PresenceWatches  # presence changes, to the feeds
     answers: Answers  # the view and act answers
     maker: GameMaker
     rematches: Rematches
@@ -147,7 +158,9 @@ async def open_wiring(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
     )
     live = LiveFeed(blocking, store)
-    stores = Stores.over(client, blocking, settings.max_active_games, store)
+    stores = Stores.over(
+        client, blocking, settings.max_active_games, store, settings.presence_seconds
+    )
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
@@ -163,6 +176,7 @@ async def open_wiring(
     games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
+    watches = PresenceWatches(games, stores.presence)
     try:
         yield Wiring(
             **{f.name: getattr(stores, f.name) for f in dataclasses.fields(Stores)},
@@ -172,8 +186,9 @@ async def open_wiring(
             api_keys=api_keys,
             access=access,
             live=live,
-            feeds=GameFeeds(games, live, stores.deadlines),
-            answers=Answers(games, access, stores.deadlines, live),
+            feeds=GameFeeds(games, live, stores.deadlines, watches),
+            presence_watches=watches,
+            answers=Answers(games, access, stores.deadlines, live, stores.presence),
             maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
             game_list=GameList(store, stores.summaries, games, stores.player_games),
@@ -199,6 +214,8 @@ async def open_wiring(
             ),
         )
     finally:
+        await watches.close()
+        await stores.presence.close()
         await live.close()
         await blocking.aclose()
         store.close()
