@@ -34,6 +34,7 @@ from service.notify.account_feed import AccountFeed
 from service.notify.delivery_queue import DeliveryQueue
 from service.notify.webhooks import WebhookStore
 from service.play.access import Access, ApiKeys, SeatTokens
+from service.play.away import AwayTurns
 from service.play.bot_turns import BotSeals, BotTurns
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
@@ -132,6 +133,7 @@ class Wiring(Stores):
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
+    away: AwayTurns  # away seats' turns (service/play/away.py)
     ticket_desk: TicketDesk  # opening, reading and cancelling matchmaking tickets
     archiver: Archiver  # archiving games that are over, restoring them
 
@@ -158,22 +160,22 @@ async def open_wiring(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
     )
     live = LiveFeed(blocking, store)
-    stores = Stores.over(
-        client, blocking, settings.max_active_games, store, settings.presence_seconds
-    )
+    presence_seconds = settings.presence_seconds
+    stores = Stores.over(client, blocking, settings.max_active_games, store, presence_seconds)
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
     archive_after_ms = settings.archive_after_seconds * 1000
+    games = GameService(store, settings.game_cache_size, kept_record)
     records = ChangeRecords(
         stores.deadlines,
         stores.activity,
         players=stores.player_games,
         archive_due=stores.archive_due,
         snapshots=Snapshots(store, settings.snapshot_every),
+        away=AwayTurns(games, stores.presence),
     )
     follow_up = FollowUp(jobs, store, notifiers, records, archive_after_ms)
-    games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
     watches = PresenceWatches(games, stores.presence)
@@ -197,6 +199,7 @@ async def open_wiring(
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
+            away=records.away or AwayTurns(games, stores.presence),
             ticket_desk=TicketDesk(
                 stores.match_tickets,
                 stores.ratings,

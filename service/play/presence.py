@@ -54,13 +54,15 @@ Status = Literal["online", "away", "never"]
 @dataclass(frozen=True, slots=True)
 class SeatPresence:
     """One seat's presence at ``now_ms``: its status, when it was last seen (None: never),
-    since when it is away (None: online or never seen) and since when a bot plays its turns
-    because it is away (None: it does not)."""
+    since when it is away (None: online or never seen), since when a bot plays its turns
+    because it is away (None: it does not), and while online, until when."""
 
     status: Status
     last_seen_ms: int | None
     away_since_ms: int | None = None
     substituted_since_ms: int | None = None
+    # Online: when it turns away unless it is seen again (a lease is renewed meanwhile).
+    online_until_ms: int | None = None
 
 
 def _int(raw: bytes | str) -> int:
@@ -90,7 +92,7 @@ def seat_presence(
         ends.append(closed)
     online_until = max(ends)
     if online_until > now_ms:
-        return SeatPresence("online", min(last_seen, now_ms))
+        return SeatPresence("online", min(last_seen, now_ms), online_until_ms=online_until)
     substituted = fields.get(f"a{seat}")
     # A substitution shown is one that began after the seat was last seen: once the
     # player is back (online), a later absence waits for its own.
