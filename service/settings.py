@@ -157,6 +157,9 @@ class Settings:
     # The view and the acts answered by a layer around Litestar's router when it is sure
     # of the request (service/api/v1/hot_routes.py); off: every request is Litestar's.
     hot_routes: bool = True
+    # A seat is online for this long after its token's last request (and while a live feed
+    # of its own is open); 0: presence is off (every view's presence is null).
+    presence_seconds: int = 30
 
     def __post_init__(self) -> None:
         if not 0 < self.bot_seconds <= MAX_BOT_SECONDS:
@@ -186,6 +189,8 @@ class Settings:
         ):
             if value < 0:
                 raise ValueError(f"{name} cannot be negative")
+        if not 0 <= self.presence_seconds <= 3600:
+            raise ValueError("STAKEOUT_PRESENCE_SECONDS must be in [0, 3600]")
         if self.idempotency_seconds < 1:
             raise ValueError("STAKEOUT_IDEMPOTENCY_SECONDS must be at least 1")
         if self.rate_limit_burst < 1:
@@ -275,4 +280,5 @@ class Settings:
             metrics_port=_parse(e, "STAKEOUT_METRICS_PORT", cls.metrics_port, int),
             api_server=e.get("STAKEOUT_API_SERVER", cls.api_server).strip().lower(),
             hot_routes=_bool(e.get("STAKEOUT_HOT_ROUTES", "1")),
+            presence_seconds=_parse(e, "STAKEOUT_PRESENCE_SECONDS", cls.presence_seconds, int),
         )

@@ -22,6 +22,7 @@ from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
 from service.live.feed import BLOCK_MS, LiveFeed
 from service.live.game_feeds import GameFeeds
+from service.live.presence import PresenceWatches
 from service.live.tickets import TicketStore
 from service.lobby.game_maker import GameMaker
 from service.lobby.invites import InviteStore
@@ -33,9 +34,11 @@ from service.notify.account_feed import AccountFeed
 from service.notify.delivery_queue import DeliveryQueue
 from service.notify.webhooks import WebhookStore
 from service.play.access import Access, ApiKeys, SeatTokens
+from service.play.away import AwayTurns
 from service.play.bot_turns import BotSeals, BotTurns
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
+from service.play.presence import PresenceTracker
 from service.play.quota import GameQuota
 from service.play.snapshots import Snapshots
 from service.play.stats import StatsStore
@@ -73,14 +76,21 @@ class Stores:
     ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
     player_games: PlayerGames  # each player's games
     match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
+    presence: PresenceTracker  # who is at each table (not in the event log)
 
     @classmethod
     def over(
-        cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int, events: EventStore
+        cls,
+        redis: AnyRedis,
+        blocking: AnyRedis,
+        max_active_games: int,
+        events: EventStore,
+        presence_seconds: int = 30,
     ) -> Stores:
         """``blocking``: the client for the account feed's blocking reads;
         ``max_active_games``: the quota's limit per API key (0: none); ``events``: the
-        event store (archived games' seat tokens are read from their archives)."""
+        event store (archived games' seat tokens are read from their archives);
+        ``presence_seconds``: a seat's online window after a request (0: presence off)."""
         return cls(
             webhooks=WebhookStore(redis),
             stats=StatsStore(redis),
@@ -98,6 +108,7 @@ class Stores:
             ratings=RatingStore(redis),
             player_games=PlayerGames(redis),
             match_tickets=MatchTickets(redis),
+            presence=PresenceTracker(redis, presence_seconds),
         )
 
 
@@ -112,6 +123,7 @@ class Wiring(Stores):
     access: Access  # who a caller is, and what it may do with a game
     live: LiveFeed  # the shared readers of game streams
     feeds: GameFeeds  # a game's live feeds
+    presence_watches: PresenceWatches  # presence changes, to the feeds
     answers: Answers  # the view and act answers
     maker: GameMaker
     rematches: Rematches
@@ -121,6 +133,7 @@ class Wiring(Stores):
     follow_up: FollowUp
     sweep: Sweep
     bots: BotTurns
+    away: AwayTurns  # away seats' turns (service/play/away.py)
     ticket_desk: TicketDesk  # opening, reading and cancelling matchmaking tickets
     archiver: Archiver  # archiving games that are over, restoring them
 
@@ -147,22 +160,25 @@ async def open_wiring(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
     )
     live = LiveFeed(blocking, store)
-    stores = Stores.over(client, blocking, settings.max_active_games, store)
+    presence_seconds = settings.presence_seconds
+    stores = Stores.over(client, blocking, settings.max_active_games, store, presence_seconds)
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
     archive_after_ms = settings.archive_after_seconds * 1000
+    games = GameService(store, settings.game_cache_size, kept_record)
     records = ChangeRecords(
         stores.deadlines,
         stores.activity,
         players=stores.player_games,
         archive_due=stores.archive_due,
         snapshots=Snapshots(store, settings.snapshot_every),
+        away=AwayTurns(games, stores.presence),
     )
     follow_up = FollowUp(jobs, store, notifiers, records, archive_after_ms)
-    games = GameService(store, settings.game_cache_size, kept_record)
     api_keys = ApiKeys(settings.api_keys)
     access = Access(api_keys, stores.seat_tokens)
+    watches = PresenceWatches(games, stores.presence)
     try:
         yield Wiring(
             **{f.name: getattr(stores, f.name) for f in dataclasses.fields(Stores)},
@@ -172,8 +188,9 @@ async def open_wiring(
             api_keys=api_keys,
             access=access,
             live=live,
-            feeds=GameFeeds(games, live, stores.deadlines),
-            answers=Answers(games, access, stores.deadlines, live),
+            feeds=GameFeeds(games, live, stores.deadlines, watches),
+            presence_watches=watches,
+            answers=Answers(games, access, stores.deadlines, live, stores.presence),
             maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
             rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
             game_list=GameList(store, stores.summaries, games, stores.player_games),
@@ -182,6 +199,7 @@ async def open_wiring(
             follow_up=follow_up,
             sweep=Sweep(games, store, stores.activity),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
+            away=records.away or AwayTurns(games, stores.presence),
             ticket_desk=TicketDesk(
                 stores.match_tickets,
                 stores.ratings,
@@ -199,6 +217,8 @@ async def open_wiring(
             ),
         )
     finally:
+        await watches.close()
+        await stores.presence.close()
         await live.close()
         await blocking.aclose()
         store.close()

@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
-from service.follow_ups.jobs import archive_job
+from service.follow_ups.jobs import archive_job, away_job
+from service.play.away import AwayCheck
 from service.play.deadlines import time_out
 from service.play.results import record_result
 from service.settings import Settings
@@ -83,6 +84,21 @@ def archive_game(game_id: str) -> str:
 async def _deadline_passed(game_id: str, seat: int, at_ms: int) -> str:
     async with _wiring() as wiring:
         return await time_out(wiring.games, wiring.deadlines, game_id, seat, at_ms)
+
+
+async def _away_check(game_id: str, seat: int, action: str, step: str) -> str:
+    async with _wiring() as wiring:
+        said, again_ms = await wiring.away.check(game_id, seat, action, step)
+        if again_ms is not None:
+            wiring.jobs.enqueue([away_job(game_id, AwayCheck(seat, action, step, again_ms))])
+        return said
+
+
+def away_check(game_id: str, seat: int, action: str, step: str) -> str:
+    """A seat's turn in a game with away_seconds: played as a time-out if the seat has been
+    away that long (service/play/away.py)."""
+    with timed_job("away_check", game_id):
+        return _run(_away_check(game_id, seat, action, step))
 
 
 async def _sweep() -> str:

@@ -22,12 +22,20 @@ import msgspec
 from service.follow_ups import abandonment as abandon
 from service.follow_ups.abandonment import ActivityIndex
 from service.follow_ups.archiving import ArchiveDue
-from service.follow_ups.jobs import JobQueue, JobRequest, archive_job, deadline_job, jobs_for
+from service.follow_ups.jobs import (
+    JobQueue,
+    JobRequest,
+    archive_job,
+    away_job,
+    deadline_job,
+    jobs_for,
+)
 from service.notify import webhooks
 from service.notify.account_feed import AccountFeed, for_feed, lifecycle, seats_of
 from service.notify.delivery_queue import Delivery, DeliveryQueue, deliveries_for
 from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
+from service.play.away import AwayTurns
 from service.play.deadlines import DeadlineStore
 from service.play.records import Change, Loaded
 from service.play.snapshots import Snapshots
@@ -62,6 +70,7 @@ class ChangeRecords:
     players: PlayerGames | None = None
     snapshots: Snapshots | None = None
     archive_due: ArchiveDue | None = None  # the ended games whose archive is due (the sweep's)
+    away: AwayTurns | None = None  # away seats' turns (the games' away_seconds)
 
 
 @dataclass(slots=True)
@@ -99,6 +108,7 @@ class FollowUp:
         self.store = store
         self.deadlines = records.deadlines
         self.activity = records.activity
+        self.away = records.away
         self.webhooks = notifiers.webhooks
         self.feed = notifiers.feed
         self.deliveries = notifiers.deliveries
@@ -173,7 +183,12 @@ class FollowUp:
         # Awaited turns are recorded for deadlines, webhooks' and the account feed's
         # seat.awaited; a game with none of these needs no record (a webhook registered
         # later announces the turns awaited then, as new).
-        if loaded.meta.turn_seconds is None and not hooks and not feed_on:
+        if (
+            loaded.meta.turn_seconds is None
+            and loaded.meta.away_seconds is None
+            and not hooks
+            and not feed_on
+        ):
             return
         change.turns = await self.deadlines.changes(loaded, change.at_ms, change.acted_seats)
         fresh = change.turns[0]
@@ -183,6 +198,15 @@ class FollowUp:
             change.deliveries = self._deliveries(notes, hooks)
             if feed_on:
                 await self.feed.record(loaded.meta.owner, for_feed(notes))
+
+    async def away_checks(self, change: Followed) -> None:
+        """The new turns of a game with ``away_seconds``: an away check each, when the
+        seat will have been away that long (service/play/away.py)."""
+        if self.away is None or change.turns is None or change.loaded.meta.away_seconds is None:
+            return
+        fresh = [(d.seat, d.action, d.step) for d in change.turns[0]]
+        for check in await self.away.checks(change.loaded, fresh):
+            change.requests.append(away_job(change.loaded.game_id, check))
 
     async def retire(self, change: Followed) -> None:
         """A game played out or aborted leaves the active indexes."""
@@ -253,6 +277,7 @@ class FollowUp:
 Effect = Callable[[FollowUp, Followed], Awaitable[None]]
 EFFECTS: tuple[Effect, ...] = (
     FollowUp.turns_and_notices,
+    FollowUp.away_checks,
     FollowUp.retire,
     FollowUp.index_players,
     FollowUp.archive_when_ended,

@@ -21,6 +21,7 @@ from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError
 
 from service.play import deadlines
+from service.play.away import AwayCheck
 from service.play.records import Loaded
 
 BOT_QUEUE = "bots"
@@ -90,6 +91,19 @@ def deadline_job(game_id: str, deadline: deadlines.Deadline) -> JobRequest:
         (game_id, deadline.seat, deadline.at_ms),
         f"deadline-{game_id}-{deadline.seat}-{deadline.at_ms}",
         at_ms=deadline.at_ms,
+    )
+
+
+def away_job(game_id: str, check: AwayCheck) -> JobRequest:
+    """An away check of a seat's turn (service/play/away.py), at its due moment rounded up
+    to a whole second (RQ schedules by seconds); one job per turn and moment."""
+    at_ms = -(-check.due_ms // 1000) * 1000
+    return JobRequest(
+        BOT_QUEUE,
+        "workers.jobs.away_check",
+        (game_id, check.seat, check.action, check.step),
+        f"away-{game_id}-{check.seat}-{check.step}-{at_ms}",
+        at_ms=at_ms,
     )
 
 

@@ -13,6 +13,9 @@ After the game ends the view feed stays open for ``REMATCH_WAIT_SECONDS`` so the
 learns of a rematch (the view's ``rematch`` and a ``rematch.created`` event); it closes once
 the rematch is made or that time has passed.
 
+Both feeds also carry ``presence`` messages (service/live/presence.py): every seat's
+presence, whenever one changes; a feed of a seat keeps that seat online while it is open.
+
 Both feeds also come as NDJSON (`as_ndjson`, `sse_as_ndjson`). When the process begins to
 shut down, both end at once (`service.live.feed.DRAINED`): the client reconnects to another
 process, resuming after the last version it got. The subscription is opened
@@ -23,9 +26,10 @@ are skipped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +37,7 @@ import msgspec
 
 from domain.match import FINAL_EVENT_TYPES
 from service.live.feed import DRAINED, LiveFeed
+from service.live.presence import PresenceWatches, body_of, is_presence
 from service.play.access import Caller
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
@@ -67,10 +72,30 @@ class GameFeeds:
     """The live feeds of games: the game service (the state and its events), the live
     readers (what is appended now) and the turn deadlines (the view's countdowns)."""
 
-    def __init__(self, games: GameService, live: LiveFeed, deadlines: DeadlineStore) -> None:
+    def __init__(
+        self,
+        games: GameService,
+        live: LiveFeed,
+        deadlines: DeadlineStore,
+        presence: PresenceWatches,
+    ) -> None:
         self.games = games
         self.live = live
         self.deadlines = deadlines
+        # The seats' presence: a feed of a seat keeps it online, and every feed is told of
+        # its changes (service/live/presence.py).
+        self.presence = presence
+
+    @contextlib.contextmanager
+    def _present(
+        self, game_id: str, caller: Caller, queue: asyncio.Queue[StoredEvent]
+    ) -> Iterator[None]:
+        """While a feed is open: its seat online, the game's presence changes in its queue."""
+        with (
+            self.presence.presence.feed_open(game_id, caller.seat),
+            self.presence.watching(game_id, queue),
+        ):
+            yield
 
     async def events(
         self, loaded: Loaded, caller: Caller, after: int
@@ -85,21 +110,37 @@ class GameFeeds:
                 yield _message(loaded, versioned, caller)
                 sent = versioned.version
                 finished = finished or isinstance(versioned.event, FINAL_EVENT_TYPES)
-            while not finished:
-                try:
-                    stored = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
-                except TimeoutError:
-                    yield FeedMessage(comment="ping")
-                    continue
-                if stored is DRAINED:  # the process shuts down: the client reconnects
-                    return
-                if stored.version <= sent:
-                    continue
-                message, finished = self._rendered(loaded, stored, caller)
-                yield message
-                sent = stored.version
+            with self._present(game_id, caller, queue):
+                async for message in self._live_events(loaded, caller, queue, sent, finished):
+                    yield message
         finally:
             self.live.detach(game_id, queue)
+
+    async def _live_events(
+        self,
+        loaded: Loaded,
+        caller: Caller,
+        queue: asyncio.Queue[StoredEvent],
+        sent: int,
+        finished: bool,
+    ) -> AsyncIterator[FeedMessage]:
+        """The event feed's live part: events as they come, presence changes, pings."""
+        while not finished:
+            try:
+                stored = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+            except TimeoutError:
+                yield FeedMessage(comment="ping")
+                continue
+            if stored is DRAINED:  # the process shuts down: the client reconnects
+                return
+            if is_presence(stored):
+                yield _presence(body_of(stored))
+                continue
+            if stored.version <= sent:
+                continue
+            message, finished = self._rendered(loaded, stored, caller)
+            yield message
+            sent = stored.version
 
     def _rendered(
         self, loaded: Loaded, stored: StoredEvent, caller: Caller
@@ -127,41 +168,54 @@ class GameFeeds:
                 loaded = await self.games.load(game_id)
             sent = loaded.match.version
             yield sent, {"kind": "view", "view": await self._view(loaded, caller)}
-            ended_at: float | None = time.monotonic() if _over(loaded) else None
-            while loaded.match.rematch is None:
-                if ended_at is not None and time.monotonic() - ended_at > REMATCH_WAIT_SECONDS:
-                    return
-                try:
-                    first = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
-                except TimeoutError:
-                    yield None, {"kind": "ping"}
-                    continue
-                stored = [first]
-                while not queue.empty():
-                    stored.append(queue.get_nowait())
-                if any(s is DRAINED for s in stored):  # the process shuts down
-                    return
-                batch = self.games.decode(loaded, [s for s in stored if s.version > sent])
-                if not batch:
-                    continue
-                loaded = await self.games.load(game_id)
-                sent = max(batch[-1].version, loaded.match.version)
-                yield batch[-1].version, _events(loaded, batch, caller)
-                yield (
-                    loaded.match.version,
-                    {"kind": "view", "view": await self._view(loaded, caller)},
-                )
-                if ended_at is None and (
-                    _over(loaded) or any(isinstance(v.event, FINAL_EVENT_TYPES) for v in batch)
-                ):
-                    ended_at = time.monotonic()
+            with self._present(game_id, caller, queue):
+                async for message in self._live_views(loaded, caller, queue, sent):
+                    yield message
         finally:
             self.live.detach(game_id, queue)
+
+    async def _live_views(
+        self, loaded: Loaded, caller: Caller, queue: asyncio.Queue[StoredEvent], sent: int
+    ) -> ViewMessages:
+        """The view feed's live part: events and the view after them, presence changes,
+        pings; until a rematch is made or `REMATCH_WAIT_SECONDS` after the end."""
+        game_id = loaded.game_id
+        ended_at: float | None = time.monotonic() if _over(loaded) else None
+        while loaded.match.rematch is None:
+            if ended_at is not None and time.monotonic() - ended_at > REMATCH_WAIT_SECONDS:
+                return
+            try:
+                first = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+            except TimeoutError:
+                yield None, {"kind": "ping"}
+                continue
+            stored = [first]
+            while not queue.empty():
+                stored.append(queue.get_nowait())
+            if any(s is DRAINED for s in stored):  # the process shuts down
+                return
+            for change in [s for s in stored if is_presence(s)][-1:]:  # the latest
+                yield None, {"kind": "presence", **body_of(change)}
+            batch = self.games.decode(loaded, [s for s in stored if s.version > sent])
+            if not batch:
+                continue
+            loaded = await self.games.load(game_id)
+            sent = max(batch[-1].version, loaded.match.version)
+            yield batch[-1].version, _events(loaded, batch, caller)
+            yield (
+                loaded.match.version,
+                {"kind": "view", "view": await self._view(loaded, caller)},
+            )
+            if ended_at is None and (
+                _over(loaded) or any(isinstance(v.event, FINAL_EVENT_TYPES) for v in batch)
+            ):
+                ended_at = time.monotonic()
 
     async def _view(self, loaded: Loaded, caller: Caller) -> GameView:
         """The view as GET /v1/games/{id} gives it, turn deadlines included (the table's
         countdown)."""
-        return game_view(loaded, caller, awaiting_of(loaded, await self.deadlines.shown(loaded)))
+        awaiting = awaiting_of(loaded, await self.deadlines.shown(loaded))
+        return game_view(loaded, caller, awaiting, await self.presence.presence.of(loaded))
 
 
 def _over(loaded: Loaded) -> bool:
@@ -177,6 +231,11 @@ def _message(loaded: Loaded, versioned: Versioned, caller: Caller) -> FeedMessag
         and str(type(versioned.event).__struct_config__.tag),
         id=versioned.version,
     )
+
+
+def _presence(body: dict[str, Any]) -> FeedMessage:
+    """A presence message of the event feed: no ``id`` (it is no version of the game)."""
+    return FeedMessage(data=_encoder.encode(body).decode(), event="presence")
 
 
 def _events(loaded: Loaded, batch: list[Versioned], caller: Caller) -> dict[str, Any]:
@@ -208,4 +267,5 @@ async def sse_as_ndjson(messages: AsyncIterator[FeedMessage]) -> AsyncIterator[b
             yield b'{"kind":"ping"}\n'
             continue
         record = msgspec.json.decode(str(message.data).encode())
-        yield _encoder.encode({"kind": "event", **record}) + b"\n"
+        kind = "presence" if message.event == "presence" else "event"
+        yield _encoder.encode({"kind": kind, **record}) + b"\n"

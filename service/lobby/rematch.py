@@ -100,6 +100,7 @@ class Rematches:
                         rotated_seats(loaded),
                         private=meta.private,
                         turn_seconds=meta.turn_seconds,
+                        away_seconds=meta.away_seconds,
                         game_id=new_id,
                         late_tokens=True,
                         public=meta.public,

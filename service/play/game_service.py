@@ -97,6 +97,7 @@ class NewGame:
     seats: Sequence[SeatSpec]
     private: bool = False
     turn_seconds: int | None = None
+    away_seconds: int | None = None
     game_id: str | None = None
     late_tokens: bool = False
     public: bool = False
@@ -208,6 +209,7 @@ class GameService:
             created_ms=_now_ms(),
             private=new.private,
             turn_seconds=new.turn_seconds,
+            away_seconds=new.away_seconds,
             public=new.public,
             late_tokens=new.late_tokens or any(s.type == "open" for s in new.seats),
             rematch_of=new.rematch_of,

@@ -24,6 +24,7 @@ class GameMeta(msgspec.Struct, frozen=True):
     created_ms: int
     private: bool = False
     turn_seconds: int | None = None
+    away_seconds: int | None = None  # service/play/away.py
     # Listed in the lobby (GET /v1/lobby); seat tokens granted after creation (invites,
     # rematches) live in the store's seat-token hash; the game this one is a rematch of.
     public: bool = False

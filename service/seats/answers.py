@@ -16,6 +16,7 @@ from service.play.access import Access, Caller, owns
 from service.play.deadlines import DeadlineStore
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
+from service.play.presence import PresenceTracker
 from service.play.records import Applied, Loaded
 from service.seats.act_kinds import ActRequest, kind_of
 from service.views.presenter import awaiting_of, event_records, game_view
@@ -39,25 +40,34 @@ class Answers:
     waits on them)."""
 
     def __init__(
-        self, games: GameService, access: Access, deadlines: DeadlineStore, live: LiveFeed
+        self,
+        games: GameService,
+        access: Access,
+        deadlines: DeadlineStore,
+        live: LiveFeed,
+        presence: PresenceTracker,
     ) -> None:
         self.games = games
         self.access = access
         self.deadlines = deadlines
         self.live = live
+        self.presence = presence  # a seat's requests are noted, views show every seat's
 
     async def view(self, loaded: Loaded, caller: Caller) -> tuple[GameView, dict[str, str]]:
         """The caller's view of a game as `GET /v1/games/{id}` answers it, and its headers."""
         awaiting = awaiting_of(loaded, await self.deadlines.shown(loaded))
         headers = {"ETag": etag(loaded.match.version), "Vary": "Authorization"}
-        return game_view(loaded, caller, awaiting), headers
+        presence = await self.presence.of(loaded)
+        return game_view(loaded, caller, awaiting, presence), headers
 
     async def view_of(
         self, game_id: str, authorization: str | None
     ) -> tuple[GameView, dict[str, str]]:
         """`view` for a game and a credential (no long poll, no If-None-Match)."""
         loaded = await self.games.load(game_id)
-        return await self.view(loaded, await self.access.viewer(loaded, authorization))
+        caller = await self.access.viewer(loaded, authorization)
+        self.presence.seen(game_id, caller.seat)
+        return await self.view(loaded, caller)
 
     async def view_polled(
         self, game_id: str, authorization: str | None, poll: Poll
@@ -67,9 +77,14 @@ class Answers:
         (``poll.if_none_match``). Also the version answered."""
         loaded = await self.games.load(game_id)
         caller = await self.access.viewer(loaded, authorization)
+        self.presence.seen(game_id, caller.seat)
         waits = poll.wait and loaded.match.version <= poll.after_version
-        if waits and await self.live.wait_past(game_id, poll.after_version, poll.wait):
-            loaded = await self.games.load(game_id)
+        if waits:
+            with self.presence.feed_open(game_id, caller.seat):  # a long poll in flight
+                moved = await self.live.wait_past(game_id, poll.after_version, poll.wait)
+            self.presence.seen(game_id, caller.seat)
+            if moved:
+                loaded = await self.games.load(game_id)
         version = loaded.match.version
         if not_modified(poll.if_none_match, version):
             return None, {}, version
@@ -88,6 +103,7 @@ class Answers:
             loaded = await load(request.game_id)
             seat = await self.access.acting_seat(loaded, request.authorization)
             caller = Caller(seat=seat)
+            self.presence.seen(request.game_id, seat)  # written later, off the request path
         else:  # the creator's act: its API key first (401), then the game (404), then 403
             needed_for, refusal = kind.owner
             key_id = self.access.api_key(request.authorization, needed_for)
@@ -110,7 +126,7 @@ class Answers:
         headers: dict[str, str] = {}
         view = None
         if wants_view:
-            view = game_view(after, caller, awaiting)
+            view = game_view(after, caller, awaiting, await self.presence.of(after))
             headers["Preference-Applied"] = "return=representation"
             headers["Vary"] = "Prefer"
         answer = MoveAccepted(

@@ -26,6 +26,11 @@ key                               type    holds                                 
                                           a version (``<format>|<JSON>``), kept by
                                           its follow-up
 ``game:{<id>}:deadlines``         hash    seat -> ``action|step|ms`` (awaited turns) none
+``game:{<id>}:presence``          hash    ``r<seat>`` last request ms, ``l<seat>``  35 days
+                                          last feed closed ms, ``f<seat>:<p>``
+                                          feed lease of process ``p`` (renewed
+                                          ms), ``a<seat>`` substituted since ms
+                                          (service/play/presence.py)
 ``game:{<id>}:botseal:<s>:<step>``string  a bot's sealed move and salt (JSON)        none
 ``game:{<id>}:snapshot``          hash    the match folded at a version: ``format``, none
                                           ``version``, ``tip``, ``state`` (derived
@@ -120,7 +125,8 @@ recorded a key in it (the append script renews it).
 The fields of ``game:{<id>}:idem`` are namespaced by who acts, so two callers' keys never
 collide: ``s<seat>:<key>`` (a seat's Idempotency-Key), ``owner:<key>`` (the creator's),
 ``bot:<seat>:<action>:<version>`` (a bot's turn), ``timeout:<seat>:<deadline ms>`` (a turn
-deadline's job), ``abandon`` (the abandonment sweep).
+deadline's job), ``away:<seat>:<version>`` (an away seat's turn), ``abandon`` (the
+abandonment sweep).
 """
 
 from __future__ import annotations
@@ -159,6 +165,10 @@ def summary_key(game_id: str) -> str:
 
 def deadlines_key(game_id: str) -> str:
     return "game:{" + game_id + "}:deadlines"
+
+
+def presence_key(game_id: str) -> str:
+    return "game:{" + game_id + "}:presence"
 
 
 def bot_seal_key(game_id: str, seat: int, step: str) -> str:
@@ -209,6 +219,10 @@ def bot_idempotency(seat: int, action: str, version: int) -> str:
 
 def timeout_idempotency(seat: int, at_ms: int) -> str:
     return f"timeout:{seat}:{at_ms}"
+
+
+def away_idempotency(seat: int, version: int) -> str:
+    return f"away:{seat}:{version}"
 
 
 ABANDON_IDEMPOTENCY = "abandon"

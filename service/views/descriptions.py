@@ -108,6 +108,27 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "name": SEAT_NAME,
         "external_id": EXTERNAL_ID,
         "open": "True while the seat waits to be claimed with its invite.",
+        "presence": "Whether the seat's player is at the table now (docs/api-guide.md, "
+        '"Presence"); null for a seat no person plays (a bot, a resigned or open seat), '
+        "in the game list, and when the server's presence is off.",
+        "substituted": "Set while a bot plays this seat's turns because its player has been "
+        "away `away_seconds` (the game's option); null otherwise, and once the player is "
+        "back.",
+    },
+    "Presence": {
+        "": "Whether a seat's player is at the table: online while a live feed of the seat "
+        "is open (SSE, NDJSON, a long poll) or its token made a request in the last "
+        "STAKEOUT_PRESENCE_SECONDS; away after that; never when it has not been seen. "
+        "Not a fact of the game: it is not in the event log.",
+        "status": "online, away or never (not seen since the game began).",
+        "last_seen_ms": "When the seat was last seen (epoch milliseconds, server clock): "
+        "about now while online; null when never seen.",
+    },
+    "Substitution": {
+        "": "A bot plays the seat's turns (as time-outs, recorded as `turn.timed_out` or "
+        "`seal.forfeited`) because its player was away too long; the seat is not resigned.",
+        "since_ms": "When the first of those turns was played (epoch milliseconds).",
+        "until": "back: it ends when the player is online again; the seat's next turn is theirs.",
     },
     "Invite": {
         "": "An open seat's invite. The code is a secret: whoever holds it may claim the "
@@ -316,6 +337,11 @@ CREATE_GAME = {
     "turn_seconds": "A turn deadline in seconds (5 to 604800): a human seat that has not "
     "acted this long after its turn began is played by a bot for that turn. Null: no "
     "deadline.",
+    "away_seconds": "Seconds (5 to 2592000): when the game awaits a human seat whose player "
+    "has been away (presence) this long, its turn is played as a time-out, and so are its "
+    "next turns until the player is online again (then the seat is theirs from its next "
+    "turn; it is not resigned). Null: never. Needs the server's presence "
+    "(STAKEOUT_PRESENCE_SECONDS above 0).",
     "public": "True: listed in GET /v1/lobby for anyone to find (to claim an open seat "
     "or to watch). Not together with private.",
 }

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from domain.match import AwaitingAction
 from service.play.access import Caller
 from service.play.deadlines import Deadline, with_deadlines
+from service.play.presence import SeatPresence
 from service.play.records import Loaded, Versioned
 from service.players.ratings import rated_places
 from service.views.schemas import (
@@ -14,13 +15,21 @@ from service.views.schemas import (
     GameStatus,
     GameSummary,
     GameView,
+    Presence,
     RematchLink,
     SeatInfo,
+    Substitution,
 )
 
 
-def game_view(loaded: Loaded, caller: Caller, awaiting: list[AwaitingAction]) -> GameView:
-    """The caller's view; ``awaiting`` with the turns' deadlines (`awaiting_of`)."""
+def game_view(
+    loaded: Loaded,
+    caller: Caller,
+    awaiting: list[AwaitingAction],
+    presence: Sequence[SeatPresence | None] | None = None,
+) -> GameView:
+    """The caller's view; ``awaiting`` with the turns' deadlines (`awaiting_of`), the
+    seats with their ``presence`` (`PresenceTracker.of`; None: off)."""
     engine, match, seat = loaded.engine, loaded.match, caller.seat
     return GameView(
         id=loaded.game_id,
@@ -28,7 +37,7 @@ def game_view(loaded: Loaded, caller: Caller, awaiting: list[AwaitingAction]) ->
         version=match.version,
         status=status_of(loaded),
         you=seat,
-        seats=seat_infos(loaded),
+        seats=seat_infos(loaded, presence),
         awaiting=awaiting,
         legal=engine.legal(match, seat),
         state=engine.view(match, seat),
@@ -69,9 +78,13 @@ def status_of(loaded: Loaded) -> GameStatus:
     return "finished" if loaded.engine.result(loaded.match) is not None else "active"
 
 
-def seat_infos(loaded: Loaded) -> list[SeatInfo]:
-    """Who plays each seat now: a resigned seat shows the bot that took it over."""
+def seat_infos(
+    loaded: Loaded, presence: Sequence[SeatPresence | None] | None = None
+) -> list[SeatInfo]:
+    """Who plays each seat now: a resigned seat shows the bot that took it over; with
+    ``presence``, whether each seat's player is at the table."""
     resigned = set(loaded.match.resigned)
+    shown = list(presence) if presence is not None else [None] * len(loaded.match.seats)
     return [
         SeatInfo(
             i,
@@ -81,9 +94,20 @@ def seat_infos(loaded: Loaded) -> list[SeatInfo]:
             name=s.name,
             external_id=s.external_id,
             open=s.type == "open",
+            presence=presence_info(shown[i]),
+            substituted=substitution_info(shown[i]),
         )
         for i, s in enumerate(loaded.match.seats)
     ]
+
+
+def presence_info(presence: SeatPresence | None) -> Presence | None:
+    return None if presence is None else Presence(presence.status, presence.last_seen_ms)
+
+
+def substitution_info(presence: SeatPresence | None) -> Substitution | None:
+    since = None if presence is None else presence.substituted_since_ms
+    return None if since is None else Substitution(since)
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:

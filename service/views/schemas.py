@@ -113,6 +113,8 @@ class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, ta
     # Turn deadline: a seat that has not acted this many seconds after it became awaited
     # is played by a bot for that turn (the event says so).
     turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=7 * 24 * 3600)] | None = None
+    # A seat awaited while away this long has its turns played as time-outs until it is back.
+    away_seconds: Annotated[int, msgspec.Meta(ge=5, le=30 * 24 * 3600)] | None = None
     # Public: listed in GET /v1/lobby (a private game never is).
     public: bool = False
 
@@ -173,6 +175,20 @@ class GameCreatedResponse(msgspec.Struct, frozen=True):
     seats: list[SeatGrant]
 
 
+class Presence(msgspec.Struct, frozen=True):
+    """Whether a seat's player is at the table (service/play/presence.py)."""
+
+    status: Literal["online", "away", "never"]
+    last_seen_ms: int | None
+
+
+class Substitution(msgspec.Struct, frozen=True):
+    """A bot plays an away seat's turns (the game's ``away_seconds``) until its player is back."""
+
+    since_ms: int
+    until: Literal["back"] = "back"
+
+
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     type: SeatType
@@ -182,6 +198,9 @@ class SeatInfo(msgspec.Struct, frozen=True):
     name: str | None = None
     external_id: str | None = None
     open: bool = False
+    # Views only (null in the game list, and for seats no person plays).
+    presence: Presence | None = None
+    substituted: Substitution | None = None
 
 
 # "waiting": a seat is open (the game starts once every seat is claimed or filled).

@@ -85,6 +85,8 @@ def test_invite_claim_start_and_identities(client: TestClient[Any]) -> None:
     assert started["status"] == "active"
     assert started["you"] == 1
     assert started["awaiting"], started
+    # The claimer's own request made it present.
+    assert started["seats"][1].pop("presence")["status"] == "online"
     assert started["seats"][1] == {
         "seat": 1,
         "type": "human",
@@ -93,6 +95,7 @@ def test_invite_claim_start_and_identities(client: TestClient[Any]) -> None:
         "name": "Bo",
         "external_id": "user-2",
         "open": False,
+        "substituted": None,
     }
     # Events say who sat down, never a token.
     events = client.get(f"/v1/games/{game_id}/events").json()["events"]

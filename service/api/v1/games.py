@@ -143,6 +143,7 @@ class GamesController(Controller):
             seats,
             private=data.private,
             turn_seconds=data.turn_seconds,
+            away_seconds=data.away_seconds,
             public=data.public,
         )
         return _creation_answer(await maker.make(new), game, seats)
