@@ -318,6 +318,10 @@ CREATE_GAME = {
     "deadline.",
     "public": "True: listed in GET /v1/lobby for anyone to find (to claim an open seat "
     "or to watch). Not together with private.",
+    "clock": "Time banks: each human seat has a bank of initial_seconds, charged while the "
+    "game awaits it, increment_seconds added after each of its acts (capped at the "
+    "initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not "
+    "together with turn_seconds.",
 }
 CREATE_TICKET = {
     "": "Ask for a game of this kind for one player: the matcher seats it with players of "

@@ -9,7 +9,7 @@ import msgspec
 
 from domain import registry
 from domain.engine import BotLevel, HouseRule, Outcome, tagged_union
-from domain.match import MATCH_EVENT_TYPES, AwaitingAction, ExternalId, SeatName, SeatType
+from domain.match import MATCH_EVENT_TYPES, AwaitingAction, Clock, ExternalId, SeatName, SeatType
 
 
 def _strict(command: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -115,6 +115,8 @@ class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, ta
     turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=7 * 24 * 3600)] | None = None
     # Public: listed in GET /v1/lobby (a private game never is).
     public: bool = False
+    # Time banks (issue 34); not together with turn_seconds.
+    clock: Clock | None = None
 
 
 def _create_type(game: Any) -> type[CreateGameBase]:
