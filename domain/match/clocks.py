@@ -78,10 +78,11 @@ def fold_stored(
 ) -> Match:
     """Fold one stored event with its time: ``act`` is given on an act's first event (the
     act that made the batch), so the banks are charged and credited once per act."""
-    if match is not None and match.banks is not None:
+    banks = match.banks if match is not None else None
+    if match is not None and banks is not None:
         if act is not None:
             match = credit(charge(game, match, at_ms), act)
-        elif match.banks.since_ms == 0:
+        elif banks.since_ms == 0:
             match = charge(game, match, at_ms)
     return fold(game, match, event)
 

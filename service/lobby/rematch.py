@@ -100,6 +100,7 @@ class Rematches:
                         rotated_seats(loaded),
                         private=meta.private,
                         turn_seconds=meta.turn_seconds,
+                        clock=loaded.match.clock,
                         game_id=new_id,
                         late_tokens=True,
                         public=meta.public,

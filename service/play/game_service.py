@@ -259,11 +259,12 @@ class GameService:
         opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
         codec = self.cache.codec(loaded.engine)
         match: Match | None = None
-        for entry in stored[: max(version, opening)]:  # with their times: a clock's banks
+        kept = stored[: max(version, opening)]
+        for entry in kept:  # with their times: a clock's banks
             match = codec.fold(loaded.engine, match, entry)
         if match is None:
             raise GameNotFound(loaded.game_id)
-        return Loaded(loaded.game_id, loaded.engine, match, loaded.meta)
+        return Loaded(loaded.game_id, loaded.engine, match, loaded.meta, "", kept[-1].at_ms)
 
     async def change(
         self, game_id: str, first: int, last: int, before: Loaded | None = None

@@ -40,7 +40,7 @@ class Codec:
     def __init__(self, engine: MatchEngine) -> None:
         self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(engine.game))
         self.encoder = msgspec.json.Encoder()
-        self.acts: msgspec.json.Decoder[Act] = msgspec.json.Decoder(Act)  # type: ignore[arg-type]
+        self.acts: msgspec.json.Decoder[Act] = msgspec.json.Decoder(Act)
 
     def fold(self, engine: MatchEngine, match: Match | None, entry: StoredEvent) -> Match:
         """``match`` with a stored entry folded in; in a game with a clock, the banks are

@@ -71,6 +71,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "version": VERSION,
         "status": STATUS,
         "you": "The caller's seat number, or null for a spectator (no seat token).",
+        "server_time_ms": "The server's time when it made this view (epoch milliseconds): "
+        "count a seat's clock down from here rather than from the client's own clock.",
         "seats": SEATS,
         "awaiting": AWAITING,
         "legal": "Every move the caller's seat may post now, complete (post one as is to "
@@ -108,6 +110,14 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "name": SEAT_NAME,
         "external_id": EXTERNAL_ID,
         "open": "True while the seat waits to be claimed with its invite.",
+        "clock": "The seat's time bank in a game with a clock, null without one.",
+    },
+    "SeatClock": {
+        "": "A seat's time bank, derived from the event log's times. In a view it is as "
+        "of server_time_ms; in the game list and the lobby, as of the game's last change. "
+        "While running, a client counts down from remaining_ms, starting at server_time_ms.",
+        "remaining_ms": "What is left of the bank (milliseconds, 0 once its flag fell).",
+        "running": "True while the game awaits the seat (its bank is being charged).",
     },
     "Invite": {
         "": "An open seat's invite. The code is a secret: whoever holds it may claim the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from domain.match import AwaitingAction
@@ -15,25 +16,31 @@ from service.views.schemas import (
     GameSummary,
     GameView,
     RematchLink,
+    SeatClock,
     SeatInfo,
 )
 
 
-def game_view(loaded: Loaded, caller: Caller, awaiting: list[AwaitingAction]) -> GameView:
-    """The caller's view; ``awaiting`` with the turns' deadlines (`awaiting_of`)."""
+def game_view(
+    loaded: Loaded, caller: Caller, awaiting: list[AwaitingAction], now_ms: int | None = None
+) -> GameView:
+    """The caller's view; ``awaiting`` with the turns' deadlines (`awaiting_of`); its
+    clocks as of ``now_ms`` (default: now; a past version's view: its own time)."""
     engine, match, seat = loaded.engine, loaded.match, caller.seat
+    now = int(time.time() * 1000) if now_ms is None else now_ms
     return GameView(
         id=loaded.game_id,
         game=engine.game.name,
         version=match.version,
         status=status_of(loaded),
         you=seat,
-        seats=seat_infos(loaded),
+        seats=seat_infos(loaded, now),
         awaiting=awaiting,
         legal=engine.legal(match, seat),
         state=engine.view(match, seat),
         result=engine.result(match),
         rematch=RematchLink(match.rematch) if match.rematch is not None else None,
+        server_time_ms=now,
     )
 
 
@@ -69,9 +76,11 @@ def status_of(loaded: Loaded) -> GameStatus:
     return "finished" if loaded.engine.result(loaded.match) is not None else "active"
 
 
-def seat_infos(loaded: Loaded) -> list[SeatInfo]:
-    """Who plays each seat now: a resigned seat shows the bot that took it over."""
+def seat_infos(loaded: Loaded, now_ms: int | None = None) -> list[SeatInfo]:
+    """Who plays each seat now: a resigned seat shows the bot that took it over. In a game
+    with a clock, each seat's bank at ``now_ms`` (default: the game's last change)."""
     resigned = set(loaded.match.resigned)
+    clocks = seat_clocks(loaded, loaded.changed_ms if now_ms is None else now_ms)
     return [
         SeatInfo(
             i,
@@ -81,9 +90,19 @@ def seat_infos(loaded: Loaded) -> list[SeatInfo]:
             name=s.name,
             external_id=s.external_id,
             open=s.type == "open",
+            clock=clocks[i] if clocks else None,
         )
         for i, s in enumerate(loaded.match.seats)
     ]
+
+
+def seat_clocks(loaded: Loaded, now_ms: int) -> list[SeatClock] | None:
+    """Each seat's bank at ``now_ms``, and whether it runs; None without a clock."""
+    banks = loaded.engine.clocks(loaded.match, now_ms)
+    if banks is None:
+        return None
+    running = loaded.engine.running(loaded.match)
+    return [SeatClock(left, seat in running) for seat, left in enumerate(banks)]
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:

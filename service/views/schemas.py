@@ -175,6 +175,13 @@ class GameCreatedResponse(msgspec.Struct, frozen=True):
     seats: list[SeatGrant]
 
 
+class SeatClock(msgspec.Struct, frozen=True):
+    """A seat's time bank (a game with a clock)."""
+
+    remaining_ms: int
+    running: bool
+
+
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     type: SeatType
@@ -184,6 +191,7 @@ class SeatInfo(msgspec.Struct, frozen=True):
     name: str | None = None
     external_id: str | None = None
     open: bool = False
+    clock: SeatClock | None = None
 
 
 # "waiting": a seat is open (the game starts once every seat is claimed or filled).
@@ -212,6 +220,7 @@ class GameView(msgspec.Struct, frozen=True):
     state: StateView
     result: Outcome | None
     rematch: RematchLink | None = None
+    server_time_ms: int = 0
 
 
 class EventRecord(msgspec.Struct, frozen=True):
