@@ -66,9 +66,9 @@ class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     initial_seconds: Annotated[
         int,
         msgspec.Meta(
-            ge=10,
+            ge=5,
             le=MAX_BANK_SECONDS,
-            description="Each seat's bank at the start, in seconds (10 to 2592000, 30 days).",
+            description="Each seat's bank at the start, in seconds (5 to 2592000, 30 days).",
         ),
     ]
     increment_seconds: Annotated[
