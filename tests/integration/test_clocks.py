@@ -180,7 +180,8 @@ def test_lose_ranks_the_seat_last_whatever_its_bot_made(
     summary = next(g for g in listed if g["id"] == game_id)
     places = summary["rated_places"]
     assert places is not None, summary
-    assert places[0] == max(places) and places.count(places[0]) == 1  # last, alone
+    assert places[0] == max(places)  # last
+    assert places.count(places[0]) == 1  # alone
     assert finished["seats"][0]["type"] == "bot"
 
 
@@ -202,7 +203,8 @@ def test_bot_turn_plays_one_turn_and_the_seat_plays_on_with_its_increment(
     assert seen["seats"][0]["type"] == "human"  # still the player's seat
     # The time-out credited the increment, capped at the initial bank: 8 s again.
     remaining, running = _clocks(seen)[0]
-    assert running and 0 < remaining <= 8_000
+    assert running
+    assert 0 < remaining <= 8_000
     action = next(a for a in seen["awaiting"] if a["seat"] == 0)
     if action["action"] == "move":
         answer = client.post(
