@@ -8,6 +8,8 @@ secret seed. `verify` checks that
 3. every later batch of events is exactly what its act produces when re-run against the
    replayed state with the seed (every later shuffle, draw and forfeit re-derived; every
    move legal; every reveal hashing to its commitment — the rules check it again);
+   in a game with a clock, every bank is re-derived from the events' times, so a
+   time-out recorded before its seat's bank was empty is refused;
 4. the recorded result is the result of the replayed game (an aborted game has none: the
    replay proves every event up to the abort).
 
@@ -76,11 +78,16 @@ def verify(replay: ReplayDocument) -> Verified:
     if created.seed_commitment != replay.seed_commitment or created.game_id != replay.game_id:
         raise VerificationError("game.created does not match the replay's game id and commitment")
     try:
-        opening = engine.create(created.game_id, created.options, created.seats, seed)
+        opening = engine.create(
+            created.game_id, created.options, created.seats, seed, created.clock
+        )
     except DomainError as exc:
         raise VerificationError(f"the game's options do not set up: {exc.detail}") from exc
     _same(opening, events[: len(opening)], 1, "the opening deal is not what the seed deals")
-    match = engine.replay(opening)
+    match: Match | None = None
+    for event, record in zip(opening, replay.events, strict=False):
+        match = engine.fold_stored(match, event, record.at_ms)
+    assert match is not None
     index, acts = len(opening), 0
     act_type: Any = Act
     while index < len(events):
@@ -91,6 +98,7 @@ def verify(replay: ReplayDocument) -> Verified:
             )
         try:
             act = msgspec.convert(record.act, act_type)
+            match = engine.charged(match, record.at_ms)
             produced = engine.perform(match, act, seed)
         except (msgspec.ValidationError, DomainError) as exc:
             detail = exc.detail if isinstance(exc, DomainError) else str(exc)
@@ -107,6 +115,7 @@ def verify(replay: ReplayDocument) -> Verified:
         )
         for event in produced:
             match = engine.fold(match, event)
+        match = engine.credited(match, act)
         index += len(produced)
         acts += 1
     return _outcome(engine, match, replay, acts)

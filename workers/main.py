@@ -38,7 +38,7 @@ import redis
 from rq import Queue, Worker
 from rq.exceptions import DuplicateJobError
 
-from service.follow_ups.dispatcher import Dispatcher
+from service.follow_ups.dispatcher import DeadHolders, Dispatcher
 from service.follow_ups.jobs import BOT_QUEUE, MATCH_QUEUE, QUEUES, WEBHOOK_QUEUE
 from service.matchmaking.matcher import Matcher, MatchNotifier
 from service.settings import Settings
@@ -160,7 +160,9 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
                 # finds this process holding a shard then finds its connection too.
                 lifeline.connected.wait(timeout=FIRST_WAIT_SECONDS * 4)
                 dispatcher = threading.Thread(
-                    target=_dispatch, args=(settings, lifeline, dispatching), daemon=True
+                    target=_dispatch,
+                    args=(settings, lifeline.process, dispatching, lifeline.dead),
+                    daemon=True,
                 )
                 dispatcher.start()
         generation += 1
@@ -193,16 +195,17 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
     lifeline.stop()
 
 
-def _dispatch(settings: Settings, lifeline: Lifeline, done: threading.Event) -> None:
+def _dispatch(
+    settings: Settings, name: str, done: threading.Event, dead: DeadHolders | None = None
+) -> None:
     """The outbox's dispatcher of this worker process, on its own event loop, until
-    ``done``; it starts again if its Redis goes away. Its lifeline tells it which holders
-    of shards are dead, so it takes their shards without waiting for their leases."""
+    ``done``; it starts again if its Redis goes away. ``dead``, its process's lifeline, tells
+    it which holders of shards are dead, so it takes their shards without waiting."""
 
     async def dispatch(stop: asyncio.Event) -> None:
         async with open_wiring(settings, timeout=WORKER_TIMEOUT_SECONDS) as wiring:
             outbox, games = wiring.store.outbox, wiring.games
-            follow_up, name = wiring.follow_up, lifeline.process
-            await Dispatcher(outbox, games, follow_up, name, dead=lifeline.dead).run(stop)
+            await Dispatcher(outbox, games, wiring.follow_up, name, dead=dead).run(stop)
 
     run_until_done(done, dispatch, "the outbox's dispatcher", FIRST_WAIT_SECONDS * 4)
 

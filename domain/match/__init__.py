@@ -10,6 +10,7 @@ One module per concern, from the bottom up:
 - `acts`: everything that can change a stream, as data;
 - `state`: the folded `Match`, and the fold;
 - `turns`: whom the match waits for, what a seat may do now, and a public move;
+- `clocks`: time banks, from the log's times;
 - `commit_reveal`: sealed steps; `forfeits`: missed deadlines and resignations;
   `seating`: claims, leaves, fills and the rematch; `endings`: result, abandon, abort;
 - `engine`: `MatchEngine`, creation and one table from each act to its handler.
@@ -37,11 +38,14 @@ from domain.match.engine import MatchEngine
 from domain.match.events import (
     FINAL_EVENT_TYPES,
     MATCH_EVENT_TYPES,
+    Clock,
+    ClockFlagged,
     ExternalId,
     GameAbandoned,
     GameAborted,
     GameCreated,
     GameStarted,
+    OnTimeOut,
     RematchCreated,
     ResultRecorded,
     SealCommitted,
@@ -70,6 +74,8 @@ __all__ = [
     "Act",
     "AwaitingAction",
     "ClaimSeat",
+    "Clock",
+    "ClockFlagged",
     "CommitSeal",
     "ExternalId",
     "FillSeats",
@@ -81,6 +87,7 @@ __all__ = [
     "MakeMove",
     "Match",
     "MatchEngine",
+    "OnTimeOut",
     "RecordResult",
     "Rematch",
     "RematchCreated",

@@ -16,7 +16,7 @@ import msgspec
 from domain.budget import TUNED, Budget
 from domain.engine import AnyGame, BotLevel, Outcome
 from domain.errors import InvalidOptions, NotYourTurn
-from domain.match import commit_reveal, endings, forfeits, seating, state, turns
+from domain.match import clocks, commit_reveal, endings, forfeits, seating, state, turns
 from domain.match.acts import (
     Abandon,
     Abort,
@@ -32,7 +32,7 @@ from domain.match.acts import (
     RevealSeal,
     TimeOut,
 )
-from domain.match.events import MATCH_EVENT_TYPES, GameCreated, SealRevealed, SeatSpec
+from domain.match.events import MATCH_EVENT_TYPES, Clock, GameCreated, SealRevealed, SeatSpec
 from domain.match.state import Match
 from domain.match.turns import AwaitingAction
 from domain.rng import Rng, seed_commitment
@@ -71,7 +71,12 @@ class MatchEngine:
     # ---- creation and folding -------------------------------------------------------
 
     def create(
-        self, game_id: str, options: dict[str, Any], seats: Sequence[SeatSpec], seed: bytes
+        self,
+        game_id: str,
+        options: dict[str, Any],
+        seats: Sequence[SeatSpec],
+        seed: bytes,
+        clock: Clock | None = None,
     ) -> list[Any]:
         """The opening events of a new game: `GameCreated`, then the game's setup."""
         game = self.game
@@ -94,6 +99,7 @@ class MatchEngine:
             options=msgspec.to_builtins(parsed),
             seats=list(seats),
             seed_commitment=seed_commitment(seed),
+            clock=clock,
         )
         return [created, *game.setup(parsed, len(seats), Rng(seed, "setup"))]
 
@@ -103,6 +109,29 @@ class MatchEngine:
 
     def replay(self, events: Sequence[Any]) -> Match:
         return state.replay(self.game, events)
+
+    def fold_stored(self, match: Match | None, event: Any, at_ms: int, act: Any = None) -> Match:
+        """Fold a stored event with its time (``act``: on an act's first event), the clock's
+        banks charged and credited (`domain.match.clocks.fold_stored`)."""
+        return clocks.fold_stored(self.game, match, event, at_ms, act)
+
+    # ---- clocks ---------------------------------------------------------------------
+
+    def charged(self, match: Match, at_ms: int) -> Match:
+        """The banks charged up to an act at ``at_ms``: decide the act on this match."""
+        return clocks.charge(self.game, match, at_ms)
+
+    def credited(self, match: Match, act: Any) -> Match:
+        """The banks after ``act``'s events were folded: its seat's increment."""
+        return clocks.credit(match, act)
+
+    def clocks(self, match: Match, now_ms: int) -> list[int] | None:
+        """Each seat's bank at ``now_ms`` (ms), None without a clock."""
+        return clocks.remaining_ms(self.game, match, now_ms)
+
+    def running(self, match: Match) -> set[int]:
+        """The seats whose bank runs now."""
+        return clocks.running(self.game, match)
 
     # ---- who acts, and what they may do ---------------------------------------------
 

@@ -52,7 +52,49 @@ class SeatSpec(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     external_id: ExternalId = None
 
 
-class GameCreated(msgspec.Struct, frozen=True, tag="game.created", tag_field="type"):
+OnTimeOut = Literal["bot_turn", "bot_seat", "lose"]
+
+# Bounds of a clock: correspondence play needs days, a bank of 30 days is the most.
+MAX_BANK_SECONDS = 30 * 24 * 3600
+
+
+class Clock(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A game's clock: each human seat's time bank (issue 34). The bank is charged while
+    the game awaits the seat; ``increment_seconds`` are added after each of its acts,
+    capped at ``initial_seconds``."""
+
+    initial_seconds: Annotated[
+        int,
+        msgspec.Meta(
+            ge=5,
+            le=MAX_BANK_SECONDS,
+            description="Each seat's bank at the start, in seconds (5 to 2592000, 30 days).",
+        ),
+    ]
+    increment_seconds: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=MAX_BANK_SECONDS,
+            description="Seconds added to the seat's bank after each of its acts (a move, a "
+            "commitment, a reveal), the bank capped at initial_seconds (0 to 2592000).",
+        ),
+    ] = 0
+    on_time_out: Annotated[
+        OnTimeOut,
+        msgspec.Meta(
+            description="What happens when a seat's bank runs out. bot_turn: a bot plays "
+            "that turn (a random legal move, or a forfeit in a sealed step), and the seat "
+            "keeps playing with its increment as its bank; bot_seat: a bot plays the seat "
+            "from then on, as after a resignation; lose: as bot_seat, and the seat is "
+            "ranked last in the result's rated_places and in its rating."
+        ),
+    ] = "bot_seat"
+
+
+class GameCreated(
+    msgspec.Struct, frozen=True, tag="game.created", tag_field="type", omit_defaults=True
+):
     """First event of every stream. The seed itself is never in an event."""
 
     game: Annotated[str, msgspec.Meta(description="The game's name (fbi, feds, bonnie_clyde).")]
@@ -68,6 +110,10 @@ class GameCreated(msgspec.Struct, frozen=True, tag="game.created", tag_field="ty
             "once the game is over, must hash to this."
         ),
     ]
+    clock: Annotated[
+        Clock | None,
+        msgspec.Meta(description="The game's clock (time banks), or null: none."),
+    ] = None
 
 
 class SealCommitted(msgspec.Struct, frozen=True, tag="seal.committed", tag_field="type"):
@@ -110,6 +156,17 @@ class TurnTimedOut(msgspec.Struct, frozen=True, tag="turn.timed_out", tag_field=
 
     seat: Seat
     step: Step
+
+
+class ClockFlagged(msgspec.Struct, frozen=True, tag="clock.flagged", tag_field="type"):
+    """The seat's bank ran out (by the log's own times): the time-out's events follow
+    (``turn.timed_out`` and a bot's move, or ``seal.forfeited``). With ``bot_seat`` or
+    ``lose`` a bot plays the seat from here on; with ``lose`` it is ranked last."""
+
+    seat: Seat
+    on_time_out: Annotated[
+        OnTimeOut, msgspec.Meta(description="The clock's on_time_out: what follows now.")
+    ]
 
 
 class ResultRecorded(msgspec.Struct, frozen=True, tag="game.result_recorded", tag_field="type"):
@@ -181,6 +238,7 @@ MATCH_EVENT_TYPES: tuple[type[msgspec.Struct], ...] = (
     SealRevealed,
     SealForfeited,
     TurnTimedOut,
+    ClockFlagged,
     ResultRecorded,
     GameAbandoned,
     SeatResigned,

@@ -14,7 +14,7 @@ from domain.engine import AnyGame, BotLevel
 from domain.errors import GameNotStarted, GameOver, WrongPhase
 from domain.match.acts import Resign, TimeOut
 from domain.match.commit_reveal import resolve
-from domain.match.events import SealForfeited, SeatResigned, TurnTimedOut
+from domain.match.events import ClockFlagged, SealForfeited, SeatResigned, TurnTimedOut
 from domain.match.state import Match, decision_rng, forfeits, sealed_progress
 from domain.match.turns import AwaitingAction, awaiting, sealed_seats
 
@@ -23,16 +23,28 @@ RESIGNED_LEVEL: BotLevel = "random"
 
 
 def time_out(game: AnyGame, match: Match, act: TimeOut, seed: bytes) -> list[Any]:
-    """A missed deadline: a random legal move for a public step, a forfeit for a sealed one."""
+    """A missed deadline: a random legal move for a public step, a forfeit for a sealed one.
+
+    In a game with a clock the deadline is the seat's bank: the time-out is refused unless
+    the bank is empty as charged to the act's time (the caller charges it first,
+    `domain.match.clocks.charge`), and `ClockFlagged` comes first, so that with
+    ``bot_seat`` or ``lose`` the seat is a bot's before the bot's move is made."""
     expected = AwaitingAction(act.seat, act.action, act.step)
     if expected not in awaiting(game, match):
         raise WrongPhase(f"seat {act.seat} is not awaited to {act.action} in {act.step}")
+    flagged: list[Any] = []
+    if match.clock is not None:
+        banks = match.banks
+        if banks is None or banks.remaining_ms[act.seat] > 0:
+            raise WrongPhase(f"seat {act.seat} still has time on its clock")
+        flagged.append(ClockFlagged(seat=act.seat, on_time_out=match.clock.on_time_out))
     if act.action == "move":
         rng = decision_rng(seed, match.version)
         fallback = rng.fork("timeout").choice(game.legal(match.state, act.seat))
         decided = game.decide(match.state, act.seat, fallback, rng)
-        return [TurnTimedOut(seat=act.seat, step=act.step), *decided]
-    return forfeit(game, match, act.seat, act.step, f"missed the {act.action} deadline", seed)
+        return [*flagged, TurnTimedOut(seat=act.seat, step=act.step), *decided]
+    reason = "its clock ran out" if flagged else f"missed the {act.action} deadline"
+    return [*flagged, *forfeit(game, match, act.seat, act.step, reason, seed)]
 
 
 def resign(game: AnyGame, match: Match, act: Resign, seed: bytes) -> list[Any]:

@@ -13,6 +13,8 @@ import msgspec
 
 from domain.engine import AnyGame, Outcome
 from domain.match.events import (
+    Clock,
+    ClockFlagged,
     GameAbandoned,
     GameAborted,
     GameCreated,
@@ -30,6 +32,15 @@ from domain.match.events import (
     TurnTimedOut,
 )
 from domain.rng import Rng
+
+
+class Banks(msgspec.Struct, frozen=True):
+    """The seats' time banks of a game with a clock, as charged up to ``since_ms`` (the
+    time of the last act's events; 0: not started). Derived from the log's times by
+    `domain.match.clocks`, never from a wall clock."""
+
+    remaining_ms: tuple[int, ...]
+    since_ms: int = 0
 
 
 class Match(msgspec.Struct):
@@ -64,6 +75,12 @@ class Match(msgspec.Struct):
     waiting: bool = False
     rematch: str | None = None
     bound: dict[int, str] = msgspec.field(default_factory=dict)
+    # The clock (issue 34) and its banks; the seats whose bank ran out and that a bot
+    # plays since (bot_seat, lose), and those of them ranked last (lose).
+    clock: Clock | None = None
+    banks: Banks | None = None
+    flagged: list[int] = msgspec.field(default_factory=list)
+    lost_on_time: list[int] = msgspec.field(default_factory=list)
 
 
 def decision_rng(seed: bytes, version: int) -> Rng:
@@ -117,6 +134,10 @@ def _created(event: GameCreated) -> Match:
         invited=invited,
         waiting=bool(invited),
         bound=bound,
+        clock=event.clock,
+        banks=None
+        if event.clock is None
+        else Banks((event.clock.initial_seconds * 1000,) * len(event.seats)),
     )
 
 
@@ -153,6 +174,16 @@ def _seat_resigned(match: Match, event: SeatResigned) -> Match:
     return _next(match, seats=seats, resigned=[*match.resigned, event.seat])
 
 
+def _clock_flagged(match: Match, event: ClockFlagged) -> Match:
+    if event.on_time_out == "bot_turn":
+        return _next(match)
+    seats = list(match.seats)
+    was = seats[event.seat]
+    seats[event.seat] = SeatSpec("bot", "random", was.name, was.external_id)
+    lost = [*match.lost_on_time, event.seat] if event.on_time_out == "lose" else match.lost_on_time
+    return _next(match, seats=seats, flagged=[*match.flagged, event.seat], lost_on_time=lost)
+
+
 def _seat_claimed(match: Match, event: SeatClaimed) -> Match:
     # A seat its creator bound keeps that identity, whatever the claim says. Streams from
     # before issue 35 may hold a claim that named another one (an invite code could): it
@@ -186,6 +217,7 @@ _FOLD: dict[type[Any], Callable[[Match, Any], Match]] = {
     SealRevealed: _seal_revealed,
     SealForfeited: _seal_forfeited,
     TurnTimedOut: lambda match, _event: _next(match),
+    ClockFlagged: _clock_flagged,
     GameAbandoned: lambda match, _event: _next(match, abandoned=True),
     GameAborted: lambda match, _event: _next(match, aborted=True),
     SeatResigned: _seat_resigned,

@@ -151,6 +151,14 @@ class FollowUp:
             (recorded.scores, recorded.winners) if recorded is not None else None,
             ended="abandoned" if match.abandoned else "aborted" if match.aborted else None,
         )
+        banks = loaded.engine.clocks(match, at_ms)
+        if banks is not None:  # the awaited seat's bank, for "2 days left"
+            notes = [
+                msgspec.structs.replace(n, clock_remaining_ms=banks[n.seat])
+                if n.kind == "seat.awaited" and n.seat is not None
+                else n
+                for n in notes
+            ]
         notes = [*lifecycle(loaded, list(events), at_ms), *notes]
         seats = seats_of(loaded)
         return [msgspec.structs.replace(n, seats=seats) for n in notes]
@@ -184,7 +192,7 @@ class FollowUp:
         # seat.awaited; a game with none of these needs no record (a webhook registered
         # later announces the turns awaited then, as new).
         if (
-            loaded.meta.turn_seconds is None
+            not deadlines.timed(loaded)
             and loaded.meta.away_seconds is None
             and not hooks
             and not feed_on

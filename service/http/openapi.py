@@ -425,6 +425,11 @@ _NOTIFICATION_KINDS: dict[str, tuple[str, str, dict[str, Any]]] = {
                 "type": ["integer", "null"],
                 "description": "When a bot acts for it (epoch ms); null without deadlines.",
             },
+            "clock_remaining_ms": {
+                "type": ["integer", "null"],
+                "description": "In a game with a clock: the seat's bank when its turn began "
+                "(ms), running from at_ms until deadline; null without a clock.",
+            },
         },
     ),
     "GameFinishedNotification": (

@@ -101,6 +101,7 @@ class Rematches:
                         private=meta.private,
                         turn_seconds=meta.turn_seconds,
                         away_seconds=meta.away_seconds,
+                        clock=loaded.match.clock,
                         game_id=new_id,
                         late_tokens=True,
                         public=meta.public,

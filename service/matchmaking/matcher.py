@@ -39,7 +39,7 @@ import redis.exceptions
 from domain.match import SeatSpec
 from service.lobby.game_maker import GameMaker
 from service.matchmaking.grouping import Group, plan
-from service.matchmaking.tickets import MatchRecord, MatchTickets, Ticket
+from service.matchmaking.tickets import DEFAULT_CLOCK, MatchRecord, MatchTickets, Ticket
 from service.notify.account_feed import AccountFeed
 from service.notify.delivery_queue import DeliveryQueue, deliveries_for
 from service.notify.webhooks import Notification, NotifiedSeat, WebhookStore
@@ -214,6 +214,7 @@ class Matcher:
             token_hashes=hashes,
             tickets=[(t.id, seat) for t, seat in zip(group.tickets, placed, strict=True)],
             made_ms=now_ms,
+            clock=first.clock,
         )
         try:
             async with self.maker.quota.slot(owner) as slot:
@@ -265,4 +266,5 @@ def _new_game(record: MatchRecord, game_id: str) -> NewGame:
         record.seats,
         game_id=game_id,
         token_hashes=record.token_hashes,
+        clock=record.clock or DEFAULT_CLOCK,
     )

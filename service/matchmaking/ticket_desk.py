@@ -18,9 +18,10 @@ import msgspec
 from domain import registry
 from domain.engine import BotLevel
 from domain.errors import InvalidOptions
-from domain.match import SeatSpec
+from domain.match import Clock, SeatSpec
 from service.matchmaking.errors import TicketMatched, UnknownTicket
 from service.matchmaking.tickets import (
+    DEFAULT_CLOCK,
     MatchTickets,
     Ticket,
     TicketCaps,
@@ -50,6 +51,7 @@ class Asked:
     bots_after_seconds: int | None
     bot_level: BotLevel
     expires_in_seconds: int
+    clock: Clock | None = None  # None: the default clock of matched games
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class TicketDesk:
             created_ms=now,
             expires_ms=now + asked.expires_in_seconds * 1000,
             mu=rated[0].mu if rated is not None else MODEL.mu,
+            clock=asked.clock or DEFAULT_CLOCK,
         )
         return await self.tickets.create(owner, spec, self.caps)
 

@@ -43,7 +43,7 @@ from typing import Any, Literal
 import msgspec
 
 from domain.engine import BotLevel
-from domain.match import SeatSpec
+from domain.match import Clock, SeatSpec
 from service.matchmaking.errors import PlayerTicketLimit, TicketLimit
 from service.play.errors import Contention
 from service.play.records import token_hash
@@ -177,6 +177,11 @@ return 0
 """
 
 
+# A matched game's clock unless its tickets name one (issue 34: a matched player who never
+# moves no longer holds the table until it is abandoned).
+DEFAULT_CLOCK = Clock(initial_seconds=300, increment_seconds=10, on_time_out="bot_seat")
+
+
 class TicketSpec(msgspec.Struct, frozen=True):
     """What a ticket asks for (stored as the ticket's ``spec``)."""
 
@@ -190,11 +195,14 @@ class TicketSpec(msgspec.Struct, frozen=True):
     created_ms: int
     expires_ms: int
     mu: float  # the player's rating estimate in this game when the ticket was made
+    clock: Clock | None = None  # the game's clock; None (a ticket from before): the default
 
     @property
     def pool(self) -> str:
-        """Tickets match only within one pool: one game kind with equal options."""
-        return self.game + "|" + json.dumps(self.options, sort_keys=True, separators=(",", ":"))
+        """Tickets match only within one pool: one game kind with equal options and clock."""
+        clock = msgspec.to_builtins(self.clock or DEFAULT_CLOCK)
+        asked = {"options": self.options, "clock": clock}
+        return self.game + "|" + json.dumps(asked, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -236,6 +244,7 @@ class MatchRecord(msgspec.Struct, frozen=True):
     token_hashes: list[str | None]
     tickets: list[tuple[str, int]]  # (ticket id, seat)
     made_ms: int
+    clock: Clock | None = None  # None (a record from before): the default clock
 
 
 def seat_token(secret: str) -> str:

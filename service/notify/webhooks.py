@@ -95,6 +95,8 @@ class Notification(msgspec.Struct, frozen=True):
     action: str | None = None
     step: str | None = None
     deadline: int | None = None
+    # seat.awaited in a game with a clock: the seat's bank (ms) at at_ms.
+    clock_remaining_ms: int | None = None
     scores: list[int] | None = None
     winners: list[int] | None = None
     # game.finished: "finished" (played to the end), "abandoned" (nobody acted for long) or

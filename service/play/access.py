@@ -189,4 +189,6 @@ class Access:
             raise Forbidden("only a seat token may act in a game")
         if caller.seat in loaded.match.resigned:
             raise Forbidden(f"seat {caller.seat} has resigned: a bot plays it now")
+        if caller.seat in loaded.match.flagged:
+            raise Forbidden(f"seat {caller.seat} ran out of time: a bot plays it now")
         return caller.seat

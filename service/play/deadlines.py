@@ -1,4 +1,5 @@
-"""Awaited turns of human seats, and their deadlines (the per-game ``turn_seconds`` option).
+"""Awaited turns of human seats, and their deadlines (the per-game ``turn_seconds`` option,
+or the moment a clock's flag falls).
 
 Every time a human seat becomes awaited (a new turn) it is recorded here; webhooks announce
 new turns from this record, and games with turn deadlines give each turn a deadline.
@@ -12,15 +13,22 @@ The turns of a game live in one hash, ``game:{id}:deadlines``: seat → ``action
 or step changes, or when the seat itself just acted (a second turn in the same step). A
 deadline job only fires if its deadline is still the seat's current one, so a superseded
 job is harmless.
+
+In a game with a clock (issue 34) a turn's deadline is the moment its seat's bank runs
+out by the log's times (`domain.match.clocks.flag_ms`): the same job then makes a time-out
+the rules accept only once the bank is empty, so a job that runs early waits for it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from domain.errors import DomainError
 from domain.match import AwaitingAction, TimeOut
+from domain.match.clocks import flag_ms
 from service.play.game_service import GameService
 from service.play.records import Loaded, Submission
 from service.store.clients import AnyRedis
@@ -60,7 +68,10 @@ def plan(
     for seat, action in awaited.items():
         if _matches(known.get(seat), action) and seat not in acted_seats:
             continue
-        at_ms = now_ms + seconds * 1000 if seconds is not None else 0
+        if loaded.match.banks is not None:
+            at_ms = flag_ms(loaded.match, seat) or 0
+        else:
+            at_ms = now_ms + seconds * 1000 if seconds is not None else 0
         fresh.append(Deadline(seat, action.action, action.step, at_ms))
     return fresh, [seat for seat in known if seat not in awaited]
 
@@ -73,6 +84,15 @@ def planned(
     out = {seat: d for seat, d in known.items() if seat not in stale}
     out.update({d.seat: d for d in fresh})
     return out
+
+
+def timed(loaded: Loaded) -> bool:
+    """Whether the game's turns have deadlines: ``turn_seconds``, or a clock."""
+    return loaded.meta.turn_seconds is not None or loaded.match.banks is not None
+
+
+# The longest a time-out job waits for its moment when it runs early (a scheduler's tick).
+EARLY_WAIT_MS = 2000
 
 
 class DeadlineStore:
@@ -95,7 +115,7 @@ class DeadlineStore:
         and those it is about to record (it runs just after the change was answered, so a
         read can come first; they are timed from the change, as the follow-up times them).
         Nothing in a game without turn deadlines (and no round trip)."""
-        if loaded.meta.turn_seconds is None:
+        if not timed(loaded):
             return {}
         known = await self.current(loaded.game_id)
         return planned(known, loaded, loaded.changed_ms, acted_seats)
@@ -134,6 +154,9 @@ async def time_out(
     if known is None or known.at_ms != at_ms:
         return "superseded"
     act = TimeOut(seat, known.action, known.step)  # type: ignore[arg-type]
+    early = at_ms - int(time.time() * 1000)
+    if 0 < early <= EARLY_WAIT_MS:  # a clock's time-out is refused before its moment
+        await asyncio.sleep(early / 1000)
     try:
         await games.act(Submission(game_id, act, key=timeout_idempotency(seat, at_ms)))
     except DomainError:

@@ -43,7 +43,7 @@ import msgspec
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, SeatSpec
+from domain.match import Act, Clock, Match, SeatSpec
 from domain.rng import new_seed
 from service.play.errors import (
     Contention,
@@ -103,6 +103,7 @@ class NewGame:
     public: bool = False
     rematch_of: str | None = None
     token_hashes: Sequence[str | None] | None = None
+    clock: Clock | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,8 @@ class _Decided:
     act: Act | None
     events: list[Any]
     refusal: Exception | None
+    base: Match | None = None  # the match it was decided on (its banks charged)
+    at_ms: int = 0  # the act's time
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,15 +129,20 @@ class _BotAct:
     grants: None = None
 
 
-def _decided(loaded: Loaded, seed: bytes, submission: Submission | _BotAct) -> _Decided:
+def _decided(
+    loaded: Loaded, seed: bytes, submission: Submission | _BotAct, now_ms: int
+) -> _Decided:
     match = loaded.match
     expected = submission.expected_version
     if expected is not None and expected != match.version:
         return _Decided(None, [], VersionMismatch(match.version))
+    # In a game with a clock the act is decided on the banks charged up to its own time
+    # (the time its events are stored with), so a replay re-derives the same decision.
+    charged = loaded.engine.charged(match, now_ms) if match.banks is not None else match
     try:
         # Only a bot's choice is handed the seed (it draws); a submitted act is fixed.
         act = submission.choose(loaded, seed) if isinstance(submission, _BotAct) else submission.act
-        return _Decided(act, loaded.engine.perform(match, act, seed), None)
+        return _Decided(act, loaded.engine.perform(charged, act, seed), None, charged, now_ms)
     except DomainError as exc:
         return _Decided(None, [], exc)
 
@@ -193,7 +201,7 @@ class GameService:
             raise GameNotFound(new.game)
         game_id = new.game_id or secrets.token_hex(12)
         seed = new_seed()
-        events = engine.create(game_id, new.options, new.seats, seed)
+        events = engine.create(game_id, new.options, new.seats, seed, new.clock)
         tokens = [
             secrets.token_urlsafe(32)
             if s.type == "human" and not new.late_tokens and new.token_hashes is None
@@ -251,9 +259,14 @@ class GameService:
         its first act), folded from its stream."""
         stored = await self.store.read(loaded.game_id, after=0, count=loaded.match.version)
         opening = next((i for i, s in enumerate(stored) if s.cause is not None), len(stored))
-        decoder = self.cache.codec(loaded.engine).decoder
-        events = [decoder.decode(s.data) for s in stored[: max(version, opening)]]
-        return Loaded(loaded.game_id, loaded.engine, loaded.engine.replay(events), loaded.meta)
+        codec = self.cache.codec(loaded.engine)
+        match: Match | None = None
+        kept = stored[: max(version, opening)]
+        for entry in kept:  # with their times: a clock's banks
+            match = codec.fold(loaded.engine, match, entry)
+        if match is None:
+            raise GameNotFound(loaded.game_id)
+        return Loaded(loaded.game_id, loaded.engine, match, loaded.meta, "", kept[-1].at_ms)
 
     async def change(
         self, game_id: str, first: int, last: int, before: Loaded | None = None
@@ -296,7 +309,7 @@ class GameService:
         step = _Step(None, entry, entry.loaded, checked=False)
         for _ in range(MAX_RETRIES):
             entry, loaded = step.entry, step.loaded
-            decided = _decided(loaded, entry.seed, submission)
+            decided = _decided(loaded, entry.seed, submission, _now_ms())
             if decided.refusal is not None or decided.act is None or not decided.events:
                 if step.checked:  # the refusal (or nothing to do) stands on the latest state
                     if decided.refusal is not None:
@@ -336,12 +349,14 @@ class GameService:
         act, events = decided.act, decided.events
         codec = self.cache.codec(engine)
         encoded = [codec.encoder.encode(e) for e in events]
-        now = _now_ms()
+        now = decided.at_ms
         # The snapshot after the act, folded before the append so that its summary goes
         # with it (dropped if the append loses a race).
-        folded = match
+        folded = decided.base or match
         for event in events:
             folded = engine.fold(folded, event)
+        if folded.banks is not None:
+            folded = engine.credited(folded, act)
         after = Loaded(game_id, engine, folded, loaded.meta, tip_of(now, encoded[-1]), now)
         result = await self.store.append(
             Batch(

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from domain import registry
-from domain.match import Match, MatchEngine, event_union
+from domain.match import Act, Match, MatchEngine, event_union
 from service.play import snapshots
 from service.play.errors import Contention, GameNotFound
 from service.play.records import GameMeta, Loaded, Versioned
@@ -40,6 +40,16 @@ class Codec:
     def __init__(self, engine: MatchEngine) -> None:
         self.decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(event_union(engine.game))
         self.encoder = msgspec.json.Encoder()
+        self.acts: msgspec.json.Decoder[Act] = msgspec.json.Decoder(Act)
+
+    def fold(self, engine: MatchEngine, match: Match | None, entry: StoredEvent) -> Match:
+        """``match`` with a stored entry folded in; in a game with a clock, the banks are
+        charged and credited at an act's first entry (its act is read only then)."""
+        event = self.decoder.decode(entry.data)
+        if match is None or match.banks is None:
+            return engine.fold(match, event)
+        act = self.acts.decode(entry.cause) if entry.cause is not None else None
+        return engine.fold_stored(match, event, entry.at_ms, act)
 
 
 @dataclass
@@ -116,7 +126,7 @@ class WarmCache:
             raise GameNotFound(game_id)
         if not stored:
             raise GameNotFound(game_id)
-        decoder = self.codec(engine).decoder
+        codec = self.codec(engine)
         match: Match | None = None
         if opening.snapshot is not None:
             try:
@@ -128,7 +138,7 @@ class WarmCache:
                 return None
             stored = stored[1:]  # the snapshot's own entry: folded into it
         for entry in stored:
-            match = engine.fold(match, decoder.decode(entry.data))
+            match = codec.fold(engine, match, entry)
         assert match is not None
         last = opening.events[-1]
         return Loaded(game_id, engine, match, meta, last.tip, last.at_ms)
@@ -162,11 +172,11 @@ class WarmCache:
         if not stored:
             return loaded
         engine, match = loaded.engine, loaded.match
-        decoder = self.codec(engine).decoder
+        codec = self.codec(engine)
         for entry in stored:
             if entry.version != match.version + 1:
                 raise StoreBehind(f"entry {entry.version} after version {match.version}")
-            match = engine.fold(match, decoder.decode(entry.data))
+            match = codec.fold(engine, match, entry)
         last = stored[-1]
         return Loaded(loaded.game_id, engine, match, loaded.meta, last.tip, last.at_ms)
 

@@ -10,7 +10,9 @@ The model is openskill's Plackett–Luce (Weng–Lin, its defaults: μ 25, σ 25
   whose player did not, wherever the bot that took it over finished, and its player is
   rated for it (`rated_places`). Such seats share the last place. The game's own result
   keeps what was played; this order is what ratings, wins and the players' histories
-  count. A seat that missed a turn deadline (a bot moved for it once) is not demoted.
+  count. A seat that missed a turn deadline (a bot moved for it once) is not demoted. A
+  seat whose clock ran out in a game whose clock says ``lose`` is placed with the resigned
+  (issue 34); with ``bot_turn`` or ``bot_seat`` it keeps the place its bot finished at.
 - A seat with an ``external_id`` rates that player; a bot seat (not a resigned one) rates
   its level (``greedy`` in fbi is one identity of the API key, however many seats it had),
   so a new player's first games against bots move the ratings of both; any other seat (a
@@ -83,7 +85,8 @@ def seat_identity(seat: int, spec: SeatSpec, match: Match) -> str | None:
     """Who a seat rates (see the module docstring), or None."""
     if spec.external_id is not None:
         return player_identity(spec.external_id)
-    if spec.type == "bot" and spec.level is not None and seat not in match.resigned:
+    taken_over = seat in match.resigned or seat in match.flagged  # a person's seat still
+    if spec.type == "bot" and spec.level is not None and not taken_over:
         return bot_identity(spec.level)
     return None
 
@@ -91,8 +94,9 @@ def seat_identity(seat: int, spec: SeatSpec, match: Match) -> str | None:
 def rated_places(places: Sequence[int], match: Match) -> list[int]:
     """Each seat's place as ratings count it: ``places`` (the result's, 1 for the winners,
     ties share a place and skip the next: 1, 1, 3) with every resigned seat below every
-    other, the resigned ones tied (a resignation is a loss, whatever the bot made of it)."""
-    gave_up = set(match.resigned)
+    other, the resigned ones tied (a resignation is a loss, whatever the bot made of it).
+    A seat that lost on time (a clock's ``lose``) is placed there too (issue 34)."""
+    gave_up = set(match.resigned) | set(match.lost_on_time)
     order = [(i in gave_up, 0 if i in gave_up else place) for i, place in enumerate(places)]
     return [1 + sum(other < mine for other in order) for mine in order]
 

@@ -71,6 +71,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "version": VERSION,
         "status": STATUS,
         "you": "The caller's seat number, or null for a spectator (no seat token).",
+        "server_time_ms": "The server's time when it made this view (epoch milliseconds): "
+        "count a seat's clock down from here rather than from the client's own clock.",
         "seats": SEATS,
         "awaiting": AWAITING,
         "legal": "Every move the caller's seat may post now, complete (post one as is to "
@@ -114,6 +116,7 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "substituted": "Set while a bot plays this seat's turns because its player has been "
         "away `away_seconds` (the game's option); null otherwise, and once the player is "
         "back.",
+        "clock": "The seat's time bank in a game with a clock, null without one.",
     },
     "Presence": {
         "": "Whether a seat's player is at the table: online while a live feed of the seat "
@@ -129,6 +132,13 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "`seal.forfeited`) because its player was away too long; the seat is not resigned.",
         "since_ms": "When the first of those turns was played (epoch milliseconds).",
         "until": "back: it ends when the player is online again; the seat's next turn is theirs.",
+    },
+    "SeatClock": {
+        "": "A seat's time bank, derived from the event log's times. In a view it is as "
+        "of server_time_ms; in the game list and the lobby, as of the game's last change. "
+        "While running, a client counts down from remaining_ms, starting at server_time_ms.",
+        "remaining_ms": "What is left of the bank (milliseconds, 0 once its flag fell).",
+        "running": "True while the game awaits the seat (its bank is being charged).",
     },
     "Invite": {
         "": "An open seat's invite. The code is a secret: whoever holds it may claim the "
@@ -344,6 +354,10 @@ CREATE_GAME = {
     "(STAKEOUT_PRESENCE_SECONDS above 0).",
     "public": "True: listed in GET /v1/lobby for anyone to find (to claim an open seat "
     "or to watch). Not together with private.",
+    "clock": "Time banks: each human seat has a bank of initial_seconds, charged while the "
+    "game awaits it, increment_seconds added after each of its acts (capped at the "
+    "initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not "
+    "together with turn_seconds.",
 }
 CREATE_TICKET = {
     "": "Ask for a game of this kind for one player: the matcher seats it with players of "

@@ -10,8 +10,8 @@ import msgspec
 
 from domain import registry
 from domain.engine import BotLevel, tagged_union
-from domain.match import SeatName
-from service.matchmaking.tickets import Ticket, TicketStatus
+from domain.match import Clock, SeatName
+from service.matchmaking.tickets import DEFAULT_CLOCK, Ticket, TicketStatus
 from service.views.descriptions import EXTERNAL_ID_RULE, GAME_ID, GAME_NAME, SEAT_NAME_GIVEN
 
 
@@ -58,6 +58,14 @@ class CreateTicketBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
             ge=10, le=3600, description="Unmatched this long after creation, the ticket expires."
         ),
     ] = 300
+    clock: Annotated[
+        Clock | None,
+        _d(
+            "The matched game's clock (time banks; see POST /v1/games); tickets match only "
+            "with tickets asking for the same. Null: the default, 300 s with 10 s added "
+            "after each act, a bot playing the seat once its time runs out (bot_seat)."
+        ),
+    ] = None
 
 
 def _ticket_type(game: Any) -> type[CreateTicketBase]:
@@ -135,6 +143,7 @@ class TicketView(msgspec.Struct, frozen=True):
     bot_level: Annotated[BotLevel, _d("The level of the bots that fill seats.")]
     created_ms: Annotated[int, _d("When it was made (epoch milliseconds).")]
     expires_ms: Annotated[int, _d("When it expires unless matched (epoch milliseconds).")]
+    clock: Annotated[Clock, _d("The matched game's clock (the default when none was asked).")]
     match: Annotated[
         TicketMatch | None, _d("The game and seat once matched; null before (and if never).")
     ]
@@ -171,5 +180,6 @@ def ticket_view(ticket: Ticket, now_ms: int, token: str | None) -> dict[str, Any
         "bot_level": spec.bot_level,
         "created_ms": spec.created_ms,
         "expires_ms": spec.expires_ms,
+        "clock": spec.clock or DEFAULT_CLOCK,
         "match": match,
     }

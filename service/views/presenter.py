@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from domain.match import AwaitingAction
@@ -17,6 +18,7 @@ from service.views.schemas import (
     GameView,
     Presence,
     RematchLink,
+    SeatClock,
     SeatInfo,
     Substitution,
 )
@@ -27,22 +29,26 @@ def game_view(
     caller: Caller,
     awaiting: list[AwaitingAction],
     presence: Sequence[SeatPresence | None] | None = None,
+    now_ms: int | None = None,
 ) -> GameView:
     """The caller's view; ``awaiting`` with the turns' deadlines (`awaiting_of`), the
-    seats with their ``presence`` (`PresenceTracker.of`; None: off)."""
+    seats with their ``presence`` (`PresenceTracker.of`; None: off); its clocks as of
+    ``now_ms`` (default: now; a past version's view: its own time)."""
     engine, match, seat = loaded.engine, loaded.match, caller.seat
+    now = int(time.time() * 1000) if now_ms is None else now_ms
     return GameView(
         id=loaded.game_id,
         game=engine.game.name,
         version=match.version,
         status=status_of(loaded),
         you=seat,
-        seats=seat_infos(loaded, presence),
+        seats=seat_infos(loaded, presence, now),
         awaiting=awaiting,
         legal=engine.legal(match, seat),
         state=engine.view(match, seat),
         result=engine.result(match),
         rematch=RematchLink(match.rematch) if match.rematch is not None else None,
+        server_time_ms=now,
     )
 
 
@@ -79,12 +85,16 @@ def status_of(loaded: Loaded) -> GameStatus:
 
 
 def seat_infos(
-    loaded: Loaded, presence: Sequence[SeatPresence | None] | None = None
+    loaded: Loaded,
+    presence: Sequence[SeatPresence | None] | None = None,
+    now_ms: int | None = None,
 ) -> list[SeatInfo]:
     """Who plays each seat now: a resigned seat shows the bot that took it over; with
-    ``presence``, whether each seat's player is at the table."""
+    ``presence``, whether each seat's player is at the table. In a game with a clock,
+    each seat's bank at ``now_ms`` (default: the game's last change)."""
     resigned = set(loaded.match.resigned)
     shown = list(presence) if presence is not None else [None] * len(loaded.match.seats)
+    clocks = seat_clocks(loaded, loaded.changed_ms if now_ms is None else now_ms)
     return [
         SeatInfo(
             i,
@@ -96,6 +106,7 @@ def seat_infos(
             open=s.type == "open",
             presence=presence_info(shown[i]),
             substituted=substitution_info(shown[i]),
+            clock=clocks[i] if clocks else None,
         )
         for i, s in enumerate(loaded.match.seats)
     ]
@@ -108,6 +119,15 @@ def presence_info(presence: SeatPresence | None) -> Presence | None:
 def substitution_info(presence: SeatPresence | None) -> Substitution | None:
     since = None if presence is None else presence.substituted_since_ms
     return None if since is None else Substitution(since)
+
+
+def seat_clocks(loaded: Loaded, now_ms: int) -> list[SeatClock] | None:
+    """Each seat's bank at ``now_ms``, and whether it runs; None without a clock."""
+    banks = loaded.engine.clocks(loaded.match, now_ms)
+    if banks is None:
+        return None
+    running = loaded.engine.running(loaded.match)
+    return [SeatClock(left, seat in running) for seat, left in enumerate(banks)]
 
 
 def event_records(loaded: Loaded, events: Sequence[Versioned], caller: Caller) -> list[EventRecord]:

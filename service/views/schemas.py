@@ -9,7 +9,7 @@ import msgspec
 
 from domain import registry
 from domain.engine import BotLevel, HouseRule, Outcome, tagged_union
-from domain.match import MATCH_EVENT_TYPES, AwaitingAction, ExternalId, SeatName, SeatType
+from domain.match import MATCH_EVENT_TYPES, AwaitingAction, Clock, ExternalId, SeatName, SeatType
 
 
 def _strict(command: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -117,6 +117,8 @@ class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, ta
     away_seconds: Annotated[int, msgspec.Meta(ge=5, le=30 * 24 * 3600)] | None = None
     # Public: listed in GET /v1/lobby (a private game never is).
     public: bool = False
+    # Time banks (issue 34); not together with turn_seconds.
+    clock: Clock | None = None
 
 
 def _create_type(game: Any) -> type[CreateGameBase]:
@@ -189,6 +191,13 @@ class Substitution(msgspec.Struct, frozen=True):
     until: Literal["back"] = "back"
 
 
+class SeatClock(msgspec.Struct, frozen=True):
+    """A seat's time bank (a game with a clock)."""
+
+    remaining_ms: int
+    running: bool
+
+
 class SeatInfo(msgspec.Struct, frozen=True):
     seat: int
     type: SeatType
@@ -201,6 +210,7 @@ class SeatInfo(msgspec.Struct, frozen=True):
     # Views only (null in the game list, and for seats no person plays).
     presence: Presence | None = None
     substituted: Substitution | None = None
+    clock: SeatClock | None = None
 
 
 # "waiting": a seat is open (the game starts once every seat is claimed or filled).
@@ -229,6 +239,7 @@ class GameView(msgspec.Struct, frozen=True):
     state: StateView
     result: Outcome | None
     rematch: RematchLink | None = None
+    server_time_ms: int = 0
 
 
 class EventRecord(msgspec.Struct, frozen=True):

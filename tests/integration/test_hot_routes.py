@@ -64,8 +64,10 @@ def _answer(response: Any) -> tuple[int, dict[str, str], bytes]:
     headers = {k: v for k, v in response.headers.items() if k != "x-request-id"}
     if "allow" in headers:  # Litestar's own order of a 405's methods varies by process
         headers["allow"] = ", ".join(sorted(headers["allow"].split(", ")))
-    # A seat's presence says when it was last seen: the moment of each request.
+    # A seat's presence says when it was last seen, a view when it was read: the moment
+    # of each request.
     content = re.sub(rb'"last_seen_ms":\d+', b'"last_seen_ms":0', response.content)
+    content = re.sub(rb'"server_time_ms":\d+', b'"server_time_ms":0', content)
     return response.status_code, headers, content
 
 

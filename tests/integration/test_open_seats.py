@@ -96,6 +96,7 @@ def test_invite_claim_start_and_identities(client: TestClient[Any]) -> None:
         "external_id": "user-2",
         "open": False,
         "substituted": None,
+        "clock": None,
     }
     # Events say who sat down, never a token.
     events = client.get(f"/v1/games/{game_id}/events").json()["events"]

@@ -20,12 +20,13 @@ def _post(client: Any, path: str, token: str, body: Any, prefer: bool) -> Any:
 
 
 def _unseen(seen: dict[str, Any]) -> dict[str, Any]:
-    """A view without the moments its seats were last seen (each request's own)."""
+    """A view without the moments its seats were last seen and it was read (each
+    request's own)."""
     seats = [
         {**s, "presence": s["presence"] and {**s["presence"], "last_seen_ms": None}}
         for s in seen["seats"]
     ]
-    return {**seen, "seats": seats}
+    return {**seen, "seats": seats, "server_time_ms": None}
 
 
 def test_every_act_with_prefer_answers_the_view_a_get_gives_that_seat(client: Any) -> None:

@@ -134,6 +134,8 @@ class GamesController(Controller):
         game = str(type(data).__struct_config__.tag)
         if data.public and data.private:
             raise InvalidOptions("a game is public (in the lobby) or private, not both")
+        if data.clock is not None and data.turn_seconds is not None:
+            raise InvalidOptions("a game has a clock or turn_seconds, not both")
         seats = _seat_specs(data)
         check_seats(seats)
         new = NewGame(
@@ -145,6 +147,7 @@ class GamesController(Controller):
             turn_seconds=data.turn_seconds,
             away_seconds=data.away_seconds,
             public=data.public,
+            clock=data.clock,
         )
         return _creation_answer(await maker.make(new), game, seats)
 

@@ -73,6 +73,7 @@ class MatchmakingController(Controller):
             bots_after_seconds=data.bots_after_seconds,
             bot_level=data.bot_level,
             expires_in_seconds=data.expires_in_seconds,
+            clock=data.clock,
         )
         ticket, secret = await ticket_desk.open(owner, asked)
         return TicketCreated(**ticket_view(ticket, _now_ms(), None), secret=secret)

@@ -65,4 +65,5 @@ class ReplayViewsController(Controller):
         if seat >= len(loaded.match.seats):
             raise UnknownSeat(f"the game has seats 0 to {len(loaded.match.seats) - 1}")
         past = await games.at_version(loaded, version)
-        return game_view(past, Caller(seat=None if seat < 0 else seat), awaiting_of(past, {}))
+        caller = Caller(seat=None if seat < 0 else seat)
+        return game_view(past, caller, awaiting_of(past, {}), now_ms=past.changed_ms)

@@ -1,0 +1,221 @@
+"""Clocks (time banks, issue 34 §1) against a real Redis and real RQ worker processes.
+
+Every expected bank is worked out here from the event log's own times (``at_ms``), never
+from this process's clock: the view's ``server_time_ms`` is the only "now" used.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.sealed import commitment
+from domain.verify import ReplayDocument, VerificationError, verify
+from tests.helpers import API_KEY, auth, view, wait_for
+
+HUMANS2 = [{"type": "human"}, {"type": "human"}]
+HUMAN_AND_BOTS = [{"type": "human"}] + [{"type": "bot", "level": "random"}] * 3
+
+
+def _create(client: Any, seats: list[dict[str, Any]], clock: dict[str, Any]) -> dict[str, Any]:
+    response = client.post(
+        "/v1/games", json={"game": "fbi", "seats": seats, "clock": clock}, headers=auth(API_KEY)
+    )
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+def _events(client: Any, game_id: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        page = client.get(
+            f"/v1/games/{game_id}/events", params={"after": after, "limit": 500}
+        ).json()
+        out += page["events"]
+        if not page["has_more"]:
+            return out
+        after = page["next_after"]
+
+
+def _at(client: Any, game_id: str, version: int) -> int:
+    """The time the log records for ``version``."""
+    return next(e["at_ms"] for e in _events(client, game_id) if e["version"] == version)
+
+
+def _clocks(seen: dict[str, Any]) -> list[tuple[int, bool]]:
+    return [(s["clock"]["remaining_ms"], s["clock"]["running"]) for s in seen["seats"]]
+
+
+def _commit(client: Any, game_id: str, token: str, seat: int, step: str) -> tuple[Any, Any]:
+    move = view(client, game_id, token)["legal"][0]
+    salt = f"{seat:02d}" * 16
+    digest = commitment(game_id, step, seat, move, salt)
+    answer = client.post(
+        f"/v1/games/{game_id}/commitments", json={"commitment": digest}, headers=auth(token)
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json(), (move, salt)
+
+
+def test_banks_are_charged_while_awaited_in_public_and_sealed_steps_and_credited(
+    client: Any,
+) -> None:
+    cap, increment = 600_000, 1_000
+    created = _create(
+        client, HUMANS2, {"initial_seconds": 600, "increment_seconds": 1, "on_time_out": "lose"}
+    )
+    game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+    opened = _at(client, game_id, created["version"])
+    seen = view(client, game_id, tokens[0])
+    assert seen["awaiting"][0]["deadline"] == opened + cap  # the moment the flag falls
+    # The first seat is awaited from the opening on: its bank runs, the other's does not.
+    first = seen["awaiting"][0]["seat"]
+    elapsed = max(0, seen["server_time_ms"] - opened)
+    expected = [(cap, False), (cap, False)]
+    expected[first] = (cap - elapsed, True)
+    assert _clocks(seen) == expected
+
+    # Public steps: each seat releases in turn (FBI's opening), each charged its own wait.
+    banks, since = [cap, cap], opened
+    for seat in (first, 1 - first):
+        move = view(client, game_id, tokens[seat])["legal"][0]
+        answer = client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[seat]))
+        assert answer.status_code == 200, answer.text
+        at = answer.json()["events"][0]["at_ms"]
+        banks[seat] = min(cap, banks[seat] - (at - since) + increment)  # capped at the start
+        since = at
+    seen = view(client, game_id, tokens[0])
+    step = next(a["step"] for a in seen["awaiting"] if a["action"] == "commit")
+    assert {a["seat"] for a in seen["awaiting"]} == {0, 1}  # a sealed step: both owe
+    elapsed = max(0, seen["server_time_ms"] - since)
+    assert _clocks(seen) == [(banks[0] - elapsed, True), (banks[1] - elapsed, True)]
+
+    # Seat 0 commits: both seats were charged since the step began; seat 1 still runs.
+    answer, _ = _commit(client, game_id, tokens[0], 0, step)
+    at = answer["events"][0]["at_ms"]
+    banks = [min(cap, banks[0] - (at - since) + increment), banks[1] - (at - since)]
+    seen = view(client, game_id, tokens[1])
+    elapsed = max(0, seen["server_time_ms"] - at)
+    assert _clocks(seen) == [(banks[0], False), (banks[1] - elapsed, True)]
+    assert banks[1] < cap
+
+
+def test_a_clock_or_turn_seconds_not_both_and_bad_clocks_are_refused(client: Any) -> None:
+    body = {"game": "fbi", "seats": HUMANS2}
+    for clock in (
+        {"initial_seconds": 4},
+        {"initial_seconds": 31 * 24 * 3600},
+        {"initial_seconds": 60, "increment_seconds": -1},
+        {"initial_seconds": 60, "on_time_out": "resign"},
+        {"initial_seconds": 60, "extra": 1},
+    ):
+        answer = client.post("/v1/games", json={**body, "clock": clock}, headers=auth(API_KEY))
+        assert answer.status_code == 400, (clock, answer.text)
+        assert answer.headers["content-type"].startswith("application/problem+json")
+    both = {**body, "clock": {"initial_seconds": 60}, "turn_seconds": 30}
+    answer = client.post("/v1/games", json=both, headers=auth(API_KEY))
+    assert answer.status_code == 422, answer.text
+    assert client.get("/v1/games", headers=auth(API_KEY)).json()["games"] == []
+    # Days are fine: correspondence play.
+    days = {**body, "clock": {"initial_seconds": 3 * 24 * 3600, "increment_seconds": 86400}}
+    assert client.post("/v1/games", json=days, headers=auth(API_KEY)).status_code == 201
+
+
+def _flagged(client: Any, game_id: str) -> list[dict[str, Any]]:
+    return [e for e in _events(client, game_id) if e["event"]["type"] == "clock.flagged"]
+
+
+def test_bot_seat_a_bot_plays_on_and_verify_rederives_it_and_refuses_a_forged_early_flag(
+    client: Any, worker: subprocess.Popen[bytes]
+) -> None:
+    created = _create(client, HUMAN_AND_BOTS, {"initial_seconds": 5, "on_time_out": "bot_seat"})
+    game_id, token = created["id"], created["seats"][0]["token"]
+    opened = _at(client, game_id, created["version"])
+    flag = wait_for(lambda: _flagged(client, game_id), timeout=60)[0]
+    assert flag["event"] == {"type": "clock.flagged", "seat": 0, "on_time_out": "bot_seat"}
+    assert flag["at_ms"] >= opened + 5_000  # never before the bank was empty, by the log
+    after = [e for e in _events(client, game_id) if e["version"] == flag["version"] + 1]
+    assert after[0]["event"]["type"] == "turn.timed_out"
+    seen = view(client, game_id, token)
+    assert seen["seats"][0]["type"] == "bot"
+    assert seen["seats"][0]["clock"] == {"remaining_ms": 0, "running": False}
+    refused = client.post(
+        f"/v1/games/{game_id}/commitments", json={"commitment": "00" * 32}, headers=auth(token)
+    )
+    assert refused.status_code == 403, refused.text
+    # The bot plays the seat to the end; the replay re-derives the banks and the time-out.
+    wait_for(lambda: view(client, game_id)["status"] == "finished", timeout=120)
+    replay = msgspec.json.decode(
+        client.get(f"/v1/games/{game_id}/replay").content, type=ReplayDocument
+    )
+    assert verify(replay).game_id == game_id
+    # Forged: the same time-out recorded 1 ms before the bank ran out.
+    forged = msgspec.structs.replace(
+        replay,
+        events=[
+            msgspec.structs.replace(r, at_ms=opened + 4_999)
+            if r.version in (flag["version"], flag["version"] + 1)
+            else r
+            for r in replay.events
+        ],
+    )
+    with pytest.raises(VerificationError, match="still has time"):
+        verify(forged)
+
+
+def test_lose_ranks_the_seat_last_whatever_its_bot_made(
+    client: Any, worker: subprocess.Popen[bytes]
+) -> None:
+    created = _create(client, HUMAN_AND_BOTS, {"initial_seconds": 5, "on_time_out": "lose"})
+    game_id = created["id"]
+    wait_for(lambda: _flagged(client, game_id), timeout=60)
+    finished = wait_for(
+        lambda: (v := view(client, game_id))["status"] == "finished" and v, timeout=120
+    )
+    listed = client.get("/v1/games", headers=auth(API_KEY)).json()["games"]
+    summary = next(g for g in listed if g["id"] == game_id)
+    places = summary["rated_places"]
+    assert places is not None, summary
+    assert places[0] == max(places)  # last
+    assert places.count(places[0]) == 1  # alone
+    assert finished["seats"][0]["type"] == "bot"
+
+
+def test_bot_turn_plays_one_turn_and_the_seat_plays_on_with_its_increment(
+    client: Any, worker: subprocess.Popen[bytes]
+) -> None:
+    clock = {"initial_seconds": 8, "increment_seconds": 600, "on_time_out": "bot_turn"}
+    created = _create(client, HUMAN_AND_BOTS, clock)
+    game_id, token = created["id"], created["seats"][0]["token"]
+    flag = wait_for(lambda: _flagged(client, game_id), timeout=60)[0]
+    assert flag["event"]["on_time_out"] == "bot_turn"
+
+    def my_turn_again() -> dict[str, Any] | None:
+        seen = view(client, game_id, token)
+        mine = [a for a in seen["awaiting"] if a["seat"] == 0]
+        return seen if mine and seen["version"] > flag["version"] + 1 else None
+
+    seen = wait_for(my_turn_again, timeout=60)
+    assert seen["seats"][0]["type"] == "human"  # still the player's seat
+    # The time-out credited the increment, capped at the initial bank: 8 s again.
+    remaining, running = _clocks(seen)[0]
+    assert running
+    assert 0 < remaining <= 8_000
+    action = next(a for a in seen["awaiting"] if a["seat"] == 0)
+    if action["action"] == "move":
+        answer = client.post(
+            f"/v1/games/{game_id}/moves", json=seen["legal"][0], headers=auth(token)
+        )
+    else:
+        answer = client.post(
+            f"/v1/games/{game_id}/commitments",
+            json={
+                "commitment": commitment(game_id, action["step"], 0, seen["legal"][0], "ab" * 16)
+            },
+            headers=auth(token),
+        )
+    assert answer.status_code == 200, answer.text
