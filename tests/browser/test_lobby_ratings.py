@@ -41,6 +41,19 @@ def test_the_new_game_form_names_players_and_says_whether_the_game_is_rated(
     screenshot(page, "lobby-new-game-rated")
 
 
+def test_a_player_id_the_api_refuses_is_said_by_its_seat(page: Page, stack: Stack) -> None:
+    page.goto("/web/")
+    page.get_by_label("Game", exact=True).select_option("fbi")
+    page.get_by_label("Seat 0 player id", exact=True).fill("team/ann")
+    page.get_by_role("button", name="Create the game").click()
+    error = page.locator("#error")
+    expect(error).to_contain_text("The game was not created: seat 0's player id is refused")
+    expect(error).not_to_contain_text("seats[0]")
+    expect(error).not_to_contain_text("external_id")
+    expect(page.locator("#created")).to_be_empty()
+    screenshot(page, "lobby-player-id-refused")
+
+
 def test_a_game_made_in_the_lobby_with_a_player_id_is_rated(page: Page, stack: Stack) -> None:
     game_id = create_in_lobby(
         page, "fbi", ["human", "greedy"], names=["Ann"], players=["u-lobby-rated"]
