@@ -238,6 +238,13 @@ function showCreated(created) {
   heading.focus({ preventScroll: true });
 }
 
+/** The server's "seats[1].external_id: ..." as the form names it: the seat's player id. */
+function playerIdRefused(error) {
+  const seat = /seats\[(\d+)\]/.exec(error.detail || "");
+  const why = (error.detail || "").replace(/^[^:]*:\s*/, "").replace(/an external_id/g, "a player id");
+  return `The game was not created: ${seat ? `seat ${seat[1]}'s player id` : "a player id"} is refused (${why || "never empty, no /, no control characters"}).`;
+}
+
 async function create(event) {
   event.preventDefault();
   showError(null);
@@ -252,6 +259,7 @@ async function create(event) {
       keyRefused(true);
       return showError("The game was not created: the saved API key no longer works (see above).");
     }
+    if (error.code === "invalid-external-id") return showError(playerIdRefused(error));
     showError(error);
   }
 }

@@ -4,11 +4,12 @@
 // has); any other seat (a person without a player id, a resigned seat without one) is not
 // rated; and a game with fewer than two rated identities changes nothing.
 
-/** Who a seat rates ("player:<id>", "bot:<level>"), or null. `seat` is a seat of a create
- * request, a seat grant or a game summary's seat: {type, level, external_id, resigned}. */
+/** Who a seat rates ("p:<id>", "b:<level>", as the server spells it), or null. `seat` is a
+ * seat of a create request, a seat grant or a game summary's seat: {type, level,
+ * external_id, resigned}. tests/browser/test_lobby_ratings.py holds it to the server's. */
 export function identity(seat) {
-  if (seat.external_id) return `player:${seat.external_id}`;
-  if (seat.type === "bot" && seat.level && !seat.resigned) return `bot:${seat.level}`;
+  if (seat.external_id) return `p:${seat.external_id}`;
+  if (seat.type === "bot" && seat.level && !seat.resigned) return `b:${seat.level}`;
   return null;
 }
 

@@ -8,6 +8,7 @@
 import { api, Problem } from "./api.js";
 import { $, h, fill, seatLabel, countdown, pageUrl, pageFailed, points } from "./dom.js";
 import { ViewFeed } from "./feed.js";
+import { rating } from "./ratings.js";
 import { rendererFor, describe } from "./render.js";
 import { commitment, newSalt } from "./sealed.js";
 import * as storage from "./storage.js";
@@ -116,6 +117,13 @@ function statusLine() {
   return h("p", { class: "status" }, parts.length ? parts : "…");
 }
 
+/** A game played to the end that changed no rating says why (the lobby said so too). */
+function unratedLine() {
+  if (view.status !== "finished") return null;
+  const { rated, text } = rating(view.seats);
+  return rated ? null : h("p", { class: "hint game-rated", "data-rated": "false" }, text);
+}
+
 function resigned() {
   return mode === "play" && Boolean(view.seats[view.you] && view.seats[view.you].resigned);
 }
@@ -154,7 +162,7 @@ function seatList() {
 function draw() {
   document.title = `${rules ? rules.title : view.game} · stakeout`;
   fill(ui.title, rules ? rules.title : view.game, " ", h("small", {}, mode === "play" ? `· seat ${view.you}` : "· watching"));
-  fill(ui.status, statusLine());
+  fill(ui.status, statusLine(), unratedLine());
   fill(ui.seats, seatList());
   ui.table.classList.toggle("busy", busy);
   try {

@@ -12,7 +12,7 @@ import httpx
 from playwright.sync_api import Page, expect
 
 from tests.browser.clicking import create_in_lobby
-from tests.browser.conftest import assert_fits, screenshot
+from tests.browser.conftest import PHONE, assert_fits, screenshot
 from tests.browser.stack import Stack
 
 # The contract's machine names of the options and their values, as it spells them: never
@@ -176,3 +176,17 @@ def test_a_refused_request_is_said_in_one_sentence(page: Page, stack: Stack) -> 
         assert words.endswith("."), words
         assert not re.search(r"\.\s+[a-z]", words), words  # no "Title. lower-case detail"
         assert words.lower().count(title.lower()) <= 1, words
+
+
+def test_the_lobby_bar_is_one_line_on_a_phone(page: Page) -> None:
+    page.set_viewport_size(PHONE)
+    page.goto("/web/")
+    bar = page.locator("header.bar")
+    expect(bar.get_by_role("link", name="API docs")).to_be_visible()
+    boxes = bar.locator("> *").evaluate_all(
+        "(items) => items.map((item) => item.getBoundingClientRect().toJSON())"
+    )
+    # The title and its three links side by side: every one starts above where any ends.
+    assert max(b["top"] for b in boxes) < min(b["bottom"] for b in boxes), boxes
+    assert_fits(page)
+    screenshot(page, "lobby-bar")

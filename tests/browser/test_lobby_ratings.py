@@ -5,9 +5,15 @@ to the end, puts its player on the leaderboard."""
 
 from __future__ import annotations
 
+import itertools
+from types import SimpleNamespace
+from typing import Any, cast
+
 import httpx
 from playwright.sync_api import Page, expect
 
+from domain.match import Match, SeatSpec
+from service.players.ratings import seat_identity
 from tests.browser.clicking import create_in_lobby
 from tests.browser.conftest import assert_fits, screenshot
 from tests.browser.stack import Stack
@@ -41,6 +47,19 @@ def test_the_new_game_form_names_players_and_says_whether_the_game_is_rated(
     screenshot(page, "lobby-new-game-rated")
 
 
+def test_a_player_id_the_api_refuses_is_said_by_its_seat(page: Page, stack: Stack) -> None:
+    page.goto("/web/")
+    page.get_by_label("Game", exact=True).select_option("fbi")
+    page.get_by_label("Seat 0 player id", exact=True).fill("team/ann")
+    page.get_by_role("button", name="Create the game").click()
+    error = page.locator("#error")
+    expect(error).to_contain_text("The game was not created: seat 0's player id is refused")
+    expect(error).not_to_contain_text("seats[0]")
+    expect(error).not_to_contain_text("external_id")
+    expect(page.locator("#created")).to_be_empty()
+    screenshot(page, "lobby-player-id-refused")
+
+
 def test_a_game_made_in_the_lobby_with_a_player_id_is_rated(page: Page, stack: Stack) -> None:
     game_id = create_in_lobby(
         page, "fbi", ["human", "greedy"], names=["Ann"], players=["u-lobby-rated"]
@@ -69,3 +88,38 @@ def test_a_game_made_in_the_lobby_with_a_player_id_is_rated(page: Page, stack: S
     wait_for(rated_once, timeout=120, interval=0.3)
     page.goto("/web/leaderboard.html#fbi")
     expect(page.locator("table.board")).to_contain_text("u-lobby-rated")
+
+
+# The page's rule (ratings.js) on every table of three seats made of these, beside the
+# server's (service/players/ratings.py): who each seat rates, and whether the game is rated.
+SEATS: list[dict[str, Any]] = [
+    {"type": "human"},
+    {"type": "human", "external_id": "u-1"},
+    {"type": "open", "external_id": "u-2"},
+    {"type": "open"},
+    {"type": "bot", "level": "random"},
+    {"type": "bot", "level": "greedy"},
+    {"type": "bot", "level": "random", "resigned": True},
+    {"type": "bot", "level": "random", "resigned": True, "external_id": "u-1"},
+]
+RULE = """async (tables) => {
+  const { identity, rating } = await import("/web/ratings.js");
+  return tables.map((seats) => ({ identities: seats.map(identity), rated: rating(seats).rated }));
+}"""
+
+
+def _server_rule(seats: list[dict[str, Any]]) -> dict[str, Any]:
+    specs = [SeatSpec(s["type"], s.get("level"), None, s.get("external_id")) for s in seats]
+    gave_up = [i for i, s in enumerate(seats) if s.get("resigned")]
+    match = cast(Match, SimpleNamespace(resigned=gave_up))  # all seat_identity reads of it
+    identities = [seat_identity(i, spec, match) for i, spec in enumerate(specs)]
+    return {"identities": identities, "rated": len({i for i in identities if i}) >= 2}
+
+
+def test_the_page_says_rated_exactly_when_the_server_rates(page: Page) -> None:
+    tables = [list(t) for t in itertools.product(SEATS, repeat=3)]
+    page.goto("/web/")
+    said = page.evaluate(RULE, tables)
+    assert said == [_server_rule(t) for t in tables]
+    assert any(s["rated"] for s in said)
+    assert not all(s["rated"] for s in said)

@@ -37,5 +37,9 @@ def test_a_person_plays_a_whole_game_against_bots_by_clicking(page: Page, game: 
     clicks = play_to_the_end(page, random.Random(17), on_turn=shoot)
     assert clicks >= 3
     expect(page.locator("[data-result]")).to_contain_text("Scores")
+    # No seat named a player, and one bot level alone is no rating: the table says so.
+    expect(page.locator("#status .game-rated")).to_contain_text(
+        "Not rated: Seat 0 has no player id"
+    )
     screenshot(page, f"{game}-finished")
     assert page.url.endswith(f"#{game_id}/0")

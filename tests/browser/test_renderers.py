@@ -119,7 +119,8 @@ RENDER = """async ({game, view, rules, mode}) => {
       (node) => node.querySelectorAll(".bc-card").length),
     setLabels: [...root.querySelectorAll(".bc-set .gt-label")].map((node) => node.innerText),
     setCardNumbers: [...root.querySelectorAll(".bc-set .bc-card")].map((node) => node.innerText),
-    moveTypes: [...root.querySelectorAll("[data-move]")].map((node) => JSON.parse(node.dataset.move).type),
+    moveTypes: [...root.querySelectorAll("[data-move]")].map(
+      (node) => JSON.parse(node.dataset.move).type),
   };
   const first = root.querySelector("button[data-move]");
   if (first) { first.click(); await new Promise((resolve) => setTimeout(resolve, 0)); }
