@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from redis.asyncio.cluster import RedisCluster
 
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.archiving import ArchiveDue, Archiver
+from service.follow_ups.archiving import ArchiveDue, Archiver, Leftovers
 from service.follow_ups.follow_ups import ChangeRecords, FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
@@ -45,6 +45,7 @@ from service.seats.answers import Answers
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
 from service.store.event_store import EventStore
+from service.store.remains import GameRemains
 from service.views.game_list import GameList
 from service.views.summaries import GameSummaries, kept_record
 
@@ -73,14 +74,21 @@ class Stores:
     ratings: RatingStore  # players' and bot levels' ratings, and the leaderboards
     player_games: PlayerGames  # each player's games
     match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
+    remains: GameRemains  # archived games' entries in their API key's sets, to prune
 
     @classmethod
     def over(
-        cls, redis: AnyRedis, blocking: AnyRedis, max_active_games: int, events: EventStore
+        cls,
+        redis: AnyRedis,
+        blocking: AnyRedis,
+        max_active_games: int,
+        events: EventStore,
+        remains_grace_ms: int,
     ) -> Stores:
         """``blocking``: the client for the account feed's blocking reads;
         ``max_active_games``: the quota's limit per API key (0: none); ``events``: the
-        event store (archived games' seat tokens are read from their archives)."""
+        event store (archived games' seat tokens are read from their archives);
+        ``remains_grace_ms``: how long after its archive a game's entries are pruned."""
         return cls(
             webhooks=WebhookStore(redis),
             stats=StatsStore(redis),
@@ -98,6 +106,7 @@ class Stores:
             ratings=RatingStore(redis),
             player_games=PlayerGames(redis),
             match_tickets=MatchTickets(redis),
+            remains=GameRemains(redis, remains_grace_ms),
         )
 
 
@@ -147,7 +156,8 @@ async def open_wiring(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
     )
     live = LiveFeed(blocking, store)
-    stores = Stores.over(client, blocking, settings.max_active_games, store)
+    grace_ms = settings.remains_grace_seconds * 1000
+    stores = Stores.over(client, blocking, settings.max_active_games, store, grace_ms)
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
@@ -180,7 +190,7 @@ async def open_wiring(
             jobs=jobs,
             deliveries=deliveries,
             follow_up=follow_up,
-            sweep=Sweep(games, store, stores.activity),
+            sweep=Sweep(games, store, stores.activity, stores.remains),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             ticket_desk=TicketDesk(
                 stores.match_tickets,
@@ -191,9 +201,9 @@ async def open_wiring(
             archiver=Archiver(
                 games,
                 store,
-                stores.activity,
-                stores.lobby,
-                stores.quota,
+                Leftovers(
+                    stores.activity, stores.lobby, stores.quota, stores.invites, stores.remains
+                ),
                 archive_after_ms,
                 stores.archive_due,
             ),
