@@ -94,6 +94,9 @@ _ID_PARTS = (
     (re.compile(r":botseal:.*"), ":botseal:*"),
     (re.compile(r":feed:seen:.*"), ":feed:seen:*"),
     (re.compile(r":player:.*:games$"), ":player:*:games"),
+    # RQ's marks of jobs seen in a queue's intermediate list (RQ expires them in a day).
+    (re.compile(r":intermediate:first_seen:.*"), ":intermediate:first_seen:*"),
+    (re.compile(r"^rq:queue:[^:]+:intermediate"), "rq:queue:*:intermediate"),
 )
 # Families bounded by design rather than by their games' lives: the account feed (at most
 # FEED_LENGTH entries) and its marks of notifications fed (a day each).
