@@ -3,7 +3,7 @@ after the last one is archived, by key family; bytes per hot and per archived ga
 kind. Not a test.
 
     .venv/bin/python bench/retention.py [--games 30] [--seats bots|humans] [--window 60]
-        [--settle 300] [--job-result-ttl SECONDS]
+        [--settle 300] [--job-result-ttl SECONDS] [--archive-ttl S] [--remains-grace S]
 
 Plays ``--games`` games (a third of each kind: FBI and The Feds with four seats, Bonnie and
 Clyde with three to 100 points) on an embedded Valkey, all at once (``--at-once``). With
@@ -21,8 +21,13 @@ Memory is ``MEMORY USAGE <key> SAMPLES 0`` summed by key family (ids replaced by
 and ``INFO memory``'s ``used_memory``: before play (the workers up, the feed in use), hot
 (the moment the last game's result is recorded; the peak of ``used_memory`` sampled every
 second during play is printed too), and ``--settle`` seconds after the last game was
-archived. A game's bytes are its ``game:{<id>}:*`` keys the moment its result is
-recorded (hot), and its archive.
+archived (``--settle 30`` for a quick look). The families are also summed into groups
+(`GROUPS`: RQ's records, hot games, archives, the account feed, its ``feed:seen`` marks, the
+live feeds, the per-game entries of the key's sets) at the four moments, the moment the last
+game was archived included. ``--archive-ttl`` and ``--remains-grace`` set how long archives
+are kept and how long after them the games' entries in the key's sets are pruned (a settle
+longer than both shows those go too). A game's bytes are its ``game:{<id>}:*`` keys the
+moment its result is recorded (hot), and its archive.
 """
 
 from __future__ import annotations
@@ -89,10 +94,34 @@ _ID_PARTS = (
     (re.compile(r":botseal:.*"), ":botseal:*"),
     (re.compile(r":feed:seen:.*"), ":feed:seen:*"),
     (re.compile(r":player:.*:games$"), ":player:*:games"),
+    # RQ's marks of jobs seen in a queue's intermediate list (RQ expires them in a day).
+    (re.compile(r":intermediate:first_seen:.*"), ":intermediate:first_seen:*"),
+    (re.compile(r"^rq:queue:[^:]+:intermediate"), "rq:queue:*:intermediate"),
 )
 # Families bounded by design rather than by their games' lives: the account feed (at most
 # FEED_LENGTH entries) and its marks of notifications fed (a day each).
 FEED_FAMILIES = ("owner:{*}:feed", "owner:{*}:feed:seen:*")
+# An API key's sets with an entry per game (pruned once the game's archive is gone), and
+# the index that prunes them.
+PER_GAME_SETS = (
+    "owner:{*}:games",
+    "owner:{*}:stats-counted",
+    "owner:{*}:rated",
+    "owner:{*}:player:*:games",
+    "games:remains:{*}",
+)
+# The families summed into the groups the capacity model reads (the first that matches).
+GROUPS: tuple[tuple[str, Any], ...] = (
+    ("rq:* (RQ's job records, queues, workers)", lambda f: f.startswith("rq:")),
+    ("archives", lambda f: f == "game:{*}:archive"),
+    ("hot games (game:{*}:*)", lambda f: f.startswith("game:")),
+    ("account feed (owner:{*}:feed)", lambda f: f == FEED_FAMILIES[0]),
+    ("feed:seen marks (a day each)", lambda f: f == FEED_FAMILIES[1]),
+    ("live feeds (stakeout:live:*)", lambda f: f.startswith("stakeout:live:")),
+    ("per-game entries of the key's sets", lambda f: f in PER_GAME_SETS),
+    ("outbox (streams, leases)", lambda f: f.startswith("outbox:")),
+    ("other", lambda f: True),
+)
 
 
 def family(key: str) -> str:
@@ -124,6 +153,15 @@ class Families:
 
     def total(self, skip: tuple[str, ...] = ()) -> int:
         return sum(b for f, b in self.used.items() if f not in skip)
+
+    def groups(self) -> dict[str, tuple[int, int]]:
+        """Keys and bytes by group (`GROUPS`)."""
+        out = {name: (0, 0) for name, _ in GROUPS}
+        for name, used in self.used.items():
+            group = next(g for g, test in GROUPS if test(name))
+            keys, size = out[group]
+            out[group] = (keys + self.keys.get(name, 0), size + used)
+        return out
 
 
 async def _usage(client: Any, keys: list[bytes]) -> list[int]:
@@ -213,15 +251,17 @@ async def _play_humans(
             await _human_act(wiring, game_id, rng, kept)
 
 
-def _workers(url: str, window: int, job_result_ttl: int | None) -> list[subprocess.Popen[bytes]]:
+def _workers(url: str, args: argparse.Namespace) -> list[subprocess.Popen[bytes]]:
     env = {
         **os.environ,
         "REDIS_URL": url,
         "LOG_LEVEL": "WARNING",
-        "STAKEOUT_ARCHIVE_AFTER_SECONDS": str(window),
+        "STAKEOUT_ARCHIVE_AFTER_SECONDS": str(args.window),
+        "STAKEOUT_ARCHIVE_TTL_SECONDS": str(args.archive_ttl),
+        "STAKEOUT_REMAINS_GRACE_SECONDS": str(args.remains_grace),
     }
-    if job_result_ttl is not None:
-        env["STAKEOUT_JOB_RESULT_TTL_SECONDS"] = str(job_result_ttl)
+    if args.job_result_ttl is not None:
+        env["STAKEOUT_JOB_RESULT_TTL_SECONDS"] = str(args.job_result_ttl)
     command = [sys.executable, "-m", "stakeout.cli", "worker"]
     return [subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True) for _ in range(2)]
 
@@ -291,7 +331,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
     settings = Settings(
         redis_url=url, archive_after_seconds=args.window, max_active_games=0,
     )  # fmt: skip
-    workers = _workers(url, args.window, args.job_result_ttl)
+    workers = _workers(url, args)
     try:
         # The workers' timeout: the bench loads the machine as no API request path would.
         async with open_wiring(settings, WORKER_TIMEOUT_SECONDS) as wiring:
@@ -301,6 +341,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
             played, ids = await _batch(wiring, client, args.games, humans, args.at_once)
             print(f"{args.games} games played in {played.seconds:.0f} s")
             await _archived(wiring, client, ids, played.tallies)
+            archived = await _families(client)
             print(f"archived; waiting {args.settle} s")
             await asyncio.sleep(args.settle)
             after = await _families(client)
@@ -311,7 +352,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
         for worker in workers:
             worker.wait(timeout=30)
         await client.aclose()
-    _report(args, played, before, after, feed_entries)
+    _report(args, played, (before, archived, after), feed_entries)
 
 
 def _kb(n: float) -> str:
@@ -319,8 +360,9 @@ def _kb(n: float) -> str:
 
 
 def _report(
-    args: argparse.Namespace, played: Played, before: Families, after: Families, fed: int
+    args: argparse.Namespace, played: Played, moments: tuple[Families, ...], fed: int
 ) -> None:
+    before, at_archive, after = moments
     seats = "humans, an Idempotency-Key per act" if args.seats == "humans" else "random bots"
     ttl = "default" if args.job_result_ttl is None else f"{args.job_result_ttl} s"
     print(f"\n{args.games} games, {seats}; RQ's records of finished jobs: {ttl}\n")
@@ -351,6 +393,19 @@ def _report(
     print(
         f"| used_memory | | {_kb(before.memory)} | | {_kb(hot.memory)} (peak"
         f" {_kb(played.peak)}) | | {_kb(after.memory)} |"
+    )
+    print(f"\nBy group (archived: the moment the last game was archived; after: {args.settle} s"
+          " later)\n")  # fmt: skip
+    print("| group | before | hot | archived | after | after - before |")
+    print("|---|---|---|---|---|---|")
+    at = [m.groups() for m in (before, hot, at_archive, after)]
+    for name, _ in GROUPS:
+        cells = " | ".join(f"{_kb(g[name][1])} ({g[name][0]:,})" for g in at)
+        print(f"| {name} | {cells} | {_kb(at[3][name][1] - at[0][name][1])} |")
+    print(
+        "| used_memory | "
+        + " | ".join(_kb(m.memory) for m in (before, hot, at_archive, after))
+        + f" | {_kb(after.memory - before.memory)} |"
     )
     rq_hot = sum(b for f, b in hot.used.items() if f.startswith("rq:"))
     rq_after = sum(b for f, b in after.used.items() if f.startswith("rq:"))
@@ -385,6 +440,15 @@ def main() -> None:
     parser.add_argument("--seats", choices=("bots", "humans"), default="bots")
     parser.add_argument("--window", type=int, default=60, help="seconds before archiving")
     parser.add_argument("--settle", type=int, default=300, help="seconds after archiving")
+    parser.add_argument(
+        "--archive-ttl", type=int, default=0, help="STAKEOUT_ARCHIVE_TTL_SECONDS (0: forever)"
+    )
+    parser.add_argument(
+        "--remains-grace",
+        type=int,
+        default=24 * 3600,
+        help="STAKEOUT_REMAINS_GRACE_SECONDS: per-game entries pruned this long after the archive",
+    )
     parser.add_argument("--at-once", type=int, default=8, help="games made at once")
     parser.add_argument(
         "--job-result-ttl", type=int, default=None, help="STAKEOUT_JOB_RESULT_TTL_SECONDS"

@@ -107,6 +107,13 @@ class Settings:
     archive_after_seconds: int = 3600
     # How long an archive is kept in Redis; 0: forever (export them: `stakeout archive`).
     archive_ttl_seconds: int = 0
+    # An archived game's entries in its API key's sets (its list, stats-counted, rated, its
+    # players' games) are pruned by the sweep this long after its archive is gone
+    # (service/store/remains.py): longer than any retry of a job of the game.
+    remains_grace_seconds: int = 24 * 3600
+    # The sweep removes an outbox consumer idle this long with nothing pending (the
+    # dispatcher of a worker that is gone; a clean stop removes its own at once).
+    consumer_idle_seconds: int = 600
     # A game's idempotency records expire this long after its last act that recorded one.
     idempotency_seconds: int = 24 * 3600
     # A snapshot of a game's match is kept every this many events (cold loads fold only the
@@ -184,6 +191,8 @@ class Settings:
         for name, value in (
             ("STAKEOUT_ARCHIVE_AFTER_SECONDS", self.archive_after_seconds),
             ("STAKEOUT_ARCHIVE_TTL_SECONDS", self.archive_ttl_seconds),
+            ("STAKEOUT_REMAINS_GRACE_SECONDS", self.remains_grace_seconds),
+            ("STAKEOUT_CONSUMER_IDLE_SECONDS", self.consumer_idle_seconds),
             ("STAKEOUT_SNAPSHOT_EVERY", self.snapshot_every),
             ("STAKEOUT_JOB_RESULT_TTL_SECONDS", self.job_result_ttl_seconds),
         ):
@@ -245,6 +254,12 @@ class Settings:
             ),
             archive_ttl_seconds=_parse(
                 e, "STAKEOUT_ARCHIVE_TTL_SECONDS", cls.archive_ttl_seconds, int
+            ),
+            remains_grace_seconds=_parse(
+                e, "STAKEOUT_REMAINS_GRACE_SECONDS", cls.remains_grace_seconds, int
+            ),
+            consumer_idle_seconds=_parse(
+                e, "STAKEOUT_CONSUMER_IDLE_SECONDS", cls.consumer_idle_seconds, int
             ),
             idempotency_seconds=_parse(
                 e, "STAKEOUT_IDEMPOTENCY_SECONDS", cls.idempotency_seconds, int

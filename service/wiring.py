@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from redis.asyncio.cluster import RedisCluster
 
 from service.follow_ups.abandonment import ActivityIndex
-from service.follow_ups.archiving import ArchiveDue, Archiver
+from service.follow_ups.archiving import ArchiveDue, Archiver, Leftovers
 from service.follow_ups.follow_ups import ChangeRecords, FollowUp, Notifiers
 from service.follow_ups.jobs import JobQueue
 from service.follow_ups.sweep import Sweep
@@ -48,6 +48,7 @@ from service.seats.answers import Answers
 from service.settings import Settings
 from service.store.clients import REQUEST_TIMEOUT_SECONDS, AnyRedis, event_redis, queue_redis
 from service.store.event_store import EventStore
+from service.store.remains import GameRemains
 from service.views.game_list import GameList
 from service.views.summaries import GameSummaries, kept_record
 
@@ -77,6 +78,7 @@ class Stores:
     player_games: PlayerGames  # each player's games
     match_tickets: MatchTickets  # matchmaking tickets (and the matcher's lease)
     presence: PresenceTracker  # who is at each table (not in the event log)
+    remains: GameRemains  # archived games' entries in their API key's sets, to prune
 
     @classmethod
     def over(
@@ -85,11 +87,13 @@ class Stores:
         blocking: AnyRedis,
         max_active_games: int,
         events: EventStore,
+        remains_grace_ms: int,
         presence_seconds: int = 30,
     ) -> Stores:
         """``blocking``: the client for the account feed's blocking reads;
         ``max_active_games``: the quota's limit per API key (0: none); ``events``: the
         event store (archived games' seat tokens are read from their archives);
+        ``remains_grace_ms``: how long after its archive a game's entries are pruned;
         ``presence_seconds``: a seat's online window after a request (0: presence off)."""
         return cls(
             webhooks=WebhookStore(redis),
@@ -109,6 +113,7 @@ class Stores:
             player_games=PlayerGames(redis),
             match_tickets=MatchTickets(redis),
             presence=PresenceTracker(redis, presence_seconds),
+            remains=GameRemains(redis, remains_grace_ms),
         )
 
 
@@ -160,8 +165,8 @@ async def open_wiring(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
     )
     live = LiveFeed(blocking, store)
-    presence_seconds = settings.presence_seconds
-    stores = Stores.over(client, blocking, settings.max_active_games, store, presence_seconds)
+    grace_ms, quota = settings.remains_grace_seconds * 1000, settings.max_active_games
+    stores = Stores.over(client, blocking, quota, store, grace_ms, settings.presence_seconds)
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
@@ -197,7 +202,7 @@ async def open_wiring(
             jobs=jobs,
             deliveries=deliveries,
             follow_up=follow_up,
-            sweep=Sweep(games, store, stores.activity),
+            sweep=Sweep(games, store, stores.activity, stores.remains),
             bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
             away=records.away or AwayTurns(games, stores.presence),
             ticket_desk=TicketDesk(
@@ -209,9 +214,9 @@ async def open_wiring(
             archiver=Archiver(
                 games,
                 store,
-                stores.activity,
-                stores.lobby,
-                stores.quota,
+                Leftovers(
+                    stores.activity, stores.lobby, stores.quota, stores.invites, stores.remains
+                ),
                 archive_after_ms,
                 stores.archive_due,
             ),

@@ -102,6 +102,7 @@ def test_the_stored_layout_is_unchanged() -> None:
     assert k.game_activity_key(3) == "games:activity:{y3}"
     assert k.public_lobby_key(3) == "lobby:public:{p3}"
     assert k.archive_due_key(3) == "games:archive-due:{r3}"
+    assert k.remains_key(3) == "games:remains:{m3}"
     assert k.snapshot_key(gid) == "game:{0123456789abcdef01234567}:snapshot"
     assert k.archive_key(gid) == "game:{0123456789abcdef01234567}:archive"
     assert k.owner_games_key(owner) == "owner:{key1}:games"

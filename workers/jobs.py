@@ -112,9 +112,14 @@ async def _sweep() -> str:
         done = await wiring.sweep.run(now_ms, abandon_after_ms=settings.abandon_seconds * 1000)
         # Ended games whose archive job should have run by the last sweep, and has not.
         late = await wiring.archiver.archive_overdue(now_ms, settings.sweep_seconds * 1000)
+        # What would outlive its game: the entries of games whose archive is gone, and the
+        # outbox consumers of dispatchers that are gone.
+        pruned = await wiring.sweep.prune_remains(now_ms)
+        reaped = await wiring.sweep.reap_consumers(settings.consumer_idle_seconds * 1000)
         return (
             f"{done.seen} active games, {done.loaded} loaded, {done.abandoned} abandoned, "
-            f"{late} archived late"
+            f"{late} archived late, {pruned.pruned} games' entries pruned, "
+            f"{reaped} outbox consumers reaped"
         )
 
 

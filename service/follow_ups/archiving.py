@@ -18,6 +18,10 @@ so a game ended again at the same version schedules nothing), its queue's Redis 
 the change also enters the game in ``games:archive-due`` (when its archive is due), which
 the archiving leaves; the sweep archives every game due longer ago than its own period
 (`Archiver.archive_overdue`). Both may run on a game at once: the archive script decides.
+
+Archiving also deletes the game's invites (their hashes are in its meta), and enters the
+game in the index of what it leaves in its API key's sets (service/store/remains.py), for
+the sweep to prune once the archive is gone.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import msgspec
 
 from service.follow_ups import abandonment
 from service.follow_ups.abandonment import ActivityIndex
+from service.lobby.invites import InviteStore
 from service.lobby.public_lobby import PublicLobby
 from service.play import snapshots
 from service.play.errors import GameNotFound
@@ -38,6 +43,7 @@ from service.play.records import Loaded
 from service.store.clients import AnyRedis
 from service.store.event_store import EventStore, SealsOf, StoredEvent
 from service.store.keys import INDEX_BUCKETS, archive_due_key, bucket_of
+from service.store.remains import GameRemains, Remains
 
 
 @dataclass(frozen=True)
@@ -73,25 +79,34 @@ class ArchiveDue:
         return [m.decode() if isinstance(m, bytes) else m for found in rows for m in found]
 
 
+@dataclass(frozen=True)
+class Leftovers:
+    """What an ended game leaves behind when it is archived: the indexes of active games it
+    leaves (the activity index, the public lobby, its key's quota), its invites, and the
+    index of what stays of it in its key's sets."""
+
+    activity: ActivityIndex
+    lobby: PublicLobby
+    quota: GameQuota
+    invites: InviteStore
+    remains: GameRemains
+
+
 class Archiver:
     """Archives ended games: the game service (to load them), the event store (the
-    archive itself), the indexes they leave and the index of archives due."""
+    archive itself), what they leave behind and the index of archives due."""
 
     def __init__(
         self,
         games: GameService,
         store: EventStore,
-        activity: ActivityIndex,
-        lobby: PublicLobby,
-        quota: GameQuota,
+        leftovers: Leftovers,
         after_ms: int,
         due: ArchiveDue,
     ) -> None:
         self.games = games
         self.store = store
-        self.activity = activity
-        self.lobby = lobby
-        self.quota = quota
+        self.leftovers = leftovers
         self.after_ms = after_ms
         self.due = due
 
@@ -133,19 +148,37 @@ class Archiver:
             version = loaded.match.version
             status = await self.store.archive(game_id, version, loaded.tip, seals, snapshot)
             if status == "ok":
+                await self.leftovers.remains.record(remains_of(loaded), self._gone_ms(now_ms))
                 return Outcome(f"archived at version {loaded.match.version}")
             if status in ("archived", "missing"):
                 return Outcome("already archived" if status == "archived" else "no such game")
         return Outcome("changed while archiving", now_ms + self.after_ms)
 
+    def _gone_ms(self, now_ms: int) -> int:
+        """When an archive written now expires (one kept forever: when the sweep looks
+        whether it is still there, a grace period from now)."""
+        return now_ms + self.store.archive_ttl_ms
+
     async def leave_indexes(self, loaded: Loaded) -> None:
-        """An ended game leaves every index of active games (each one idempotent)."""
-        game_id, meta = loaded.game_id, loaded.meta
+        """An ended game leaves every index of active games, and its invites are deleted
+        (each step idempotent)."""
+        game_id, meta, left = loaded.game_id, loaded.meta, self.leftovers
         await self.store.retire_game(game_id)
-        await self.activity.forget(game_id)
-        await self.quota.release(meta.owner, game_id)
+        await left.activity.forget(game_id)
+        await left.quota.release(meta.owner, game_id)
         if meta.public:
-            await self.lobby.delist(game_id, meta.game)
+            await left.lobby.delist(game_id, meta.game)
+        # Its invites lead nowhere once it is over: gone before the archive is written, so
+        # no crash in between leaves them (a claim of the ended game got 409 till now).
+        await left.invites.forget(meta.invites)
+
+
+def remains_of(loaded: Loaded) -> Remains:
+    """Whose per-game sets hold the game: its API key's, and those of the players seated
+    at its creation or at its end."""
+    seats = [*loaded.meta.seats, *loaded.match.seats]
+    players = sorted({s.external_id for s in seats if s.external_id is not None})
+    return Remains(loaded.game_id, loaded.meta.owner, players)
 
 
 class _Commit(msgspec.Struct):

@@ -20,6 +20,8 @@ acknowledges the batch. So:
   once (`PARK_AFTER` tries in all: waiting would not mend it, and the shard waits meanwhile),
   then parked: copied to the shard's ``parked`` stream with its error, logged and counted,
   and the shard goes on. An entry of a game that no longer exists is dropped.
+- **It leaves the shards' consumer groups when it stops cleanly** (`Outbox.leave`); the
+  sweep reaps the consumers of dispatchers that did not (`Outbox.reap`).
 """
 
 from __future__ import annotations
@@ -99,6 +101,10 @@ class Dispatcher:
                     await task
                 with contextlib.suppress(Exception):
                     await self.outbox.release(shard, self.name)
+                # Out of the shard's group too (unless entries it read are pending: the
+                # next holder takes them over, and the sweep reaps the consumer after).
+                with contextlib.suppress(Exception):
+                    await self.outbox.leave(shard, self.name)
             self._shards.clear()
 
     async def _hold_shards(self) -> None:

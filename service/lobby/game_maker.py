@@ -40,8 +40,8 @@ class GameMaker:
         game_id = new.game_id or secrets.token_hex(12)
         seats = new.seats
         codes = {i: c for i, c in enumerate(new_codes(len(seats))) if seats[i].type == "open"}
-        await self.invites.record(game_id, codes)
-        created = await self.games.create(replace(new, game_id=game_id))
+        hashes = await self.invites.record(game_id, codes)
+        created = await self.games.create(replace(new, game_id=game_id, invite_hashes=hashes))
         slot.game_id = created.game_id
         if new.public:
             await self.lobby.list_public(game_id, new.game)

@@ -4,6 +4,9 @@ An invite is a random code, one per open seat, shown once to the game's creator;
 store keeps only ``invite:<sha256(code)>`` -> ``<game id>|<seat>`` (written before the game
 exists, so no game is ever without its invites). The code stays valid for its seat: a
 claimer who leaves before the start frees the seat, and the same code claims it again.
+The hashes are also in the game's meta (``GameMeta.invites``): archiving the game deletes
+its invites (`InviteStore.forget`), so a claim of an ended game answers 409
+``game-finished`` while it is hot and 404 ``unknown-invite`` once it is archived.
 
 A claim is a match act (`ClaimSeat`) appended by the event store's act script together
 with the claimer's token hash (`EventStore.append` with ``grants``). The script appends
@@ -22,6 +25,7 @@ creator bound keeps its identity whoever claims it (the fold sees to it:
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from domain.engine import BotLevel
@@ -51,12 +55,24 @@ class InviteStore:
     def __init__(self, redis: AnyRedis) -> None:
         self.redis = redis
 
-    async def record(self, game_id: str, codes: dict[int, str]) -> None:
-        """Store the hashes of a game's invite codes (seat -> code)."""
+    async def record(self, game_id: str, codes: dict[int, str]) -> list[str]:
+        """Store the hashes of a game's invite codes (seat -> code); the hashes, for the
+        game's meta."""
         if not codes:
-            return
+            return []
         for seat, code in codes.items():
             await self.redis.set(_key(code), f"{game_id}|{seat}")
+        return [token_hash(code) for code in codes.values()]
+
+    async def forget(self, hashes: Sequence[str]) -> None:
+        """Delete a game's invites by their hashes (one key each: on Redis Cluster they
+        are in slots of their own, so one DEL apiece, pipelined)."""
+        if not hashes:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for digest in hashes:
+            pipe.delete(invite_key(digest))
+        await pipe.execute()
 
     async def lookup(self, code: str) -> tuple[str, int]:
         """The game and seat of an invite code."""

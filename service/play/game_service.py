@@ -89,7 +89,8 @@ class NewGame:
     """A game to create. ``game_id``: chosen by the caller (a rematch), else random; with
     ``late_tokens`` its human seats get their tokens later (service/play/access.py); with
     ``token_hashes`` its seats' tokens were made by the caller, which hands over only their
-    hashes (a matchmaking ticket's seat token)."""
+    hashes (a matchmaking ticket's seat token); ``invite_hashes``: its invite codes' hashes,
+    kept in its meta so that archiving it deletes them."""
 
     owner: str
     game: str
@@ -104,6 +105,7 @@ class NewGame:
     rematch_of: str | None = None
     token_hashes: Sequence[str | None] | None = None
     clock: Clock | None = None
+    invite_hashes: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,7 @@ class GameService:
             public=new.public,
             late_tokens=new.late_tokens or any(s.type == "open" for s in new.seats),
             rematch_of=new.rematch_of,
+            invites=list(new.invite_hashes),
         )
         codec = self.cache.codec(engine)
         ok = await self.store.create(

@@ -30,6 +30,9 @@ class GameMeta(msgspec.Struct, frozen=True):
     public: bool = False
     late_tokens: bool = False
     rematch_of: str | None = None
+    # The hashes of its open seats' invite codes: their ``invite:<hash>`` keys are deleted
+    # when the game is archived (none in the metas written before they were recorded).
+    invites: list[str] = msgspec.field(default_factory=list)
 
 
 @dataclass(frozen=True)

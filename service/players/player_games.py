@@ -5,6 +5,8 @@ open seat is claimed: the follow-up of that change writes it (service/follow_ups
 ``ZADD`` per player then, and nothing on any other change. A player who left the seat
 again stays indexed; the history checks the game's seats when it lists it. Games created
 before the index existed are not in it (``GET /v1/games?external_id=`` still finds them).
+A game's entries are pruned a day after its archive is gone (service/store/remains.py); an
+entry of a game that is gone met by a listing before that is dropped there and then.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ class PlayerGames:
             pipe.zadd(player_games_key(owner, external_id), {loaded.game_id: created})
         await pipe.execute()
         return len(players)
+
+    async def forget(self, owner: str, external_id: str, game_id: str) -> None:
+        """Drop a game that is gone from the player's index (a listing met it)."""
+        await self.redis.zrem(player_games_key(owner, external_id), game_id)
 
     async def games(
         self, owner: str, external_id: str, before: tuple[int, str] | None, count: int

@@ -44,17 +44,20 @@ key                               type    holds                                 
 ``games:archive-due:{r<b>}``      zset    ended games not archived yet -> when       none
                                           their archive is due (ms): the sweep's
                                           look for ones whose job never ran
-``owner:{<key>}:games``           zset    the API key's games -> created ms          none
+``games:remains:{m<b>}``          zset    archived games' leftovers (JSON: game,     none
+                                          owner, players) -> when to prune them (ms):
+                                          a day after the archive is gone
+``owner:{<key>}:games``           zset    the API key's games -> created ms          pruned
 ``owner:{<key>}:active``          zset    its games counted by the quota -> ms       none
 ``owner:{<key>}:pending``         zset    creations under way (quota) -> ms          none
 ``owner:{<key>}:stats``           hash    its finished games' counts                 none
-``owner:{<key>}:stats-counted``   set     game ids already counted                   none
+``owner:{<key>}:stats-counted``   set     game ids already counted                   pruned
 ``owner:{<key>}:webhooks``        zset    its webhook ids -> created ms              none
 ``owner:{<key>}:ratings:<game>``  hash    identity (``p:<external id>``, ``b:<bot     none
                                           level>``) -> its rating (JSON)
 ``owner:{<key>}:board:<game>``    zset    identity -> its shown rating (exact)       none
-``owner:{<key>}:rated``           set     game ids whose ratings were updated        none
-``owner:{<key>}:player:<x>:games``zset    the games with a seat of external id x     none
+``owner:{<key>}:rated``           set     game ids whose ratings were updated        pruned
+``owner:{<key>}:player:<x>:games``zset    the games with a seat of external id x     pruned
                                           -> created ms
 ``owner:{<key>}:mm:ticket:<id>``  hash    a matchmaking ticket (its secret's hash)   expiry
                                                                                      + 1 day
@@ -70,7 +73,7 @@ key                               type    holds                                 
                                           the feed's script from the prefix)
 ``webhook:{<id>}``                string  the webhook (JSON, with its secret)        none
 ``webhook:{<id>}:attempts``       list    its delivery attempts, newest first (500)  none
-``invite:<sha256(code)>``         string  ``<game id>|<seat>`` of an open seat       none
+``invite:<sha256(code)>``         string  ``<game id>|<seat>`` of an open seat       archive
 ``ticket:<sha256(ticket)>``       string  what a stream ticket opens (JSON)          60 s
 ``matchmaking:ticket:<id>``       string  the API key id of a matchmaking ticket     as the
                                                                                      ticket
@@ -112,6 +115,9 @@ key                                    type    holds                            
 
 Every ``game:{<id>}:*`` key but the archive is deleted when the game is archived
 (``STAKEOUT_ARCHIVE_AFTER_SECONDS`` after it ended), so "none" above means "until then".
+"archive": deleted when the game is archived (its invites, listed in its meta). "pruned":
+a game's entry is removed by the sweep ``STAKEOUT_REMAINS_GRACE_SECONDS`` after its archive
+is gone (``games:remains``, service/store/remains.py).
 
 The indexes of games (active, activity, lobby, archive due) are split into `INDEX_BUCKETS`
 sorted sets, each with a hash tag of its own, so Redis Cluster spreads them over its masters
@@ -252,6 +258,10 @@ def public_lobby_key(bucket: int) -> str:
 
 def archive_due_key(bucket: int) -> str:
     return "games:archive-due:{r" + str(bucket) + "}"
+
+
+def remains_key(bucket: int) -> str:
+    return "games:remains:{m" + str(bucket) + "}"
 
 
 # The single sets of before the buckets (moved into them by the sweep).

@@ -31,6 +31,13 @@ unacknowledged entries (``XAUTOCLAIM``).
 away (a game that cannot be loaded) is set aside in ``outbox:{<shard>}:parked`` with its
 error, so the entries after it are not held up (service/follow_ups/dispatcher.py).
 
+**Consumers.** Each dispatcher reads as a consumer of its own name (its process's) in the
+group of every shard it held. A consumer is not removed by Redis, so a dispatcher that stops
+cleanly leaves the groups (`Outbox.leave`), and the sweep removes consumers idle for long
+with nothing pending (`Outbox.reap`): a SIGKILLed dispatcher's ones, once the next holder
+took its entries over. A consumer leaves only with nothing pending (in one script), so no
+entry is ever lost to it; the groups hold the dispatchers alive, and a few that just went.
+
 **Trimming.** Entries acknowledged by the group are removed (``XTRIM MINID``) up to the
 oldest one still pending, so a shard holds only what is not followed up yet.
 """
@@ -55,7 +62,7 @@ from service.store.keys import (
     outbox_owner_key,
     outbox_parked_key,
 )
-from service.store.scripts import DROP_LEASE, TAKE_LEASE
+from service.store.scripts import DROP_LEASE, LEAVE_GROUP, TAKE_LEASE
 
 LEASE_MS = 5_000
 
@@ -76,6 +83,16 @@ class OutboxEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Consumer:
+    """A consumer of a shard's group: its name, its pending entries, and how long since it
+    last read (ms)."""
+
+    name: str
+    pending: int
+    idle_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class ShardLag:
     """A shard's backlog: entries not yet read by the group, and read but unacknowledged."""
 
@@ -89,6 +106,7 @@ class Outbox:
         self.redis = redis
         self._lease = redis.register_script(TAKE_LEASE)
         self._release = redis.register_script(DROP_LEASE)
+        self._leave = redis.register_script(LEAVE_GROUP)
 
     def shard_of(self, game_id: str) -> str:
         """The key of the shard that ``game_id``'s entries go to (see the module docstring)."""
@@ -125,6 +143,39 @@ class Outbox:
 
     async def release(self, shard: str, owner: str) -> None:
         await self._release(keys=[outbox_owner_key(shard)], args=[owner])
+
+    async def leave(self, shard: str, consumer: str) -> bool:
+        """``consumer`` leaves ``shard``'s group, unless it holds pending entries (another
+        dispatcher takes those over first); False when it stays."""
+        try:
+            left = await self._leave(keys=[outbox_key(shard)], args=[OUTBOX_GROUP, consumer])
+        except ResponseError as exc:
+            if "NOGROUP" in str(exc):
+                return True  # no group: nobody is in it
+            raise
+        return int(left) >= 0
+
+    async def consumers(self, shard: str) -> list[Consumer]:
+        """The consumers of ``shard``'s group (none without a group)."""
+        try:
+            rows: Any = await self.redis.xinfo_consumers(outbox_key(shard), OUTBOX_GROUP)
+        except ResponseError:  # no stream or no group yet
+            return []
+        return [Consumer(_text(r["name"]), int(r["pending"]), int(r["idle"])) for r in rows]
+
+    async def reap(self, idle_ms: int) -> int:
+        """Remove the consumers idle for ``idle_ms`` or more with nothing pending (dispatchers
+        that are gone), never a shard's lease holder; how many."""
+        reaped = 0
+        for shard in OUTBOX_SHARDS:
+            holder = await self.redis.get(outbox_owner_key(shard))
+            for consumer in await self.consumers(shard):
+                if consumer.pending or consumer.idle_ms < idle_ms:
+                    continue
+                if holder is not None and _text(holder) == consumer.name:
+                    continue
+                reaped += await self.leave(shard, consumer.name)
+        return reaped
 
     async def read(
         self, shard: str, consumer: str, count: int, block_ms: int | None
@@ -233,4 +284,4 @@ def _entries(shard: str, rows: Any) -> list[OutboxEntry]:
     return out
 
 
-__all__ = ["LEASE_MS", "NoLocalShard", "Outbox", "OutboxEntry", "ShardLag"]
+__all__ = ["LEASE_MS", "Consumer", "NoLocalShard", "Outbox", "OutboxEntry", "ShardLag"]

@@ -98,4 +98,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-__all__ = ["DROP_LEASE", "TAKE_LEASE", "Script", "Scripts"]
+# A consumer leaves a stream's group (KEYS[1]; ARGV: group, consumer) only when it holds no
+# pending entry: DELCONSUMER would make those unclaimable. Checked and done in one step, so
+# an entry read meanwhile is never lost. -1: it holds some; else how many it had (0).
+LEAVE_GROUP = """
+if #redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 1, ARGV[2]) > 0 then return -1 end
+return redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
+"""
+
+__all__ = ["DROP_LEASE", "LEAVE_GROUP", "TAKE_LEASE", "Script", "Scripts"]

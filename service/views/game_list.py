@@ -16,6 +16,8 @@ from service.views.summaries import GameSummaries
 Cursor = tuple[int, str]  # (creation time, game id) of the last game of the previous page
 # Where a listing's games come from: (cursor, count) -> (game id, creation time), newest first.
 Rows = Callable[[Cursor | None, int], Awaitable[list[tuple[str, int]]]]
+# A listing's index loses a game that is gone (its archive expired, or was deleted).
+Forget = Callable[[str], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,10 @@ class GameList:
         async def rows(cursor: Cursor | None, count: int) -> list[tuple[str, int]]:
             return await self.store.owned_games(owner, cursor, count)
 
-        return await self._page(owner, rows, (before, limit), wanted)
+        async def forget(game_id: str) -> None:
+            await self.store.forget_owned(owner, game_id)
+
+        return await self._page(rows, forget, (before, limit), wanted)
 
     async def player_page(
         self, owner: str, before: Cursor | None, limit: int, wanted: GameFilter
@@ -77,18 +82,25 @@ class GameList:
         async def rows(cursor: Cursor | None, count: int) -> list[tuple[str, int]]:
             return await players.games(owner, external_id, cursor, count)
 
-        return await self._page(owner, rows, (before, limit), wanted)
+        async def forget(game_id: str) -> None:
+            # A dead entry met here leaves the player's index (and its key's list), so no
+            # later listing scans it again.
+            await players.forget(owner, external_id, game_id)
+            await self.store.forget_owned(owner, game_id)
+
+        return await self._page(rows, forget, (before, limit), wanted)
 
     async def _page(
-        self, owner: str, rows: Rows, window: tuple[Cursor | None, int], wanted: GameFilter
+        self, rows: Rows, forget: Forget, window: tuple[Cursor | None, int], wanted: GameFilter
     ) -> GamePage:
-        """A page of ``owner``'s games from ``rows`` (``window``: after where, how many)."""
-        found, after = await self._scan(owner, rows, window, wanted)
+        """A page of games from ``rows`` (``window``: after where, how many); ``forget``
+        drops a game that is gone from their index."""
+        found, after = await self._scan(rows, forget, window, wanted)
         next_cursor = None if after is None else f"{after[0]}-{after[1]}"
         return GamePage(games=found, next_cursor=next_cursor)
 
     async def _scan(
-        self, owner: str, source: Rows, window: tuple[Cursor | None, int], wanted: GameFilter
+        self, source: Rows, forget: Forget, window: tuple[Cursor | None, int], wanted: GameFilter
     ) -> tuple[list[GameSummary], Cursor | None]:
         """The games after ``before`` that ``wanted`` admits, and where the next page starts
         (``None``: nothing more). Filters are applied to the index in order; scanning stops
@@ -107,7 +119,7 @@ class GameList:
                 try:
                     summary = await self.summaries.current(kept, self.games)
                 except GameNotFound:  # its archive expired, or was exported and deleted
-                    await self.store.forget_owned(owner, kept.game_id)
+                    await forget(kept.game_id)
                     continue
                 if wanted.admits(summary):
                     found.append(summary)

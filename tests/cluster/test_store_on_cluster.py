@@ -27,8 +27,9 @@ from redis.asyncio.cluster import RedisCluster
 
 from domain import registry
 from domain.errors import DomainError
-from domain.match import Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
+from domain.match import Abort, Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.sealed import commitment
+from service.lobby.errors import UnknownInvite
 from service.play.game_service import GameService, NewGame
 from service.play.records import Submission
 from service.settings import Settings
@@ -39,6 +40,7 @@ from service.store.keys import (
     archive_due_key,
     game_activity_key,
     public_lobby_key,
+    remains_key,
 )
 from service.wiring import open_wiring
 from tests.helpers import batch
@@ -489,7 +491,8 @@ _KEY = re.compile(r"(?:game|games|owner|lobby|webhook|invite|ticket|stakeout):\S
 
 
 def test_every_index_of_games_has_buckets_on_all_three_masters(cluster: Cluster) -> None:
-    for key_of in (active_games_key, game_activity_key, public_lobby_key, archive_due_key):
+    indexes = (active_games_key, game_activity_key, public_lobby_key, archive_due_key, remains_key)
+    for key_of in indexes:
         owners = {cluster.owner(_slot(cluster, key_of(b))) for b in range(INDEX_BUCKETS)}
         assert owners == {0, 1, 2}, key_of(0)
 
@@ -592,3 +595,37 @@ def test_no_key_is_touched_by_every_create_or_act(cluster: Cluster, clean_redis:
     lobby = _keys_by_node(cluster, "lobby:public:*")
     holders = [i for i in range(3) if written[i] or lobby[i]]
     assert holders == [0, 1, 2], (written, lobby)
+
+
+def test_an_archived_games_leftovers_end_on_the_cluster(cluster: Cluster, clean_redis: str) -> None:
+    """On the cluster, where a game's invites and its key's sets are in slots of their own:
+    archiving deletes the invites and indexes the game's remains; once the archive is gone
+    the prune removes its entries from its key's sets; the outbox's reap runs."""
+
+    async def scenario() -> None:
+        settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=clean_redis)
+        async with open_wiring(settings) as wiring:
+            seats = [SeatSpec("human", external_id="ann-1"), SeatSpec("open"), SeatSpec("open")]
+            made = await wiring.maker.make(NewGame("tenant", "fbi", quick_options("fbi"), seats))
+            game_id = made.created.game_id
+            assert len(made.invite_codes) == 2
+            await wiring.games.act(Submission(game_id, Abort()))
+            later = int(time.time() * 1000) + 2 * 3600 * 1000  # past its window
+            outcome = await wiring.archiver.archive(game_id, later)
+            assert outcome.said.startswith("archived"), outcome.said
+            for code in made.invite_codes.values():
+                with pytest.raises(UnknownInvite):
+                    await wiring.invites.lookup(code)
+            owned = await wiring.store.owned_games("tenant", None, 10)
+            assert [g for g, _ in owned] == [game_id]
+            # The archive is gone (as an export with --delete leaves it); a day on, pruned.
+            value = await wiring.store.archive_value(game_id)
+            assert value is not None
+            assert await wiring.store.drop_archive(game_id, value)
+            pruned = await wiring.sweep.prune_remains(later + 2 * 24 * 3600 * 1000)
+            assert (pruned.pruned, pruned.kept) == (1, 0)
+            assert await wiring.store.owned_games("tenant", None, 10) == []
+            assert await wiring.player_games.games("tenant", "ann-1", None, 10) == []
+            assert await wiring.sweep.reap_consumers(0) == 0
+
+    asyncio.run(scenario())
