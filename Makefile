@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-stamp
 # No pip self-check against the index (a request, and a notice nobody asked for).
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: run test lint typecheck openapi release-openapi bench clean browser
+.PHONY: run test lint typecheck openapi release-openapi bench clean browser clients
 
 # The venv, with a pip of its own. When the chosen interpreter has pip 22.3+ (`--python`),
 # that pip installs the venv's, uncompiled (1-2 s), rather than ensurepip installing and
@@ -79,6 +79,11 @@ openapi: $(RUN_STAMP)
 # tests/contract/test_v1_grows.py keeps every later v1.json a growth of this copy.
 release-openapi: openapi
 	cp openapi/v1.json openapi/v1-released.json
+
+# The SDKs' generated wire types, from openapi/v1.json (docs/clients.md); a test fails while
+# the committed ones differ from what the contract generates.
+clients: $(STAMP)
+	$(BIN)/python clients/python/generate.py
 
 bench: $(RUN_STAMP)
 	$(BIN)/python bench/playthrough_rate.py

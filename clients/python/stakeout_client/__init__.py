@@ -1,0 +1,59 @@
+"""stakeout's Python client: ``from stakeout_client import Stakeout``.
+
+The wire types (`stakeout_client.models`) are generated from the contract; the rest is the
+protocol no generator knows (docs/clients.md, clients/python/README.md).
+"""
+
+from stakeout_client._wire import models
+from stakeout_client._wire.contract import CONTRACT_VERSION
+from stakeout_client.client import Stakeout, bot, human, open_seat
+from stakeout_client.errors import (
+    Conflict,
+    Forbidden,
+    GameFinished,
+    IllegalMove,
+    InvalidRequest,
+    NotFound,
+    NotYourTurn,
+    ProblemError,
+    RateLimited,
+    RevealMismatch,
+    Unauthorized,
+    Unavailable,
+    VersionMismatch,
+)
+from stakeout_client.games import Game, Seat, Turn
+from stakeout_client.sealed import SealedChoice
+from stakeout_client.tickets import Ticket
+from stakeout_client.transport import Retry
+from stakeout_client.webhooks import verify_signature
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "Conflict",
+    "Forbidden",
+    "Game",
+    "GameFinished",
+    "IllegalMove",
+    "InvalidRequest",
+    "NotFound",
+    "NotYourTurn",
+    "ProblemError",
+    "RateLimited",
+    "Retry",
+    "RevealMismatch",
+    "SealedChoice",
+    "Seat",
+    "Stakeout",
+    "Ticket",
+    "Turn",
+    "Unauthorized",
+    "Unavailable",
+    "VersionMismatch",
+    "bot",
+    "human",
+    "models",
+    "open_seat",
+    "verify_signature",
+]
+__version__ = CONTRACT_VERSION
