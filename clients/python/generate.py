@@ -63,9 +63,7 @@ def generate(contract: Path, output: Path) -> None:
         )
         body = models.read_text()
         # The generator's own first lines name the input file, which differs by checkout.
-        body = "\n".join(
-            line for line in body.splitlines() if not line.startswith("#   filename:")
-        )
+        body = "\n".join(line for line in body.splitlines() if not line.startswith("#   filename:"))
         models.write_text(HEADER.format(version=version) + body + "\n")
         ruff = [sys.executable, "-m", "ruff"]
         settings = ["--config", str(ROOT / "pyproject.toml"), "--no-cache"]

@@ -173,9 +173,7 @@ class Stakeout:
 
     # Webhooks ----------------------------------------------------------------------------
 
-    def register_webhook(
-        self, url: str, events: Sequence[str], game_id: str | None = None
-    ) -> Any:
+    def register_webhook(self, url: str, events: Sequence[str], game_id: str | None = None) -> Any:
         """A receiver; the answer's ``secret`` (shown once) checks its signatures
         (`verify_signature`)."""
         body = {"url": url, "events": list(events), "game_id": game_id}

@@ -27,9 +27,7 @@ def follow(
     failures = 0
     while True:
         try:
-            for message in transport.lines(
-                path, token=token, params=params or {}, last_id=last_id
-            ):
+            for message in transport.lines(path, token=token, params=params or {}, last_id=last_id):
                 failures = 0
                 if message.get("kind") == "ping":
                     continue

@@ -141,9 +141,7 @@ class Seat:
         self.pending = choice
         return accepted
 
-    def reveal(
-        self, move: Any = None, salt: str | None = None, *, key: str | None = None
-    ) -> Any:
+    def reveal(self, move: Any = None, salt: str | None = None, *, key: str | None = None) -> Any:
         """Reveals the pending choice (or ``move`` and ``salt`` given). A mismatch raises
         `RevealMismatch` with the server's `preimage`; the pending choice is kept."""
         if self.pending is None and (move is None or salt is None):
