@@ -4,6 +4,7 @@ The wire types (`stakeout_client.models`) are generated from the contract; the r
 protocol no generator knows (docs/clients.md, clients/python/README.md).
 """
 
+from stakeout_client import sealed
 from stakeout_client._wire import models
 from stakeout_client._wire.contract import CONTRACT_VERSION
 from stakeout_client.client import Stakeout, bot, human, open_seat
@@ -22,7 +23,7 @@ from stakeout_client.errors import (
     Unavailable,
     VersionMismatch,
 )
-from stakeout_client.games import Game, Seat, Turn
+from stakeout_client.games import Game, Seat, Turn, as_json, tag_of
 from stakeout_client.sealed import SealedChoice
 from stakeout_client.tickets import Ticket
 from stakeout_client.transport import Retry
@@ -50,10 +51,13 @@ __all__ = [
     "Unauthorized",
     "Unavailable",
     "VersionMismatch",
+    "as_json",
     "bot",
     "human",
     "models",
     "open_seat",
+    "sealed",
+    "tag_of",
     "verify_signature",
 ]
 __version__ = CONTRACT_VERSION

@@ -32,6 +32,14 @@ def as_json(value: Any) -> Any:
     return msgspec.to_builtins(value) if isinstance(value, msgspec.Struct) else value
 
 
+def tag_of(value: Any) -> str | None:
+    """A tagged wire value's tag (a move's or an event's ``type``, a view's ``game``)."""
+    if isinstance(value, msgspec.Struct):
+        tag = value.__struct_config__.tag
+        return tag if isinstance(tag, str) else None
+    return None
+
+
 @dataclass(frozen=True)
 class Turn:
     """The game awaits the seat: ``action`` is move, commit or reveal, ``legal`` every move
