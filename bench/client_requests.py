@@ -9,7 +9,9 @@ with each client:
 
 - ``sdk``: `clients/python`'s ten-line loop, ``wait_for_turn`` then ``play`` of the first
   legal move (a sealed step's commit, wait and reveal inside ``play``); requests counted by
-  the SDK (`Stakeout.requests`, retries included);
+  the SDK (`Stakeout.requests`, retries included); turns awaited by long poll;
+- ``sdk-live``: the same with ``game.seat(0, live=True)``: turns awaited on the view feed
+  (one request open for the whole game, counted once);
 - ``readme``: the README tour's python3 loop for Ann's seat, run as the README has it
   (``urllib``), every ``urlopen`` counted; it takes the first legal move.
 
@@ -80,13 +82,15 @@ def seats(kind: str) -> list[dict[str, Any]]:
     return [human(), *[bot(level) for level in ["random", "greedy", "random"][:bots]]]
 
 
-def sdk_game(base: str, kind: str) -> tuple[int, int]:
+def sdk_game(base: str, kind: str, live: bool) -> tuple[int, int]:
     with Stakeout(base, API_KEY) as api:
-        seat = api.create_game(kind, seats=seats(kind), options=TABLES[kind][1]).seat(0)
+        game = api.create_game(kind, seats=seats(kind), options=TABLES[kind][1])
+        seat = game.seat(0, live=live)
         start, acts = api.requests, 0
         while (turn := seat.wait_for_turn(timeout=60)) is not None:
             seat.play(turn.legal[0] if turn.legal else None)  # as the README's loop does
             acts += 2 if turn.action == "commit" else 1
+        seat.close()
         return acts, api.requests - start
 
 
@@ -133,12 +137,12 @@ def main() -> None:
         try:
             print(f"{'game':<13} {'client':<7} {'acts':>6} {'requests':>9} {'per act':>8}")
             for kind in TABLES:
-                for client in ("sdk", "readme"):
+                for client in ("sdk", "sdk-live", "readme"):
                     acts = requests = 0
                     for _ in range(args.games):
                         a, r = (
-                            sdk_game(base, kind)
-                            if client == "sdk"
+                            sdk_game(base, kind, live=client == "sdk-live")
+                            if client.startswith("sdk")
                             else readme_game(base, kind, program)
                         )
                         acts, requests = acts + a, requests + r

@@ -77,6 +77,21 @@ def test_a_seat_plays_every_game_kind_to_the_end(api: Stakeout, kind: str) -> No
     assert seat.wait_for_turn(timeout=5) is None
 
 
+@pytest.mark.parametrize("kind", ["fbi", "bonnie_clyde"])
+def test_a_live_seat_awaits_its_turns_on_the_view_feed(stakeout_run: Server, kind: str) -> None:
+    with Stakeout(stakeout_run.base, API_KEY) as api:
+        game = api.create_game(kind, seats=[human(), bot()], options=quick_options(kind))
+        seat = game.seat(0, live=True)
+        actions = play_to_the_end(seat, random.Random(11))
+        assert seat.live  # the feed did not end under it
+        assert seat.view().status == "finished"
+        acts = actions["move"] + 2 * actions["commit"] + actions["reveal"]  # play() reveals
+        # One feed for the game: requests are the acts and a few more (the creation, the
+        # feed's opening, the last view), never one per change of the game.
+        assert api.requests <= acts + 5, (api.requests, actions)
+        seat.close()
+
+
 def test_two_sdk_seats_play_a_sealed_game_against_each_other(api: Stakeout) -> None:
     game = api.create_game("fbi", seats=[human(), human()])
     results: dict[int, dict[str, int]] = {}

@@ -21,15 +21,18 @@ def follow(
     params: Mapping[str, Any] | None = None,
     last_id: str | None = None,
     reconnects: int = 5,
+    pings: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Every message of a feed (pings left out), reopened after a lost connection up to
-    ``reconnects`` times in a row; it ends when the server ends the feed."""
+    """Every message of a feed (pings too with ``pings``: one each 15 s), reopened after a
+    lost connection up to ``reconnects`` times in a row; it ends when the server ends it."""
     failures = 0
     while True:
         try:
             for message in transport.lines(path, token=token, params=params or {}, last_id=last_id):
                 failures = 0
                 if message.get("kind") == "ping":
+                    if pings:
+                        yield message
                     continue
                 position = message.get("cursor", message.get("version"))
                 if position is not None:

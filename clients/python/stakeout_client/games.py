@@ -62,6 +62,8 @@ class Seat:
         number: int,
         token: str,
         pending: sealed.SealedChoice | None = None,
+        *,
+        live: bool = False,
     ) -> None:
         self._transport = transport
         self.game_id = game_id
@@ -70,6 +72,16 @@ class Seat:
         # The commitment made and not yet revealed (keep it to reveal after a restart).
         self.pending = pending
         self._view: models.GameView | None = None
+        # With ``live``, turns are awaited on the view feed (one open request for the whole
+        # game) rather than by long polls (one request per change of the game).
+        self.live = live
+        self._feed: Iterator[dict[str, Any]] | None = None
+
+    def close(self) -> None:
+        """Closes the seat's view feed, if it has one open."""
+        if self._feed is not None:
+            self._feed.close()  # type: ignore[attr-defined]
+            self._feed = None
 
     def __repr__(self) -> str:
         return f"Seat(game_id={self.game_id!r}, number={self.number})"
@@ -96,6 +108,8 @@ class Seat:
         ``timeout`` seconds pass first. A commit already made for the awaited step is
         not a turn: it waits for the reveal."""
         deadline = time.monotonic() + timeout
+        if self.live:
+            return self._wait_live(deadline, timeout)
         view = self._view if self._view is not None else self.view()
         while True:
             if view.status in OVER:
@@ -108,6 +122,36 @@ class Seat:
                 raise TimeoutError(f"{self!r} was not awaited within {timeout} s")
             wait = max(1, min(LONG_POLL_MAX, math.ceil(left)))
             view = self.view(after_version=view.version, wait=wait)
+
+    def _wait_live(self, deadline: float, timeout: float) -> Turn | None:
+        """`wait_for_turn` on the view feed: its views, newest last, until one awaits the
+        seat (a feed that ends falls back to a long poll)."""
+        view = self._view
+        while True:
+            if view is not None:
+                if view.status in OVER:
+                    return None
+                turn = self._turn_in(view)
+                if turn is not None:
+                    return turn
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self!r} was not awaited within {timeout} s")
+            if self._feed is None:
+                self._feed = follow(
+                    self._transport, self._path + "/stream", token=self.token,
+                    params={"feed": "view"}, pings=True,
+                )  # fmt: skip
+            message = next(self._feed, None)
+            if message is None:  # the feed ended: ask once more, by long poll
+                self._feed = None
+                self.live = False
+                return self.wait_for_turn(max(1.0, deadline - time.monotonic()))
+            if message.get("kind") != "view":
+                continue
+            fresh = msgspec.convert(message["view"], models.GameView)
+            if self._view is not None and fresh.version < self._view.version:
+                continue  # older than the view an act of ours answered with
+            self._view = view = fresh
 
     def play(self, move: Any = None, *, timeout: float = 30) -> Any:
         """Plays ``move`` (an item of `Turn.legal`) in the turn the game awaits: a move, or
@@ -239,15 +283,16 @@ class Game:
     def _path(self) -> str:
         return f"/v1/games/{self.id}"
 
-    def seat(self, number: int, token: str | None = None) -> Seat:
-        """Seat ``number``, acting with ``token`` or the one its creation gave."""
+    def seat(self, number: int, token: str | None = None, *, live: bool = False) -> Seat:
+        """Seat ``number``, acting with ``token`` or the one its creation gave; ``live``
+        awaits its turns on the view feed instead of by long polls."""
         if token is None:
             grants = {g.seat: g for g in (self.created.seats if self.created else [])}
             grant = grants.get(number)
             token = getattr(grant, "token", None)
             if not token:
                 raise ValueError(f"seat {number} of {self!r} has no token here (not human?)")
-        return Seat(self._transport, self.id, number, token)
+        return Seat(self._transport, self.id, number, token, live=live)
 
     def invite(self, number: int) -> str:
         """The invite code of open seat ``number``."""

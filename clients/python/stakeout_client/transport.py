@@ -114,7 +114,11 @@ class Transport:
             headers["Last-Event-ID"] = last_id
         query = {k: v for k, v in params.items() if v is not None}
         self.requests += 1
-        with self.http.stream("GET", path, params=query, headers=headers) as response:
+        # The server pings every 15 s: a read waits longer than that before giving up.
+        timeout = httpx.Timeout(10.0, read=40.0)
+        with self.http.stream(
+            "GET", path, params=query, headers=headers, timeout=timeout
+        ) as response:
             if not response.is_success:
                 response.read()
                 raise _problem(response)
