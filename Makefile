@@ -43,8 +43,9 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	  [importlib.import_module(name) for name in sys.argv[1:]]' $(SERVING_MODULES)
 	touch $(RUN_STAMP)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml clients/typescript/package-lock.json | $(BIN)/python
 	$(PIP) install -e '.[test]'
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $(RUN_STAMP) $(STAMP)
 
 run: $(RUN_STAMP)
@@ -84,6 +85,7 @@ release-openapi: openapi
 # the committed ones differ from what the contract generates.
 clients: $(STAMP)
 	$(BIN)/python clients/python/generate.py
+	cd clients/typescript && npm run --silent generate
 
 bench: $(RUN_STAMP)
 	$(BIN)/python bench/playthrough_rate.py
