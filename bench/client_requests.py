@@ -12,6 +12,9 @@ with each client:
   the SDK (`Stakeout.requests`, retries included); turns awaited by long poll;
 - ``sdk-live``: the same with ``game.seat(0, live=True)``: turns awaited on the view feed
   (one request open for the whole game, counted once);
+- ``ts``: `clients/typescript`'s loop, ``waitForTurn`` then ``play`` of the first legal move
+  (`src/bench/requests.ts`, built by ``npm run build``; the bots all ``random``), its
+  requests counted by the SDK;
 - ``readme``: the README tour's python3 loop for Ann's seat, run as the README has it
   (``urllib``), every ``urlopen`` counted; it takes the first legal move.
 
@@ -24,6 +27,7 @@ does not await its seat, so the figure is how often the bots make a seat wait.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -94,6 +98,17 @@ def sdk_game(base: str, kind: str, live: bool) -> tuple[int, int]:
         return acts, api.requests - start
 
 
+def ts_games(base: str, kind: str, games: int) -> tuple[int, int]:
+    script = ROOT / "clients" / "typescript" / "dist" / "bench" / "requests.js"
+    bots, options = TABLES[kind]
+    out = subprocess.run(
+        ["node", str(script), base, API_KEY, kind, str(games), str(bots), json.dumps(options)],
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    counted = json.loads(out.stdout)
+    return int(counted["acts"]), int(counted["requests"])
+
+
 def readme_loop() -> str:
     """The python3 program of the README tour's rated game (its heredoc), as printed."""
     text = (ROOT / "README.md").read_text()
@@ -135,11 +150,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         run, base = start_run(Path(scratch) / "data")
         try:
-            print(f"{'game':<13} {'client':<7} {'acts':>6} {'requests':>9} {'per act':>8}")
+            print(f"{'game':<13} {'client':<8} {'acts':>6} {'requests':>9} {'per act':>8}")
             for kind in TABLES:
-                for client in ("sdk", "sdk-live", "readme"):
+                for client in ("sdk", "sdk-live", "ts", "readme"):
                     acts = requests = 0
-                    for _ in range(args.games):
+                    if client == "ts":
+                        acts, requests = ts_games(base, kind, args.games)
+                    for _ in range(args.games if client != "ts" else 0):
                         a, r = (
                             sdk_game(base, kind, live=client == "sdk-live")
                             if client.startswith("sdk")
@@ -147,7 +164,7 @@ def main() -> None:
                         )
                         acts, requests = acts + a, requests + r
                     per = requests / acts if acts else float("nan")
-                    print(f"{kind:<13} {client:<7} {acts:>6} {requests:>9} {per:>8.2f}")
+                    print(f"{kind:<13} {client:<8} {acts:>6} {requests:>9} {per:>8.2f}")
         finally:
             run.terminate()
             run.wait(timeout=60)
