@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-stamp
 # No pip self-check against the index (a request, and a notice nobody asked for).
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: run test lint typecheck openapi release-openapi bench clean browser
+.PHONY: run test lint typecheck openapi release-openapi bench clean browser clients
 
 # The venv, with a pip of its own. When the chosen interpreter has pip 22.3+ (`--python`),
 # that pip installs the venv's, uncompiled (1-2 s), rather than ensurepip installing and
@@ -43,8 +43,9 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	  [importlib.import_module(name) for name in sys.argv[1:]]' $(SERVING_MODULES)
 	touch $(RUN_STAMP)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml clients/typescript/package-lock.json | $(BIN)/python
 	$(PIP) install -e '.[test]'
+	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $(RUN_STAMP) $(STAMP)
 
 run: $(RUN_STAMP)
@@ -79,6 +80,12 @@ openapi: $(RUN_STAMP)
 # tests/contract/test_v1_grows.py keeps every later v1.json a growth of this copy.
 release-openapi: openapi
 	cp openapi/v1.json openapi/v1-released.json
+
+# The SDKs' generated wire types, from openapi/v1.json (docs/clients.md); a test fails while
+# the committed ones differ from what the contract generates.
+clients: $(STAMP)
+	$(BIN)/python clients/python/generate.py
+	cd clients/typescript && npm run --silent generate
 
 bench: $(RUN_STAMP)
 	$(BIN)/python bench/playthrough_rate.py

@@ -15,7 +15,18 @@ README = (ROOT / "README.md").read_text()
 API_GUIDE = (ROOT / "docs" / "api-guide.md").read_text()
 SETTINGS_PAGE = (ROOT / "docs" / "settings.md").read_text()
 # Where a path in the README may start: the repository's folders and top-level files.
-TOP = ("docs", "domain", "service", "workers", "stakeout", "openapi", "tests", "bench", "k8s")
+TOP = (
+    "docs",
+    "domain",
+    "service",
+    "workers",
+    "stakeout",
+    "openapi",
+    "tests",
+    "bench",
+    "k8s",
+    "clients",
+)
 
 
 def _section(text: str, heading: str) -> str:
