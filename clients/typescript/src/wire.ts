@@ -400,7 +400,7 @@ export interface paths {
         put?: never;
         /**
          * Claim the invite's seat
-         * @description No authentication: the code is the secret. Claims the open seat once and returns its token (shown once); of concurrent claims exactly one wins, the others get 409 `seat-taken`. The game starts when its last open seat is claimed. 409 `game-started` once the game has started, `game-finished` once it ended. Who sits there: the code alone may give the seat a `name`, never an identity; an `external_id` is bound only by the API key that created the game, claiming with it (`Authorization: Bearer <API key>`) for one of its users (422 `identity-needs-api-key` without it, 403 with another key). A seat created with an `external_id` keeps it whoever claims it (409 `seat-bound` for another one).
+         * @description No authentication: the code is the secret. Claims the open seat once and returns its token (shown once); of concurrent claims exactly one wins, the others get 409 `seat-taken`. The game starts when its last open seat is claimed. 409 `game-started` once the game has started, `game-finished` once it ended; 404 `unknown-invite` once it is archived (its invites end with it). Who sits there: the code alone may give the seat a `name`, never an identity; an `external_id` is bound only by the API key that created the game, claiming with it (`Authorization: Bearer <API key>`) for one of its users (422 `identity-needs-api-key` without it, 403 with another key). A seat created with an `external_id` keeps it whoever claims it (409 `seat-bound` for another one).
          */
         post: operations["claimInvite"];
         delete?: never;
@@ -1481,6 +1481,37 @@ export interface components {
             token: string;
         };
         /**
+         * Clock
+         * @description A game's clock: each human seat's time bank (issue 34). The bank is charged while
+         *     the game awaits the seat; ``increment_seconds`` are added after each of its acts,
+         *     capped at ``initial_seconds``.
+         */
+        Clock: {
+            /** @description Seconds added to the seat's bank after each of its acts (a move, a commitment, a reveal), the bank capped at initial_seconds (0 to 2592000). Default: `0`. */
+            increment_seconds?: number;
+            /** @description Each seat's bank at the start, in seconds (5 to 2592000, 30 days). */
+            initial_seconds: number;
+            /** @description What happens when a seat's bank runs out. bot_turn: a bot plays that turn (a random legal move, or a forfeit in a sealed step), and the seat keeps playing with its increment as its bank; bot_seat: a bot plays the seat from then on, as after a resignation; lose: as bot_seat, and the seat is ranked last in the result's rated_places and in its rating. Default: `"bot_seat"`. */
+            on_time_out?: components["schemas"]["OnTimeOut"];
+        };
+        /**
+         * ClockFlagged
+         * @description The seat's bank ran out (by the log's own times): the time-out's events follow
+         *     (``turn.timed_out`` and a bot's move, or ``seal.forfeited``). With ``bot_seat`` or
+         *     ``lose`` a bot plays the seat from here on; with ``lose`` it is ranked last.
+         */
+        ClockFlagged: {
+            /** @description The clock's on_time_out: what follows now. */
+            on_time_out: components["schemas"]["OnTimeOut"];
+            /** @description A seat number: 0 is the first seat listed at creation, then 1, 2, … up to the number of seats minus one. */
+            seat: number;
+            /**
+             * @description Always `clock.flagged`: says which kind of object this is (the `type` tag of a union). (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "clock.flagged";
+        };
+        /**
          * CommandRule
          * @description One kind of move a seat may post: its tag and what it does.
          */
@@ -1505,6 +1536,10 @@ export interface components {
          * @description Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
          */
         CreateBonnieClydeGame: {
+            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). */
+            away_seconds?: number | null;
+            /** @description Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds. */
+            clock?: components["schemas"]["Clock"] | null;
             /**
              * @description Which game (the tag). (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -1530,6 +1565,8 @@ export interface components {
             bot_level?: components["schemas"]["BotLevel"];
             /** @description Wait this long (1 to 3600 seconds) for people, then bots fill the seats nobody took; null: never (only people). */
             bots_after_seconds?: number | null;
+            /** @description The matched game's clock (time banks; see POST /v1/games); tickets match only with tickets asking for the same. Null: the default, 300 s with 10 s added after each act, a bot playing the seat once its time runs out (bot_seat). */
+            clock?: components["schemas"]["Clock"] | null;
             /** @description Unmatched this long after creation, the ticket expires. Default: `300`. */
             expires_in_seconds?: number;
             /**
@@ -1549,6 +1586,10 @@ export interface components {
          * @description Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
          */
         CreateFbiGame: {
+            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). */
+            away_seconds?: number | null;
+            /** @description Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds. */
+            clock?: components["schemas"]["Clock"] | null;
             /**
              * @description Which game (the tag). (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -1574,6 +1615,8 @@ export interface components {
             bot_level?: components["schemas"]["BotLevel"];
             /** @description Wait this long (1 to 3600 seconds) for people, then bots fill the seats nobody took; null: never (only people). */
             bots_after_seconds?: number | null;
+            /** @description The matched game's clock (time banks; see POST /v1/games); tickets match only with tickets asking for the same. Null: the default, 300 s with 10 s added after each act, a bot playing the seat once its time runs out (bot_seat). */
+            clock?: components["schemas"]["Clock"] | null;
             /** @description Unmatched this long after creation, the ticket expires. Default: `300`. */
             expires_in_seconds?: number;
             /**
@@ -1593,6 +1636,10 @@ export interface components {
          * @description Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
          */
         CreateFedsGame: {
+            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). */
+            away_seconds?: number | null;
+            /** @description Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds. */
+            clock?: components["schemas"]["Clock"] | null;
             /**
              * @description Which game (the tag). (enum property replaced by openapi-typescript)
              * @enum {string}
@@ -1618,6 +1665,8 @@ export interface components {
             bot_level?: components["schemas"]["BotLevel"];
             /** @description Wait this long (1 to 3600 seconds) for people, then bots fill the seats nobody took; null: never (only people). */
             bots_after_seconds?: number | null;
+            /** @description The matched game's clock (time banks; see POST /v1/games); tickets match only with tickets asking for the same. Null: the default, 300 s with 10 s added after each act, a bot playing the seat once its time runs out (bot_seat). */
+            clock?: components["schemas"]["Clock"] | null;
             /** @description Unmatched this long after creation, the ticket expires. Default: `300`. */
             expires_in_seconds?: number;
             /**
@@ -1828,7 +1877,7 @@ export interface components {
              */
             at_ms: number;
             /** @description What happened; `type` says which event. */
-            event: components["schemas"]["GameCreated"] | components["schemas"]["SealCommitted"] | components["schemas"]["SealRevealed"] | components["schemas"]["SealForfeited"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["ResultRecorded"] | components["schemas"]["GameAbandoned"] | components["schemas"]["SeatResigned"] | components["schemas"]["GameAborted"] | components["schemas"]["SeatClaimed"] | components["schemas"]["SeatLeft"] | components["schemas"]["SeatsFilled"] | components["schemas"]["match_GameStarted"] | components["schemas"]["RematchCreated"] | components["schemas"]["FbiGameStarted"] | components["schemas"]["PurpleCardsDealt"] | components["schemas"]["DeckShuffled"] | components["schemas"]["TurnStarted"] | components["schemas"]["CardsPlaced"] | components["schemas"]["CardReleased"] | components["schemas"]["NothingReleased"] | components["schemas"]["ArrestOrderDetermined"] | components["schemas"]["AgentsSelected"] | components["schemas"]["CharacterArrested"] | components["schemas"]["AgentPassed"] | components["schemas"]["FbiGameEnded"] | components["schemas"]["GameSetUp"] | components["schemas"]["AgentChosen"] | components["schemas"]["MoleFlipped"] | components["schemas"]["MolePlaced"] | components["schemas"]["PoliceCarMoved"] | components["schemas"]["PowerUsed"] | components["schemas"]["PowerDeclined"] | components["schemas"]["MolePeeked"] | components["schemas"]["AgentRedeployed"] | components["schemas"]["SirensSwapped"] | components["schemas"]["CriminalMoved"] | components["schemas"]["CriminalDrawn"] | components["schemas"]["CriminalsArrested"] | components["schemas"]["SirenSounded"] | components["schemas"]["LocationClosed"] | components["schemas"]["LocationReopened"] | components["schemas"]["BadgePassed"] | components["schemas"]["ArrestsBegan"] | components["schemas"]["LocationBusted"] | components["schemas"]["UtilityTokenWon"] | components["schemas"]["FedsGameEnded"] | components["schemas"]["BonnieClydeGameStarted"] | components["schemas"]["HandDealt"] | components["schemas"]["CardDrawn"] | components["schemas"]["TedHintonPlayed"] | components["schemas"]["TedHintonFiled"] | components["schemas"]["CardTakenFromFiles"] | components["schemas"]["HiddenCardSeen"] | components["schemas"]["HiddenCardTaken"] | components["schemas"]["HiddenCardLeft"] | components["schemas"]["FugitiveCaptured"] | components["schemas"]["MeldPlayed"] | components["schemas"]["LaidOff"] | components["schemas"]["CarMoved"] | components["schemas"]["CardDiscarded"] | components["schemas"]["HandScored"] | components["schemas"]["BonnieClydeGameEnded"];
+            event: components["schemas"]["GameCreated"] | components["schemas"]["SealCommitted"] | components["schemas"]["SealRevealed"] | components["schemas"]["SealForfeited"] | components["schemas"]["TurnTimedOut"] | components["schemas"]["ClockFlagged"] | components["schemas"]["ResultRecorded"] | components["schemas"]["GameAbandoned"] | components["schemas"]["SeatResigned"] | components["schemas"]["GameAborted"] | components["schemas"]["SeatClaimed"] | components["schemas"]["SeatLeft"] | components["schemas"]["SeatsFilled"] | components["schemas"]["match_GameStarted"] | components["schemas"]["RematchCreated"] | components["schemas"]["FbiGameStarted"] | components["schemas"]["PurpleCardsDealt"] | components["schemas"]["DeckShuffled"] | components["schemas"]["TurnStarted"] | components["schemas"]["CardsPlaced"] | components["schemas"]["CardReleased"] | components["schemas"]["NothingReleased"] | components["schemas"]["ArrestOrderDetermined"] | components["schemas"]["AgentsSelected"] | components["schemas"]["CharacterArrested"] | components["schemas"]["AgentPassed"] | components["schemas"]["FbiGameEnded"] | components["schemas"]["GameSetUp"] | components["schemas"]["AgentChosen"] | components["schemas"]["MoleFlipped"] | components["schemas"]["MolePlaced"] | components["schemas"]["PoliceCarMoved"] | components["schemas"]["PowerUsed"] | components["schemas"]["PowerDeclined"] | components["schemas"]["MolePeeked"] | components["schemas"]["AgentRedeployed"] | components["schemas"]["SirensSwapped"] | components["schemas"]["CriminalMoved"] | components["schemas"]["CriminalDrawn"] | components["schemas"]["CriminalsArrested"] | components["schemas"]["SirenSounded"] | components["schemas"]["LocationClosed"] | components["schemas"]["LocationReopened"] | components["schemas"]["BadgePassed"] | components["schemas"]["ArrestsBegan"] | components["schemas"]["LocationBusted"] | components["schemas"]["UtilityTokenWon"] | components["schemas"]["FedsGameEnded"] | components["schemas"]["BonnieClydeGameStarted"] | components["schemas"]["HandDealt"] | components["schemas"]["CardDrawn"] | components["schemas"]["TedHintonPlayed"] | components["schemas"]["TedHintonFiled"] | components["schemas"]["CardTakenFromFiles"] | components["schemas"]["HiddenCardSeen"] | components["schemas"]["HiddenCardTaken"] | components["schemas"]["HiddenCardLeft"] | components["schemas"]["FugitiveCaptured"] | components["schemas"]["MeldPlayed"] | components["schemas"]["LaidOff"] | components["schemas"]["CarMoved"] | components["schemas"]["CardDiscarded"] | components["schemas"]["HandScored"] | components["schemas"]["BonnieClydeGameEnded"];
             /** @description The game's version after this event (its position in the log, from 1). */
             version: number;
         };
@@ -2307,6 +2356,8 @@ export interface components {
          * @description First event of every stream. The seed itself is never in an event.
          */
         GameCreated: {
+            /** @description The game's clock (time banks), or null: none. */
+            clock?: components["schemas"]["Clock"] | null;
             /** @description The game's name (fbi, feds, bonnie_clyde). */
             game: string;
             /** @description The game's id (24 hex digits). */
@@ -2537,6 +2588,11 @@ export interface components {
             result: components["schemas"]["Outcome"] | null;
             /** @description Who plays each seat, indexed by seat number. */
             seats: components["schemas"]["SeatInfo"][];
+            /**
+             * @description The server's time when it made this view (epoch milliseconds): count a seat's clock down from here rather than from the client's own clock.
+             * @default 0
+             */
+            server_time_ms: number;
             /** @description What the caller may see of the game: a per-game view (its `game` field says which), redacted for the caller's seat. */
             state: components["schemas"]["FbiView"] | components["schemas"]["FedsView"] | components["schemas"]["BonnieClydeView"];
             /** @description waiting: a seat is open (nobody may act until every seat is claimed or filled); active: being played; finished: over, with a result; abandoned: ended by the sweep after nobody acted for STAKEOUT_ABANDON_SECONDS, without a result; aborted: ended by its creator without a result. */
@@ -3158,6 +3214,12 @@ export interface components {
             utility_tokens: number[];
         };
         /**
+         * OnTimeOut
+         * @description One of: bot_turn, bot_seat, lose.
+         * @enum {string}
+         */
+        OnTimeOut: "bot_turn" | "bot_seat" | "lose";
+        /**
          * OpenSeat
          * @description A seat someone claims later with its invite (returned at creation); the game waits (status waiting) until no seat is open, or until its creator fills the rest with bots.
          */
@@ -3305,6 +3367,16 @@ export interface components {
              * @enum {string}
              */
             type: "feds.power_used";
+        };
+        /**
+         * Presence
+         * @description Whether a seat's player is at the table: online while a live feed of the seat is open (SSE, NDJSON, a long poll) or its token made a request in the last STAKEOUT_PRESENCE_SECONDS; away after that; never when it has not been seen. Not a fact of the game: it is not in the event log.
+         */
+        Presence: {
+            /** @description When the seat was last seen (epoch milliseconds, server clock): about now while online; null when never seen. */
+            last_seen_ms: number | null;
+            /** @description online, away or never (not seen since the game began). */
+            status: components["schemas"]["Status"];
         };
         /** @description An RFC 9457 problem. Branch on `type`; `detail` is for people. */
         Problem: {
@@ -3700,6 +3772,8 @@ export interface components {
             action: "move" | "commit" | "reveal";
             /** @description When it happened (epoch milliseconds, server clock). */
             at_ms: number;
+            /** @description In a game with a clock: the seat's bank when its turn began (ms), running from at_ms until deadline; null without a clock. */
+            clock_remaining_ms: number | null;
             /** @description When a bot acts for it (epoch ms); null without deadlines. */
             deadline: number | null;
             /** @description The game's id (24 hex digits). */
@@ -3754,6 +3828,16 @@ export interface components {
             type: "seat.claimed";
         };
         /**
+         * SeatClock
+         * @description A seat's time bank, derived from the event log's times. In a view it is as of server_time_ms; in the game list and the lobby, as of the game's last change. While running, a client counts down from remaining_ms, starting at server_time_ms.
+         */
+        SeatClock: {
+            /** @description What is left of the bank (milliseconds, 0 once its flag fell). */
+            remaining_ms: number;
+            /** @description True while the game awaits the seat (its bank is being charged). */
+            running: boolean;
+        };
+        /**
          * SeatGrant
          * @description A seat of a new game and, for a human seat, its token (shown this once).
          */
@@ -3778,6 +3862,8 @@ export interface components {
          * @description Who plays a seat now.
          */
         SeatInfo: {
+            /** @description The seat's time bank in a game with a clock, null without one. */
+            clock?: components["schemas"]["SeatClock"] | null;
             /** @description The client backend's own id of the seat's player (up to 200 characters), or null. Seen by everyone who may see the game: not a secret. */
             external_id?: string | null;
             /** @description The bot's level for a bot seat, null for a human seat. */
@@ -3789,6 +3875,8 @@ export interface components {
              * @default false
              */
             open: boolean;
+            /** @description Whether the seat's player is at the table now (docs/api-guide.md, "Presence"); null for a seat no person plays (a bot, a resigned or open seat), in the game list, and when the server's presence is off. */
+            presence?: components["schemas"]["Presence"] | null;
             /**
              * @description True when the seat's player resigned: a bot (level random) plays it.
              * @default false
@@ -3796,6 +3884,8 @@ export interface components {
             resigned: boolean;
             /** @description The seat number (0-based, in creation order). */
             seat: number;
+            /** @description Set while a bot plays this seat's turns because its player has been away `away_seconds` (the game's option); null otherwise, and once the player is back. */
+            substituted?: components["schemas"]["Substitution"] | null;
             /** @description human: played by a client with the seat token; bot: by the server; open: waiting to be claimed with its invite. */
             type: components["schemas"]["SeatType"];
         };
@@ -3956,6 +4046,12 @@ export interface components {
             games: components["schemas"]["GameStats"][];
         };
         /**
+         * Status
+         * @description One of: online, away, never.
+         * @enum {string}
+         */
+        Status: "online" | "away" | "never";
+        /**
          * StreamTicket
          * @description A single-use ticket for opening a live feed without an Authorization header
          *     (a browser's EventSource): pass it as `?ticket=`.
@@ -3965,6 +4061,20 @@ export interface components {
             expires_at_ms: number;
             /** @description The ticket (URL-safe text). Works once, until expires_at_ms. */
             ticket: string;
+        };
+        /**
+         * Substitution
+         * @description A bot plays the seat's turns (as time-outs, recorded as `turn.timed_out` or `seal.forfeited`) because its player was away too long; the seat is not resigned.
+         */
+        Substitution: {
+            /** @description When the first of those turns was played (epoch milliseconds). */
+            since_ms: number;
+            /**
+             * @description back: it ends when the player is online again; the seat's next turn is theirs.
+             * @default back
+             * @constant
+             */
+            until: "back";
         };
         /**
          * SwapSirens
@@ -4098,6 +4208,8 @@ export interface components {
             bot_level: components["schemas"]["BotLevel"];
             /** @description Seconds of waiting after which bots fill; null: never. */
             bots_after_seconds: number | null;
+            /** @description The matched game's clock (the default when none was asked). */
+            clock: components["schemas"]["Clock"];
             /** @description When it was made (epoch milliseconds). */
             created_ms: number;
             /** @description When it expires unless matched (epoch milliseconds). */
@@ -4158,6 +4270,8 @@ export interface components {
             bot_level: components["schemas"]["BotLevel"];
             /** @description Seconds of waiting after which bots fill; null: never. */
             bots_after_seconds: number | null;
+            /** @description The matched game's clock (the default when none was asked). */
+            clock: components["schemas"]["Clock"];
             /** @description When it was made (epoch milliseconds). */
             created_ms: number;
             /** @description When it expires unless matched (epoch milliseconds). */

@@ -250,6 +250,16 @@ class Commit(Struct, kw_only=True):
     ) = UNSET
 
 
+AwaySeconds: TypeAlias = Annotated[
+    int,
+    Meta(
+        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0).",
+        ge=5,
+        le=2592000,
+    ),
+]
+
+
 TurnSeconds: TypeAlias = Annotated[
     int,
     Meta(
@@ -270,6 +280,16 @@ BotsAfterSeconds: TypeAlias = Annotated[
 ]
 
 
+AwaySeconds2: TypeAlias = Annotated[
+    int,
+    Meta(
+        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0).",
+        ge=5,
+        le=2592000,
+    ),
+]
+
+
 TurnSeconds2: TypeAlias = Annotated[
     int,
     Meta(
@@ -286,6 +306,16 @@ BotsAfterSeconds2: TypeAlias = Annotated[
         description="Wait this long (1 to 3600 seconds) for people, then bots fill the seats nobody took; null: never (only people).",
         ge=1,
         le=3600,
+    ),
+]
+
+
+AwaySeconds4: TypeAlias = Annotated[
+    int,
+    Meta(
+        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0).",
+        ge=5,
+        le=2592000,
     ),
 ]
 
@@ -1887,6 +1917,15 @@ class SeatAwaitedNotification(Struct, kw_only=True):
 
     action: Annotated[Literal["move", "commit", "reveal"], Meta(description="What it must do.")]
     at_ms: Annotated[int, Meta(description="When it happened (epoch milliseconds, server clock).")]
+    clock_remaining_ms: (
+        Annotated[
+            int,
+            Meta(
+                description="In a game with a clock: the seat's bank when its turn began (ms), running from at_ms until deadline; null without a clock."
+            ),
+        ]
+        | None
+    )
     deadline: (
         Annotated[
             int, Meta(description="When a bot acts for it (epoch ms); null without deadlines.")
@@ -1948,6 +1987,21 @@ class SeatClaimed(Struct, kw_only=True, tag_field="type", tag="seat.claimed"):
         | None
         | UnsetType
     ) = UNSET
+
+
+class SeatClock(Struct, kw_only=True):
+    """
+    A seat's time bank, derived from the event log's times. In a view it is as of server_time_ms; in the game list and the lobby, as of the game's last change. While running, a client counts down from remaining_ms, starting at server_time_ms.
+    """
+
+    remaining_ms: Annotated[
+        int,
+        Meta(description="What is left of the bank (milliseconds, 0 once its flag fell)."),
+    ]
+    running: Annotated[
+        bool,
+        Meta(description="True while the game awaits the seat (its bank is being charged)."),
+    ]
 
 
 class SeatLeft(Struct, kw_only=True, tag_field="type", tag="seat.left"):
@@ -2084,6 +2138,26 @@ class StreamTicket(Struct, kw_only=True):
     ]
 
 
+class Substitution(Struct, kw_only=True):
+    """
+    A bot plays the seat's turns (as time-outs, recorded as `turn.timed_out` or `seal.forfeited`) because its player was away too long; the seat is not resigned.
+    """
+
+    since_ms: Annotated[
+        int,
+        Meta(description="When the first of those turns was played (epoch milliseconds)."),
+    ]
+    until: (
+        Annotated[
+            Literal["back"],
+            Meta(
+                description="back: it ends when the player is online again; the seat's next turn is theirs."
+            ),
+        ]
+        | UnsetType
+    ) = "back"
+
+
 class SwapSirens(Struct, kw_only=True, tag_field="type", tag="feds.swap_sirens"):
     """
     Redeploy with sirens on, instead of moving an agent: swap two siren tokens.
@@ -2215,47 +2289,6 @@ class TicketPlayer(Struct, kw_only=True):
         | None
         | UnsetType
     ) = UNSET
-
-
-class TicketView(Struct, kw_only=True):
-    """
-    A matchmaking ticket: what it asks for, and once matched, its game and seat.
-    """
-
-    bot_level: Annotated[
-        Literal["random", "greedy", "expert"],
-        Meta(description="The level of the bots that fill seats.", title="BotLevel"),
-    ]
-    bots_after_seconds: (
-        Annotated[int, Meta(description="Seconds of waiting after which bots fill; null: never.")]
-        | None
-    )
-    created_ms: Annotated[int, Meta(description="When it was made (epoch milliseconds).")]
-    expires_ms: Annotated[
-        int, Meta(description="When it expires unless matched (epoch milliseconds).")
-    ]
-    game: Annotated[
-        str,
-        Meta(description="The game: fbi, feds (The Feds) or bonnie_clyde (Bonnie and Clyde)."),
-    ]
-    id: Annotated[str, Meta(description="The ticket's id (24 hex digits).")]
-    match: (
-        Annotated[
-            TicketMatch,
-            Meta(description="The game and seat once matched; null before (and if never)."),
-        ]
-        | None
-    )
-    options: Annotated[dict[str, Any], Meta(description="The game's options, defaults filled in.")]
-    player: Annotated[TicketPlayer, Meta(description="Who the ticket seats.")]
-    seats: Annotated[list[int], Meta(description="The seat counts it accepts, ascending.")]
-    status: Annotated[
-        Literal["waiting", "matching", "matched", "cancelled", "expired"],
-        Meta(
-            description="waiting: not matched yet; matching: seated, its game being made (a moment); matched: `match` says where; cancelled: by DELETE (only its answer says so: a cancelled ticket is gone); expired: unmatched until expires_ms.",
-            title="TicketStatus",
-        ),
-    ]
 
 
 class TurnStarted(Struct, kw_only=True, tag_field="type", tag="fbi.turn_started"):
@@ -2871,6 +2904,63 @@ class CityCard(Struct, kw_only=True):
     ]
 
 
+class Clock(Struct, kw_only=True):
+    """
+    A game's clock: each human seat's time bank (issue 34). The bank is charged while
+    the game awaits the seat; ``increment_seconds`` are added after each of its acts,
+    capped at ``initial_seconds``.
+    """
+
+    initial_seconds: Annotated[
+        int,
+        Meta(
+            description="Each seat's bank at the start, in seconds (5 to 2592000, 30 days).",
+            ge=5,
+            le=2592000,
+        ),
+    ]
+    increment_seconds: (
+        Annotated[
+            int,
+            Meta(
+                description="Seconds added to the seat's bank after each of its acts (a move, a commitment, a reveal), the bank capped at initial_seconds (0 to 2592000). Default: `0`.",
+                ge=0,
+                le=2592000,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    on_time_out: (
+        Annotated[
+            Literal["bot_turn", "bot_seat", "lose"],
+            Meta(
+                description="What happens when a seat's bank runs out. bot_turn: a bot plays that turn (a random legal move, or a forfeit in a sealed step), and the seat keeps playing with its increment as its bank; bot_seat: a bot plays the seat from then on, as after a resignation; lose: as bot_seat, and the seat is ranked last in the result's rated_places and in its rating. Default: `\"bot_seat\"`.",
+                title="OnTimeOut",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class ClockFlagged(Struct, kw_only=True, tag_field="type", tag="clock.flagged"):
+    """
+    The seat's bank ran out (by the log's own times): the time-out's events follow
+    (``turn.timed_out`` and a bot's move, or ``seal.forfeited``). With ``bot_seat`` or
+    ``lose`` a bot plays the seat from here on; with ``lose`` it is ranked last.
+    """
+
+    on_time_out: Annotated[
+        Literal["bot_turn", "bot_seat", "lose"],
+        Meta(description="The clock's on_time_out: what follows now.", title="OnTimeOut"),
+    ]
+    seat: Annotated[
+        int,
+        Meta(
+            description="A seat number: 0 is the first seat listed at creation, then 1, 2, … up to the number of seats minus one."
+        ),
+    ]
+
+
 class CreateBonnieClydeGame(Struct, kw_only=True):
     """
     Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
@@ -2885,6 +2975,26 @@ class CreateBonnieClydeGame(Struct, kw_only=True):
             min_length=2,
         ),
     ]
+    away_seconds: (
+        Annotated[
+            AwaySeconds,
+            Meta(
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0)."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     options: (
         Annotated[
             BonnieClydeOptions,
@@ -2954,6 +3064,16 @@ class CreateBonnieClydeTicket(Struct, kw_only=True):
         | None
         | UnsetType
     ) = UNSET
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="The matched game's clock (time banks; see POST /v1/games); tickets match only with tickets asking for the same. Null: the default, 300 s with 10 s added after each act, a bot playing the seat once its time runs out (bot_seat)."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     expires_in_seconds: (
         Annotated[
             int,
@@ -3001,6 +3121,26 @@ class CreateFedsGame(Struct, kw_only=True):
             min_length=2,
         ),
     ]
+    away_seconds: (
+        Annotated[
+            AwaySeconds4,
+            Meta(
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0)."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     options: (
         Annotated[
             FedsOptions,
@@ -3065,6 +3205,16 @@ class CreateFedsTicket(Struct, kw_only=True):
             BotsAfterSeconds4,
             Meta(
                 description="Wait this long (1 to 3600 seconds) for people, then bots fill the seats nobody took; null: never (only people)."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="The matched game's clock (time banks; see POST /v1/games); tickets match only with tickets asking for the same. Null: the default, 300 s with 10 s added after each act, a bot playing the seat once its time runs out (bot_seat)."
             ),
         ]
         | None
@@ -3579,6 +3729,29 @@ class PlayerProfile(Struct, kw_only=True):
     ]
 
 
+class Presence(Struct, kw_only=True):
+    """
+    Whether a seat's player is at the table: online while a live feed of the seat is open (SSE, NDJSON, a long poll) or its token made a request in the last STAKEOUT_PRESENCE_SECONDS; away after that; never when it has not been seen. Not a fact of the game: it is not in the event log.
+    """
+
+    last_seen_ms: (
+        Annotated[
+            int,
+            Meta(
+                description="When the seat was last seen (epoch milliseconds, server clock): about now while online; null when never seen."
+            ),
+        ]
+        | None
+    )
+    status: Annotated[
+        Literal["online", "away", "never"],
+        Meta(
+            description="online, away or never (not seen since the game began).",
+            title="Status",
+        ),
+    ]
+
+
 class PurpleCardsDealt(Struct, kw_only=True, tag_field="type", tag="fbi.purple_cards_dealt"):
     """
     Each seat's slammer starts with a purple +k card and its matching -k card, face up.
@@ -3706,6 +3879,14 @@ class SeatInfo(Struct, kw_only=True):
             title="SeatType",
         ),
     ]
+    clock: (
+        Annotated[
+            SeatClock,
+            Meta(description="The seat's time bank in a game with a clock, null without one."),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     external_id: (
         Annotated[
             str,
@@ -3731,6 +3912,16 @@ class SeatInfo(Struct, kw_only=True):
         ]
         | UnsetType
     ) = False
+    presence: (
+        Annotated[
+            Presence,
+            Meta(
+                description="Whether the seat's player is at the table now (docs/api-guide.md, \"Presence\"); null for a seat no person plays (a bot, a resigned or open seat), in the game list, and when the server's presence is off."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     resigned: (
         Annotated[
             bool,
@@ -3740,6 +3931,16 @@ class SeatInfo(Struct, kw_only=True):
         ]
         | UnsetType
     ) = False
+    substituted: (
+        Annotated[
+            Substitution,
+            Meta(
+                description="Set while a bot plays this seat's turns because its player has been away `away_seconds` (the game's option); null otherwise, and once the player is back."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
 
 
 class SeatSpec(Struct, kw_only=True):
@@ -3846,6 +4047,10 @@ class TicketCreated(Struct, kw_only=True):
         Annotated[int, Meta(description="Seconds of waiting after which bots fill; null: never.")]
         | None
     )
+    clock: Annotated[
+        Clock,
+        Meta(description="The matched game's clock (the default when none was asked)."),
+    ]
     created_ms: Annotated[int, Meta(description="When it was made (epoch milliseconds).")]
     expires_ms: Annotated[
         int, Meta(description="When it expires unless matched (epoch milliseconds).")
@@ -3871,6 +4076,51 @@ class TicketCreated(Struct, kw_only=True):
             description="The ticket's secret: send it as `Authorization: Bearer <secret>` to read the ticket (with its seat token once matched) or cancel it. Give it to the player's app; the server keeps only its hash."
         ),
     ]
+    status: Annotated[
+        Literal["waiting", "matching", "matched", "cancelled", "expired"],
+        Meta(
+            description="waiting: not matched yet; matching: seated, its game being made (a moment); matched: `match` says where; cancelled: by DELETE (only its answer says so: a cancelled ticket is gone); expired: unmatched until expires_ms.",
+            title="TicketStatus",
+        ),
+    ]
+
+
+class TicketView(Struct, kw_only=True):
+    """
+    A matchmaking ticket: what it asks for, and once matched, its game and seat.
+    """
+
+    bot_level: Annotated[
+        Literal["random", "greedy", "expert"],
+        Meta(description="The level of the bots that fill seats.", title="BotLevel"),
+    ]
+    bots_after_seconds: (
+        Annotated[int, Meta(description="Seconds of waiting after which bots fill; null: never.")]
+        | None
+    )
+    clock: Annotated[
+        Clock,
+        Meta(description="The matched game's clock (the default when none was asked)."),
+    ]
+    created_ms: Annotated[int, Meta(description="When it was made (epoch milliseconds).")]
+    expires_ms: Annotated[
+        int, Meta(description="When it expires unless matched (epoch milliseconds).")
+    ]
+    game: Annotated[
+        str,
+        Meta(description="The game: fbi, feds (The Feds) or bonnie_clyde (Bonnie and Clyde)."),
+    ]
+    id: Annotated[str, Meta(description="The ticket's id (24 hex digits).")]
+    match: (
+        Annotated[
+            TicketMatch,
+            Meta(description="The game and seat once matched; null before (and if never)."),
+        ]
+        | None
+    )
+    options: Annotated[dict[str, Any], Meta(description="The game's options, defaults filled in.")]
+    player: Annotated[TicketPlayer, Meta(description="Who the ticket seats.")]
+    seats: Annotated[list[int], Meta(description="The seat counts it accepts, ascending.")]
     status: Annotated[
         Literal["waiting", "matching", "matched", "cancelled", "expired"],
         Meta(
@@ -4095,6 +4345,26 @@ class CreateFbiGame(Struct, kw_only=True):
             min_length=2,
         ),
     ]
+    away_seconds: (
+        Annotated[
+            AwaySeconds2,
+            Meta(
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0)."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     options: (
         Annotated[
             FbiOptions,
@@ -4159,6 +4429,16 @@ class CreateFbiTicket(Struct, kw_only=True):
             BotsAfterSeconds2,
             Meta(
                 description="Wait this long (1 to 3600 seconds) for people, then bots fill the seats nobody took; null: never (only people)."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="The matched game's clock (time banks; see POST /v1/games); tickets match only with tickets asking for the same. Null: the default, 300 s with 10 s added after each act, a bot playing the seat once its time runs out (bot_seat)."
             ),
         ]
         | None
@@ -4362,6 +4642,14 @@ class GameCreated(Struct, kw_only=True, tag_field="type", tag="game.created"):
             description="hex(SHA-256(seed)): the secret shuffle seed, published in the replay once the game is over, must hash to this."
         ),
     ]
+    clock: (
+        Annotated[
+            Clock,
+            Meta(description="The game's clock (time banks), or null: none."),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
 
 
 class GameCreatedResponse(Struct, kw_only=True):
@@ -4544,6 +4832,15 @@ class GameView(Struct, kw_only=True):
         | None
         | UnsetType
     ) = UNSET
+    server_time_ms: (
+        Annotated[
+            int,
+            Meta(
+                description="The server's time when it made this view (epoch milliseconds): count a seat's clock down from here rather than from the client's own clock."
+            ),
+        ]
+        | UnsetType
+    ) = 0
 
 
 class InviteInfo(Struct, kw_only=True):
@@ -4672,6 +4969,7 @@ class EventRecord(Struct, kw_only=True):
         | SealRevealed
         | SealForfeited
         | TurnTimedOut
+        | ClockFlagged
         | ResultRecorded
         | GameAbandoned
         | SeatResigned
