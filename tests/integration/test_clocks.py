@@ -15,6 +15,9 @@ import pytest
 from domain.sealed import commitment
 from domain.verify import ReplayDocument, VerificationError, verify
 from tests.helpers import API_KEY, auth, view, wait_for
+from tests.integration.test_matchmaking import api, match_pass, read, ticket, two_keys
+
+__all__ = ["api", "two_keys"]  # the matchmaking tests' fixtures, used here too
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
 HUMAN_AND_BOTS = [{"type": "human"}] + [{"type": "bot", "level": "random"}] * 3
@@ -219,3 +222,32 @@ def test_bot_turn_plays_one_turn_and_the_seat_plays_on_with_its_increment(
             headers=auth(token),
         )
     assert answer.status_code == 200, answer.text
+
+
+def test_matched_games_get_the_default_clock_unless_their_tickets_name_one(
+    api: Any, two_keys: Any
+) -> None:
+    ann, bob = ticket(api, "ann", seats=[2]), ticket(api, "bob", seats=[2])
+    default = {"initial_seconds": 300, "increment_seconds": 10, "on_time_out": "bot_seat"}
+    assert ann["clock"] == default
+    slow = {"initial_seconds": 3 * 86400, "increment_seconds": 86400, "on_time_out": "lose"}
+    cy, dee = ticket(api, "cy", seats=[2], clock=slow), ticket(api, "dee", seats=[2], clock=slow)
+    eve = ticket(api, "eve", seats=[2], clock={**slow, "on_time_out": "bot_turn"})
+    assert match_pass(two_keys).games == 2  # a ticket meets only tickets of its clock
+    assert read(api, eve)["status"] == "waiting"
+    for pair, clock in (((ann, bob), default), ((cy, dee), slow)):
+        (game_id,) = {read(api, t)["match"]["game_id"] for t in pair}
+        assert {read(api, t)["match"]["game_id"] for t in pair} == {game_id}
+        created = _events(api, game_id)[0]["event"]
+        assert created["type"] == "game.created"
+        assert created["clock"] == clock  # in the log, so a replay re-derives the banks
+        seen = api.get(f"/v1/games/{game_id}").json()
+        awaited = seen["awaiting"][0]
+        assert seen["seats"][awaited["seat"]]["clock"]["running"] is True
+        assert awaited["deadline"] == _at(api, game_id, 1) + clock["initial_seconds"] * 1000
+    bad = api.post(
+        "/v1/matchmaking/tickets",
+        json={"game": "fbi", "player": {"external_id": "fay"}, "clock": {"initial_seconds": 1}},
+        headers=auth(API_KEY),
+    )
+    assert bad.status_code == 400, bad.text
