@@ -6,6 +6,7 @@ from this process's clock: the view's ``server_time_ms`` is the only "now" used.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from typing import Any
 
@@ -16,8 +17,10 @@ from domain.sealed import commitment
 from domain.verify import ReplayDocument, VerificationError, verify
 from tests.helpers import API_KEY, auth, view, wait_for
 from tests.integration.test_matchmaking import api, match_pass, read, ticket, two_keys
+from tests.integration.test_webhooks import fast_client
+from tests.receiver import Receiver
 
-__all__ = ["api", "two_keys"]  # the matchmaking tests' fixtures, used here too
+__all__ = ["api", "fast_client", "two_keys"]  # other tests' fixtures, used here too
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
 HUMAN_AND_BOTS = [{"type": "human"}] + [{"type": "bot", "level": "random"}] * 3
@@ -251,3 +254,34 @@ def test_matched_games_get_the_default_clock_unless_their_tickets_name_one(
         headers=auth(API_KEY),
     )
     assert bad.status_code == 400, bad.text
+
+
+@pytest.mark.usefixtures("webhook_worker", "worker")
+def test_seat_awaited_carries_the_seats_bank_as_the_log_charged_it(fast_client: Any) -> None:
+    receiver = Receiver()
+    try:
+        client, cap = fast_client, 600_000
+        created = _create(client, HUMANS2, {"initial_seconds": 600})
+        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        hook = {"url": receiver.url, "events": ["seat.awaited"], "game_id": game_id}
+        assert client.post("/v1/webhooks", json=hook, headers=auth(API_KEY)).status_code == 201
+        first = view(client, game_id)["awaiting"][0]["seat"]
+        times = [_at(client, game_id, created["version"])]
+        for seat in (first, 1 - first):
+            move = view(client, game_id, tokens[seat])["legal"][0]
+            answer = client.post(
+                f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[seat])
+            )
+            assert answer.status_code == 200, answer.text
+            times.append(answer.json()["events"][0]["at_ms"])
+
+        def commits() -> dict[int, int] | None:
+            notes = [json.loads(body) for _, body in receiver.requests]
+            found = {n["seat"]: n["clock_remaining_ms"] for n in notes if n["action"] == "commit"}
+            return found if len(found) == 2 else None
+
+        # In the sealed step each seat's bank is what its own wait cost it, from the log.
+        charged = {first: cap - (times[1] - times[0]), 1 - first: cap - (times[2] - times[1])}
+        assert wait_for(commits, timeout=60) == charged
+    finally:
+        receiver.close()
