@@ -144,6 +144,10 @@ def test_bot_seat_a_bot_plays_on_and_verify_rederives_it_and_refuses_a_forged_ea
     flag = wait_for(lambda: _flagged(client, game_id), timeout=60)[0]
     assert flag["event"] == {"type": "clock.flagged", "seat": 0, "on_time_out": "bot_seat"}
     assert flag["at_ms"] >= opened + 5_000  # never before the bank was empty, by the log
+    # Seat 0 was awaited from the act before its flag on: its bank ran out 5 s later.
+    due = _at(client, game_id, flag["version"] - 1) + 5_000
+    assert flag["at_ms"] >= due
+    print(f"flag fell {flag['at_ms'] - due} ms after it was due")
     after = [e for e in _events(client, game_id) if e["version"] == flag["version"] + 1]
     assert after[0]["event"]["type"] == "turn.timed_out"
     seen = view(client, game_id, token)
