@@ -93,6 +93,7 @@ def test_invite_claim_start_and_identities(client: TestClient[Any]) -> None:
         "name": "Bo",
         "external_id": "user-2",
         "open": False,
+        "clock": None,
     }
     # Events say who sat down, never a token.
     events = client.get(f"/v1/games/{game_id}/events").json()["events"]

@@ -46,7 +46,9 @@ def test_views_of_the_past_open_when_the_game_is_over(client: TestClient[Litesta
     later = client.get(f"/v1/games/{game_id}/replay/{opening + 2}").json()
     assert later["version"] == opening + 2
     last = client.get(f"/v1/games/{game_id}/replay/{final['version']}").json()
-    assert last == {**final, "awaiting": last["awaiting"]}
+    # The same view but for when it was made: a past version's view is as of that version.
+    assert last == {**final, "awaiting": last["awaiting"], "server_time_ms": last["server_time_ms"]}
+    assert last["server_time_ms"] <= final["server_time_ms"]
 
     # A seat's view then: its own hand and legal moves; a spectator's has none.
     awaited = dealt["awaiting"][0]["seat"]
