@@ -114,9 +114,16 @@ class DeadlineStore:
         """The turns of ``loaded`` as its change's follow-up records them: the recorded ones
         and those it is about to record (it runs just after the change was answered, so a
         read can come first; they are timed from the change, as the follow-up times them).
-        Nothing in a game without turn deadlines (and no round trip)."""
+        Nothing in a game without turn deadlines, and in a game with a clock the moments
+        its banks run out, from the snapshot (neither makes a round trip)."""
         if not timed(loaded):
             return {}
+        if loaded.meta.turn_seconds is None:  # a clock: its deadlines are in the snapshot
+            return {
+                a.seat: Deadline(a.seat, a.action, a.step, flag_ms(loaded.match, a.seat) or 0)
+                for a in loaded.awaited
+                if a.seat in loaded.running
+            }
         known = await self.current(loaded.game_id)
         return planned(known, loaded, loaded.changed_ms, acted_seats)
 
