@@ -107,9 +107,15 @@ class Asgi:
         return status, b"".join(chunks)
 
 
-async def _table(asgi: Asgi, deadline: list[int], prefer: bool, rng: random.Random) -> list[int]:
+async def _table(
+    asgi: Asgi,
+    deadline: list[int],
+    prefer: bool,
+    rng: random.Random,
+    clock: dict[str, Any] | None = None,
+) -> list[int]:
     """One game after another until ``deadline[0]`` acts are done in all; returns
-    [acts, gets]."""
+    [acts, gets]. ``clock``: the games' clock (bench/clock_cost.py), else none."""
     acts = gets = 0
     extra = ((b"prefer", b"return=representation"),) if prefer else ()
     while deadline[0] > 0:
@@ -117,7 +123,10 @@ async def _table(asgi: Asgi, deadline: list[int], prefer: bool, rng: random.Rand
             "POST",
             "/v1/games",
             KEY,
-            msgspec.json.encode({"game": "fbi", "seats": [{"type": "human"}] * 4}),
+            msgspec.json.encode(
+                {"game": "fbi", "seats": [{"type": "human"}] * 4}
+                | ({"clock": clock} if clock else {})
+            ),
         )
         assert status == 201, body
         created = msgspec.json.decode(body)

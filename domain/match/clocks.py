@@ -15,6 +15,7 @@ time-out is accepted only once the seat's bank is empty at the time-out's own ti
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import msgspec
@@ -32,10 +33,13 @@ def running(game: AnyGame, match: Match) -> set[int]:
     return {a.seat for a in awaiting(game, match) if match.seats[a.seat].type == "human"}
 
 
-def charge(game: AnyGame, match: Match, at_ms: int) -> Match:
+def charge(
+    game: AnyGame, match: Match, at_ms: int, awaited: Collection[int] | None = None
+) -> Match:
     """``match`` with its banks charged up to ``at_ms`` (the next act's time): the seats it
     awaited lose the time since the last act. A time before the last one charges nothing
-    (two processes' clocks may differ by a little; the log's order wins)."""
+    (two processes' clocks may differ by a little; the log's order wins). ``awaited``: the
+    seats `running` names, when the caller has them (worked out once per snapshot)."""
     banks = match.banks
     if banks is None:
         return match
@@ -44,7 +48,7 @@ def charge(game: AnyGame, match: Match, at_ms: int) -> Match:
     elapsed = at_ms - banks.since_ms
     if elapsed <= 0:
         return match
-    seats = running(game, match)
+    seats = running(game, match) if awaited is None else awaited
     remaining = tuple(
         max(0, left - elapsed) if seat in seats else left
         for seat, left in enumerate(banks.remaining_ms)
@@ -87,13 +91,17 @@ def fold_stored(
     return fold(game, match, event)
 
 
-def remaining_ms(game: AnyGame, match: Match, now_ms: int) -> list[int] | None:
+def remaining_ms(
+    game: AnyGame, match: Match, now_ms: int, awaited: Collection[int] | None = None
+) -> list[int] | None:
     """Each seat's bank at ``now_ms`` (None without a clock): as charged, less the time
     since the last act for the seats it runs for."""
     banks = match.banks
     if banks is None:
         return None
-    seats = running(game, match) if banks.since_ms else set()
+    if not banks.since_ms:
+        return list(banks.remaining_ms)
+    seats = running(game, match) if awaited is None else awaited
     elapsed = max(0, now_ms - banks.since_ms)
     return [
         max(0, left - elapsed) if seat in seats else left

@@ -8,7 +8,7 @@ folds them; the service stores them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import msgspec
@@ -117,17 +117,20 @@ class MatchEngine:
 
     # ---- clocks ---------------------------------------------------------------------
 
-    def charged(self, match: Match, at_ms: int) -> Match:
-        """The banks charged up to an act at ``at_ms``: decide the act on this match."""
-        return clocks.charge(self.game, match, at_ms)
+    def charged(self, match: Match, at_ms: int, awaited: Collection[int] | None = None) -> Match:
+        """The banks charged up to an act at ``at_ms``: decide the act on this match
+        (``awaited``: the seats whose bank runs, when known)."""
+        return clocks.charge(self.game, match, at_ms, awaited)
 
     def credited(self, match: Match, act: Any) -> Match:
         """The banks after ``act``'s events were folded: its seat's increment."""
         return clocks.credit(match, act)
 
-    def clocks(self, match: Match, now_ms: int) -> list[int] | None:
+    def clocks(
+        self, match: Match, now_ms: int, awaited: Collection[int] | None = None
+    ) -> list[int] | None:
         """Each seat's bank at ``now_ms`` (ms), None without a clock."""
-        return clocks.remaining_ms(self.game, match, now_ms)
+        return clocks.remaining_ms(self.game, match, now_ms, awaited)
 
     def running(self, match: Match) -> set[int]:
         """The seats whose bank runs now."""

@@ -151,7 +151,7 @@ class FollowUp:
             (recorded.scores, recorded.winners) if recorded is not None else None,
             ended="abandoned" if match.abandoned else "aborted" if match.aborted else None,
         )
-        banks = loaded.engine.clocks(match, at_ms)
+        banks = loaded.engine.clocks(match, at_ms, loaded.running)
         if banks is not None:  # the awaited seat's bank, for "2 days left"
             notes = [
                 msgspec.structs.replace(n, clock_remaining_ms=banks[n.seat])

@@ -147,7 +147,7 @@ def _problem_schema() -> dict[str, Any]:
 def _strict_request_schemas() -> set[str]:
     """Component names of Structs that refuse unknown fields (requests and moves)."""
     names = {"HumanSeat", "BotSeat", "OpenSeat", "Commit", "Reveal", "RegisterWebhook"}
-    names |= {"ClaimRequest", "FillRequest", "TicketPlayer"}
+    names |= {"ClaimRequest", "FillRequest", "TicketPlayer", "Clock"}
     for kind in ("Game", "Ticket"):
         names |= {
             f"Create{''.join(p.title() for p in g.name.split('_'))}{kind}" for g in registry.games()

@@ -140,7 +140,8 @@ def _decided(
         return _Decided(None, [], VersionMismatch(match.version))
     # In a game with a clock the act is decided on the banks charged up to its own time
     # (the time its events are stored with), so a replay re-derives the same decision.
-    charged = loaded.engine.charged(match, now_ms) if match.banks is not None else match
+    banks = match.banks
+    charged = match if banks is None else loaded.engine.charged(match, now_ms, loaded.running)
     try:
         # Only a bot's choice is handed the seed (it draws); a submitted act is fixed.
         act = submission.choose(loaded, seed) if isinstance(submission, _BotAct) else submission.act

@@ -53,6 +53,12 @@ class Loaded:
         follow-up and the next view read all ask; the snapshot never changes)."""
         return tuple(self.engine.awaiting(self.match))
 
+    @functools.cached_property
+    def running(self) -> frozenset[int]:
+        """The seats whose clock runs now: the human seats awaited (`awaited`, once)."""
+        seats = self.match.seats
+        return frozenset(a.seat for a in self.awaited if seats[a.seat].type == "human")
+
 
 @dataclass(frozen=True, slots=True)
 class Submission:

@@ -123,10 +123,10 @@ def substitution_info(presence: SeatPresence | None) -> Substitution | None:
 
 def seat_clocks(loaded: Loaded, now_ms: int) -> list[SeatClock] | None:
     """Each seat's bank at ``now_ms``, and whether it runs; None without a clock."""
-    banks = loaded.engine.clocks(loaded.match, now_ms)
-    if banks is None:
+    if loaded.match.banks is None:
         return None
-    running = loaded.engine.running(loaded.match)
+    running = loaded.running
+    banks = loaded.engine.clocks(loaded.match, now_ms, running) or []
     return [SeatClock(left, seat in running) for seat, left in enumerate(banks)]
 
 

@@ -6,6 +6,7 @@ from this process's clock: the view's ``server_time_ms`` is the only "now" used.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from typing import Any
 
@@ -15,6 +16,11 @@ import pytest
 from domain.sealed import commitment
 from domain.verify import ReplayDocument, VerificationError, verify
 from tests.helpers import API_KEY, auth, view, wait_for
+from tests.integration.test_matchmaking import api, match_pass, read, ticket, two_keys
+from tests.integration.test_webhooks import fast_client
+from tests.receiver import Receiver
+
+__all__ = ["api", "fast_client", "two_keys"]  # other tests' fixtures, used here too
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
 HUMAN_AND_BOTS = [{"type": "human"}] + [{"type": "bot", "level": "random"}] * 3
@@ -138,6 +144,10 @@ def test_bot_seat_a_bot_plays_on_and_verify_rederives_it_and_refuses_a_forged_ea
     flag = wait_for(lambda: _flagged(client, game_id), timeout=60)[0]
     assert flag["event"] == {"type": "clock.flagged", "seat": 0, "on_time_out": "bot_seat"}
     assert flag["at_ms"] >= opened + 5_000  # never before the bank was empty, by the log
+    # Seat 0 was awaited from the act before its flag on: its bank ran out 5 s later.
+    due = _at(client, game_id, flag["version"] - 1) + 5_000
+    assert flag["at_ms"] >= due
+    print(f"flag fell {flag['at_ms'] - due} ms after it was due")
     after = [e for e in _events(client, game_id) if e["version"] == flag["version"] + 1]
     assert after[0]["event"]["type"] == "turn.timed_out"
     seen = view(client, game_id, token)
@@ -219,3 +229,63 @@ def test_bot_turn_plays_one_turn_and_the_seat_plays_on_with_its_increment(
             headers=auth(token),
         )
     assert answer.status_code == 200, answer.text
+
+
+def test_matched_games_get_the_default_clock_unless_their_tickets_name_one(
+    api: Any, two_keys: Any
+) -> None:
+    ann, bob = ticket(api, "ann", seats=[2]), ticket(api, "bob", seats=[2])
+    default = {"initial_seconds": 300, "increment_seconds": 10, "on_time_out": "bot_seat"}
+    assert ann["clock"] == default
+    slow = {"initial_seconds": 3 * 86400, "increment_seconds": 86400, "on_time_out": "lose"}
+    cy, dee = ticket(api, "cy", seats=[2], clock=slow), ticket(api, "dee", seats=[2], clock=slow)
+    eve = ticket(api, "eve", seats=[2], clock={**slow, "on_time_out": "bot_turn"})
+    assert match_pass(two_keys).games == 2  # a ticket meets only tickets of its clock
+    assert read(api, eve)["status"] == "waiting"
+    for pair, clock in (((ann, bob), default), ((cy, dee), slow)):
+        (game_id,) = {read(api, t)["match"]["game_id"] for t in pair}
+        assert {read(api, t)["match"]["game_id"] for t in pair} == {game_id}
+        created = _events(api, game_id)[0]["event"]
+        assert created["type"] == "game.created"
+        assert created["clock"] == clock  # in the log, so a replay re-derives the banks
+        seen = api.get(f"/v1/games/{game_id}").json()
+        awaited = seen["awaiting"][0]
+        assert seen["seats"][awaited["seat"]]["clock"]["running"] is True
+        assert awaited["deadline"] == _at(api, game_id, 1) + clock["initial_seconds"] * 1000
+    bad = api.post(
+        "/v1/matchmaking/tickets",
+        json={"game": "fbi", "player": {"external_id": "fay"}, "clock": {"initial_seconds": 1}},
+        headers=auth(API_KEY),
+    )
+    assert bad.status_code == 400, bad.text
+
+
+@pytest.mark.usefixtures("webhook_worker", "worker")
+def test_seat_awaited_carries_the_seats_bank_as_the_log_charged_it(fast_client: Any) -> None:
+    receiver = Receiver()
+    try:
+        client, cap = fast_client, 600_000
+        created = _create(client, HUMANS2, {"initial_seconds": 600})
+        game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
+        hook = {"url": receiver.url, "events": ["seat.awaited"], "game_id": game_id}
+        assert client.post("/v1/webhooks", json=hook, headers=auth(API_KEY)).status_code == 201
+        first = view(client, game_id)["awaiting"][0]["seat"]
+        times = [_at(client, game_id, created["version"])]
+        for seat in (first, 1 - first):
+            move = view(client, game_id, tokens[seat])["legal"][0]
+            answer = client.post(
+                f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[seat])
+            )
+            assert answer.status_code == 200, answer.text
+            times.append(answer.json()["events"][0]["at_ms"])
+
+        def commits() -> dict[int, int] | None:
+            notes = [json.loads(body) for _, body in receiver.requests]
+            found = {n["seat"]: n["clock_remaining_ms"] for n in notes if n["action"] == "commit"}
+            return found if len(found) == 2 else None
+
+        # In the sealed step each seat's bank is what its own wait cost it, from the log.
+        charged = {first: cap - (times[1] - times[0]), 1 - first: cap - (times[2] - times[1])}
+        assert wait_for(commits, timeout=60) == charged
+    finally:
+        receiver.close()

@@ -135,6 +135,7 @@ def test_a_resigned_seat_is_played_by_a_bot_and_its_token_may_only_look(
         "name": None,
         "external_id": None,
         "open": False,
+        "clock": None,
     }
     assert seen["seats"][0]["resigned"] is False
     assert seen["legal"] == []

@@ -46,9 +46,12 @@ def test_views_of_the_past_open_when_the_game_is_over(client: TestClient[Litesta
     later = client.get(f"/v1/games/{game_id}/replay/{opening + 2}").json()
     assert later["version"] == opening + 2
     last = client.get(f"/v1/games/{game_id}/replay/{final['version']}").json()
-    # A view of the past says nothing of who was at the table (presence is not in the log).
+    # A view of the past says nothing of who was at the table (presence is not in the log),
+    # and it is as of when it was made.
     timeless = [{**s, "presence": None, "substituted": None} for s in final["seats"]]
-    assert last == {**final, "awaiting": last["awaiting"], "seats": timeless}
+    past = {**final, "awaiting": last["awaiting"], "seats": timeless}
+    assert last == {**past, "server_time_ms": last["server_time_ms"]}
+    assert last["server_time_ms"] <= final["server_time_ms"]
 
     # A seat's view then: its own hand and legal moves; a spectator's has none.
     awaited = dealt["awaiting"][0]["seat"]
