@@ -71,7 +71,9 @@ Salt = Annotated[
     str,
     msgspec.Meta(
         pattern="^([0-9a-f]{2}){16,64}$",
-        description="16 to 64 random bytes as lowercase hex (32 to 128 digits), hashed as that text",
+        description=(
+            "16 to 64 random bytes as lowercase hex (32 to 128 digits), hashed as that text"
+        ),
     ),
 ]
 
