@@ -1,4 +1,5 @@
-# Two commands: `make run` starts everything, `make test` checks everything.
+# Two commands: `make run` starts everything, `make test` checks everything (and
+# `make banner` prints a running `make run`'s addresses and key again).
 # The venv's interpreter: PYTHON when given (make PYTHON=python3.12), else the fastest
 # Python 3.11+ on PATH (bench/fastest_python.py: builds of one version differ by 10-15 %).
 PYTHON ?=
@@ -12,7 +13,7 @@ STAMP := $(VENV)/.installed-stamp
 # No pip self-check against the index (a request, and a notice nobody asked for).
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
 
-.PHONY: run test lint typecheck openapi release-openapi bench clean browser clients
+.PHONY: run banner test lint typecheck openapi release-openapi bench clean browser clients
 
 # The venv, with a pip of its own. When the chosen interpreter has pip 22.3+ (`--python`),
 # that pip installs the venv's, uncompiled (1-2 s), rather than ensurepip installing and
@@ -50,6 +51,10 @@ $(STAMP): pyproject.toml clients/typescript/package-lock.json | $(BIN)/python
 
 run: $(RUN_STAMP)
 	$(BIN)/stakeout run
+
+# The running `make run`'s addresses and API key, again (its banner scrolls away).
+banner: $(RUN_STAMP)
+	@$(BIN)/stakeout banner
 
 test: $(STAMP) lint typecheck browser
 	$(BIN)/python -m pytest -q -n 2 -p no:cacheprovider

@@ -1,8 +1,9 @@
 """The sealed-commitment scheme (contract).
 
 A seat commits ``hex(SHA-256(UTF-8 "sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}"))``
-where ``move`` is the canonical JSON of the move (keys sorted, no spaces) and ``salt`` is at
-least 16 random bytes in hex. Binding game, step and seat stops a copied commitment.
+where ``move`` is the canonical JSON of the move (keys sorted, no spaces) and ``salt`` is
+16 to 64 random bytes as lowercase hex (32 to 128 digits), hashed as that text. Binding
+game, step and seat stops a copied commitment.
 
 Reference recipe for clients (any language)::
 

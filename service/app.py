@@ -170,7 +170,7 @@ def app_from_env() -> Litestar:
     already; `app_factory` without the serving process's collector settings."""
     settings = Settings.from_env()
     if not logging.getLogger().handlers:
-        configure_logging(settings.log_level)
+        configure_logging(settings.log_level, settings.log_format)
     return create_app(settings)
 
 

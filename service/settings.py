@@ -64,6 +64,7 @@ ALL_QUEUES = ("bots", "scoring", "webhooks", "matchmaking")
 
 
 API_SERVERS = ("granian", "uvicorn")
+LOG_FORMATS = ("auto", "json", "text")
 
 
 def default_api_processes(cores: int) -> int:
@@ -142,6 +143,9 @@ class Settings:
     # Proxies whose X-Forwarded-For names the client (the ingress); nobody else's is read.
     trusted_proxies: tuple[Network, ...] = ()
     log_level: str = "INFO"
+    # How log lines look: "json" (one object a line), "text" (one readable line each, for
+    # a person at a terminal) or "auto" (text when stderr is a terminal, else JSON).
+    log_format: str = "auto"
     # Queues a `stakeout worker` serves, in priority order. Webhook deliveries get workers
     # of their own (`--queues webhooks`): a slow receiver never delays a bot. With
     # ``matchmaking`` the worker runs the matchmaker too (on a thread beside the bots).
@@ -215,6 +219,8 @@ class Settings:
             raise ValueError("STAKEOUT_API_PROCESSES must be in [0, 64]")
         if self.api_server not in API_SERVERS:
             raise ValueError(f"STAKEOUT_API_SERVER must be one of {', '.join(API_SERVERS)}")
+        if self.log_format not in LOG_FORMATS:
+            raise ValueError(f"STAKEOUT_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}")
         if not 0 <= self.metrics_port <= 65535:
             raise ValueError("STAKEOUT_METRICS_PORT must be a port number")
 
@@ -284,6 +290,7 @@ class Settings:
             rate_limit_burst=_parse(e, "STAKEOUT_RATE_LIMIT_BURST", cls.rate_limit_burst, int),
             trusted_proxies=_parse(e, "STAKEOUT_TRUSTED_PROXIES", (), parse_networks),
             log_level=e.get("LOG_LEVEL", "INFO"),
+            log_format=e.get("STAKEOUT_LOG_FORMAT", cls.log_format).strip().lower(),
             worker_queues=_parse(e, "STAKEOUT_WORKER_QUEUES", cls.worker_queues, _names),
             run_workers=_parse(e, "STAKEOUT_RUN_WORKERS", cls.run_workers, _worker_sets),
             api_processes=_parse(

@@ -1,5 +1,5 @@
-"""The ``stakeout`` command: serve, worker, run (everything at once), verify, archive export
-and import, export-openapi."""
+"""The ``stakeout`` command: serve, worker, run (everything at once), banner (a running
+run's addresses and key again), verify, archive export and import, export-openapi."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import secrets
 import shutil
 import signal
 import sys
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,8 @@ if TYPE_CHECKING:  # imported where used: the embedded server's package only for
 # How long an API process may take to finish its requests in flight and its lifespan
 # after SIGTERM (Kubernetes' grace period is 30 s: k8s/).
 GRACEFUL_SECONDS = 20
+# How often a worker of `stakeout run` checks that the run is still its parent.
+ORPHAN_CHECK_SECONDS = 1.0
 
 
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
@@ -133,14 +137,32 @@ def _multiprocess_metrics(settings: Settings) -> Path:
 def _run(settings: Settings) -> None:
     """Everything for a developer: embedded Redis (if no URL), workers, the API processes,
     all kept running by a supervisor."""
+    from service.ops.embedded import socket_path
+    from service.ops.run_guard import RunLock, check_port, stop_leftover_valkey
     from stakeout.supervisor import Supervisor
 
+    # Refused in one sentence before anything starts (service/ops/run_guard.py).
+    lock = RunLock(settings.data_dir)
+    lock.claim()
+    check_port(settings.host, settings.port)
+    if settings.redis_url is None:
+        leftover = stop_leftover_valkey(socket_path(settings.data_dir / "valkey"))
+        if leftover is not None:
+            print(
+                f"Stopped the embedded Valkey (pid {leftover}) that a killed run left on "
+                f"{settings.data_dir / 'valkey'}; its append-only file keeps every write.",
+                flush=True,
+            )
     # SIGTERM (a process manager, `kill`) stops everything as Ctrl+C does. One API process
     # is served in this one (uvicorn restores the handler it found, then raises the signal
     # again once it has shut down): this handler turns that into an exit through the
     # `finally` below, which stops the workers and the embedded Valkey.
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    embedded, settings = _embedded_unless_configured(settings)
+    try:
+        embedded, settings = _embedded_unless_configured(settings)
+    except BaseException:
+        lock.release()
+        raise
     supervisor: Supervisor | None = None
     metrics_server = None
     metrics_dir: Path | None = None
@@ -162,6 +184,7 @@ def _run(settings: Settings) -> None:
 
             metrics_server = serve_metrics(settings, settings.metrics_port)
         print(_banner(settings, key_note, embedded), flush=True)
+        lock.write_banner(_banner(settings, key_note, embedded, "running"))
         _serve_processes(settings, settings.processes)
     finally:
         if supervisor is not None:
@@ -172,6 +195,7 @@ def _run(settings: Settings) -> None:
             embedded.stop()
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
+        lock.release()
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -194,7 +218,8 @@ def _kept_api_key(data_dir: Path) -> tuple[str, str]:
 def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | None, Settings]:
     """The embedded Valkey, started, when no Redis URL is set (and the settings using it)."""
 
-    from service.ops.embedded import EmbeddedRedis
+    from service.ops.embedded import EmbeddedRedis, ValkeyServerStartupError
+    from service.ops.run_guard import RunRefused
 
     if settings.redis_url is not None:
         return None, settings
@@ -203,11 +228,20 @@ def _embedded_unless_configured(settings: Settings) -> tuple[EmbeddedRedis | Non
     embedded = EmbeddedRedis(
         settings.data_dir / "valkey", appendfsync=settings.appendfsync, unix_socket=True
     )
-    return embedded, replace(settings, redis_url=embedded.start())
+    try:
+        return embedded, replace(settings, redis_url=embedded.start())
+    except ValkeyServerStartupError as exc:
+        where = settings.data_dir / "valkey"
+        raise RunRefused(
+            f"The embedded Valkey did not start on {where} ({exc}): its log is in that folder."
+        ) from None
 
 
-def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -> str:
-    """What `stakeout run` prints: where everything is, and the settings that change it."""
+def _banner(
+    settings: Settings, key_note: str, embedded: EmbeddedRedis | None, state: str = "starting"
+) -> str:
+    """What `stakeout run` prints: where everything is, and the settings that change it
+    (``state``: "starting" as it starts, "running" in the copy `stakeout banner` prints)."""
     base = f"http://{settings.host}:{settings.port}"
     metrics_at = (
         f"http://{settings.host}:{settings.metrics_port}/metrics"
@@ -227,7 +261,7 @@ def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -
         else ""
     )
     return (
-        f"\nstakeout is starting on {base}\n"
+        f"\nstakeout is {state} on {base}\n"
         f"  Web table:    {base}/web/  (paste the API key below in its lobby)\n"
         f"  API docs:     {base}/schema/  (contract: {base}/schema/openapi.json)\n"
         f"  API key:      {settings.api_keys[0]}  ({key_note})\n"
@@ -239,6 +273,35 @@ def _banner(settings: Settings, key_note: str, embedded: EmbeddedRedis | None) -
         f"  Redis:        {settings.redis_url}"
         f"{redis_note}\n"
     )
+
+
+def _print_banner(settings: Settings) -> int:
+    """`stakeout banner`: the banner of the run serving this data folder, again."""
+    from service.ops.run_guard import running_banner
+
+    text = running_banner(settings.data_dir)
+    if text is None:
+        print(
+            f"No stakeout run is running with its data in {settings.data_dir} "
+            "(`make run` starts one).",
+            file=sys.stderr,
+        )
+        return 1
+    print(text, end="")
+    return 0
+
+
+def _stop_when_orphaned() -> None:
+    """A worker `stakeout run` started stops (a warm shutdown) once that run is gone, even
+    killed with SIGKILL: it is then no one's, and a next run starts workers of its own."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK_SECONDS)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="stakeout-orphan-watch", daemon=True).start()
 
 
 def _verify(path: Path) -> int:
@@ -291,7 +354,10 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument(
         "--queues", help="comma-separated queues to serve (default: STAKEOUT_WORKER_QUEUES)"
     )
+    # `stakeout run`'s workers: they stop once the run that started them is gone.
+    worker.add_argument("--with-parent", action="store_true", help=argparse.SUPPRESS)
     sub.add_parser("run", help="embedded Redis (when REDIS_URL is unset) + worker + API")
+    sub.add_parser("banner", help="print the running `stakeout run`'s addresses and API key again")
     sub.add_parser("worker-health", help="exit 0 when a worker heartbeat is fresh")
     check = sub.add_parser("verify", help="verify a finished game's replay (JSON file)")
     check.add_argument("replay", type=Path)
@@ -325,19 +391,29 @@ def main(argv: list[str] | None = None) -> None:
     if args.command in {"serve", "worker", "run"}:
         from service.telemetry.logs import configure_logging
 
-        configure_logging(settings.log_level)
+        configure_logging(settings.log_level, settings.log_format)
     if args.command == "serve":
         _serve(settings)
     elif args.command == "worker":
         from workers.main import run_worker
 
+        if args.with_parent:
+            _stop_when_orphaned()
         run_worker(settings)
     elif args.command == "worker-health":
         from workers.main import worker_healthy
 
         sys.exit(0 if worker_healthy(settings) else 1)
     elif args.command == "run":
-        _run(settings)
+        from service.ops.run_guard import RunRefused
+
+        try:
+            _run(settings)
+        except RunRefused as exc:
+            print(exc, file=sys.stderr, flush=True)
+            sys.exit(1)
+    elif args.command == "banner":
+        sys.exit(_print_banner(settings))
     elif args.command == "verify":
         sys.exit(_verify(args.replay))
     elif args.command == "archive":

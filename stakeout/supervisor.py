@@ -61,6 +61,7 @@ class Supervisor:
             "worker",
             "--queues",
             ",".join(child.queues),
+            "--with-parent",
         ]
         child.proc = subprocess.Popen(args, env=self._env)  # noqa: S603 - our own command
         child.started_at = time.monotonic()

@@ -98,3 +98,11 @@ def test_every_page_of_docs_is_in_the_readme_index_once() -> None:
     pages = sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))
     assert sorted(entries) == pages
     assert len(entries) == len(set(entries))
+
+
+def test_every_page_of_the_web_table_is_in_the_web_client_page() -> None:
+    page = (ROOT / "docs" / "web-client.md").read_text()
+    rows = "\n".join(_first_cells(page))
+    for html in sorted((ROOT / "service" / "web").glob("*.html")):
+        name = "/web/" if html.name == "index.html" else f"/web/{html.name}"
+        assert f"`{name}" in rows, f"{html.name} is not in docs/web-client.md's table"

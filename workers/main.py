@@ -182,7 +182,7 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
         if stopping.is_set():  # SIGTERM before RQ's own handlers are in place
             break
         try:
-            worker.work(burst=burst, with_scheduler=True, logging_level=settings.log_level)
+            worker.work(burst=burst, with_scheduler=True, logging_level=rq_level(settings))
         except redis.RedisError as exc:  # e.g. registering its death on a lost Redis
             log.warning("worker %s: %s: %s", worker.name, type(exc).__name__, exc)
         if burst or worker._shutdown_requested_date is not None:
@@ -193,6 +193,13 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
     if dispatcher is not None:  # it gives its shards back (the next holder needs no wait)
         dispatcher.join(timeout=5.0)
     lifeline.stop()
+
+
+def rq_level(settings: Settings) -> str:
+    """RQ's own loggers' level: its lines of every job taken and done ("bots: job OK",
+    "Result is kept for ...") are debug chatter here, a few a second while games are played,
+    so they show at ``LOG_LEVEL=DEBUG`` only; its warnings and errors always do."""
+    return "DEBUG" if settings.log_level.upper() == "DEBUG" else "WARNING"
 
 
 def _dispatch(

@@ -4,6 +4,10 @@ Swagger UI's files come from the ``swagger-ui-py`` package (pinned in pyproject.
 ships Swagger UI's distribution with its Apache-2.0 licence, served at
 ``/schema/assets/LICENSE``); the page and the script that starts it are ours. Only the
 files listed in `ASSETS` are served, read once.
+
+The API guide (docs/api-guide.md) is served at ``/schema/guide``, linked from the page: a
+file written ahead of time (``service/static/api-guide.html``, by tests/api_guide_page.py),
+so the server renders no Markdown.
 """
 
 from __future__ import annotations
@@ -28,6 +32,17 @@ ASSETS: dict[str, tuple[str, str]] = {
     "favicon-32x32.png": ("image/png", "swagger-ui"),
     "LICENSE": ("text/plain", "swagger-ui"),
     "stakeout-docs.js": ("text/javascript", "ours"),
+    "api-guide.css": ("text/css", "ours"),
+}
+GUIDE_PAGE = "api-guide.html"
+# The guide has no script and loads nothing but its stylesheet and icon from this app.
+GUIDE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-cache",
 }
 
 PAGE = f"""<!DOCTYPE html>
@@ -38,8 +53,12 @@ PAGE = f"""<!DOCTYPE html>
 <title>stakeout API v1</title>
 <link rel="icon" type="image/png" href="{ASSET_PREFIX}favicon-32x32.png">
 <link rel="stylesheet" href="{ASSET_PREFIX}swagger-ui.css">
+<link rel="stylesheet" href="{ASSET_PREFIX}api-guide.css">
 </head>
 <body>
+<p class="stakeout-guide"><a href="/schema/guide">The API guide</a>: what the contract
+cannot say (credentials, retries, long polls, live feeds, sealed steps, webhooks, problem
+types, limits).</p>
 <div id="swagger-ui"></div>
 <script src="{ASSET_PREFIX}swagger-ui-bundle.js"></script>
 <script src="{ASSET_PREFIX}stakeout-docs.js"></script>
@@ -74,6 +93,16 @@ def serve_asset(name: Annotated[str, PathParameter()]) -> Response[bytes]:
     )
 
 
+@cache
+def guide_page() -> bytes:
+    return (_OURS / GUIDE_PAGE).read_bytes()
+
+
+@get("/guide", include_in_schema=False, sync_to_thread=False)
+def serve_guide() -> Response[bytes]:
+    return Response(guide_page(), media_type="text/html", headers=GUIDE_HEADERS)
+
+
 class OfflineSwaggerPlugin(OpenAPIRenderPlugin):
     """Swagger UI at ``/schema/``, reading ``/schema/openapi.json``, with local assets."""
 
@@ -85,3 +114,4 @@ class OfflineSwaggerPlugin(OpenAPIRenderPlugin):
 
     def receive_router(self, router: Router) -> None:
         router.register(serve_asset)
+        router.register(serve_guide)

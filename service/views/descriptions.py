@@ -207,7 +207,8 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
     "Reveal": {
         "": "The committed move and its salt, once every seat of the step has committed.",
         "move": "The move exactly as committed (its canonical JSON is what was hashed).",
-        "salt": "The salt used in the commitment (16 to 64 random bytes, lowercase hex).",
+        "salt": "The commitment's salt: 16 to 64 random bytes as lowercase hex (32 to 128 "
+        "digits), hashed as that text.",
     },
     "RulesDocument": {
         "": "A game's rules data: seats, bot levels, the numbers its rules use, its options "

@@ -70,7 +70,10 @@ Hex64 = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$", description="64 he
 Salt = Annotated[
     str,
     msgspec.Meta(
-        pattern="^([0-9a-f]{2}){16,64}$", description="16 to 64 random bytes in lowercase hex"
+        pattern="^([0-9a-f]{2}){16,64}$",
+        description=(
+            "16 to 64 random bytes as lowercase hex (32 to 128 digits), hashed as that text"
+        ),
     ),
 ]
 

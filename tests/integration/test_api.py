@@ -50,6 +50,23 @@ def test_creating_needs_an_api_key(client: Any) -> None:
 
 
 @pytest.mark.parametrize(
+    ("method", "path"),
+    [("POST", "/v1/games"), ("GET", "/v1/games"), ("GET", "/v1/webhooks"), ("GET", "/v1/stats")],
+)
+def test_no_key_and_a_wrong_key_are_told_apart(client: Any, method: str, path: str) -> None:
+    """Both 401 `unauthorized`, each saying which it is: nothing was sent, or what was sent
+    is no API key (a mistyped or stale key looks like neither a missing header)."""
+    body = {"json": {"game": "fbi", "seats": HUMANS2}} if method == "POST" else {}
+    missing = client.request(method, path, **body)
+    wrong = client.request(method, path, headers=auth("sk_not-a-key-of-this-server"), **body)
+    for answer in (missing, wrong):
+        _problem(answer, 401, "unauthorized")
+    assert "no credential was sent" in missing.json()["detail"], missing.json()
+    assert "not one of this server's API keys" in wrong.json()["detail"], wrong.json()
+    assert missing.json()["detail"] != wrong.json()["detail"]
+
+
+@pytest.mark.parametrize(
     ("body", "status", "code"),
     [
         ({"game": "chess", "seats": HUMANS2}, 400, "invalid-request"),

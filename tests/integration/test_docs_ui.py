@@ -60,3 +60,25 @@ def test_swagger_uis_licence_is_served_beside_it_and_unknown_assets_are_problems
     assert missing.headers["content-type"].startswith("application/problem+json")
     traversal = client.get("/schema/assets/..%2Fdocs_ui.py")
     assert traversal.status_code == 404
+
+
+def test_the_api_guide_is_served_and_linked_from_the_docs_page(client: Any) -> None:
+    docs = client.get("/schema/")
+    assert 'href="/schema/guide"' in docs.text
+    guide = client.get("/schema/guide")
+    assert guide.status_code == 200
+    assert guide.headers["content-type"].startswith("text/html")
+    assert "script-src" not in guide.headers["content-security-policy"]
+    assert "default-src 'none'" in guide.headers["content-security-policy"]
+    assert "<h1" in guide.text
+    assert "The API guide" in guide.text
+    assert 'id="limits-and-pagination"' in guide.text
+    parser = _References()
+    parser.feed(guide.text)
+    local = [url for url in parser.urls if not url.startswith("#")]
+    assert "/schema/assets/api-guide.css" in local
+    for url in local:
+        assert url.startswith("/"), url
+        assert not url.startswith("//"), url
+        if url.startswith("/schema/"):
+            assert client.get(url).status_code == 200, url

@@ -86,6 +86,13 @@ def _reader_env(port: str, key: str) -> dict[str, str]:
     return env
 
 
+def _tour_folder(folder: Path) -> Path:
+    """The temporary folder the tour's first block moved to (under ``folder``'s tmp/)."""
+    made = [path for path in (folder / "tmp").iterdir() if path.is_dir()]
+    assert len(made) == 1, made
+    return made[0]
+
+
 def _json(path: Path) -> Any:
     return json.loads(path.read_text())
 
@@ -98,12 +105,15 @@ def _follow_the_tour(
     script = "set -euo pipefail\n" + "".join(
         f"{block}\necho '{DONE.format(i)}'\n" for i, block in enumerate(blocks)
     )
-    # In the reader's folder (the clone: `.data/api-key` is there too), as the tour says.
+    # In the reader's folder (the clone: `.data/api-key` is there too), as the tour says;
+    # its first block moves to a temporary folder, made here under ``temporary``.
+    temporary = folder / "tmp"
+    temporary.mkdir()
     try:
         result = subprocess.run(
             ["bash", "-c", script],
             cwd=folder,
-            env=_reader_env(base.rsplit(":", 1)[1], key),
+            env={**_reader_env(base.rsplit(":", 1)[1], key), "TMPDIR": str(temporary)},
             capture_output=True,
             text=True,
             timeout=300,
@@ -112,9 +122,11 @@ def _follow_the_tour(
     except subprocess.TimeoutExpired as stuck:
         so_far = stuck.stdout.decode() if isinstance(stuck.stdout, bytes) else stuck.stdout
         raise AssertionError(f"the tour did not finish in 300 s:\n{so_far}") from None
-    if not (folder / "game.json").exists():
+    # The tour's files are in its temporary folder, none in the clone.
+    assert not list(folder.glob("*.json")), sorted(p.name for p in folder.glob("*.json"))
+    if not list(temporary.glob("*/game.json")):
         return result, []
-    game = _json(folder / "game.json")
+    game = _json(_tour_folder(folder) / "game.json")
     answer = httpx.get(
         f"{base}/v1/games/{game['id']}/events",
         params={"limit": 500},
@@ -159,8 +171,8 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
 
     # The quick match: Ann's finished game was rated and she is on the leaderboard, above
     # Bo, who resigned (a loss, whatever his seat's bot made of it: issue 35).
-    player = _json(tmp_path / "player.json")
+    player = _json(_tour_folder(tmp_path) / "player.json")
     assert player["external_id"] == "u-ann"
     assert [(r["game"], r["games"], r["wins"]) for r in player["ratings"]] == [("fbi", 1, 1)]
-    board = [e["external_id"] for e in _json(tmp_path / "board.json")["entries"]]
+    board = [e["external_id"] for e in _json(_tour_folder(tmp_path) / "board.json")["entries"]]
     assert board == ["u-ann", "u-bo"], board

@@ -254,7 +254,7 @@ def test_run_gives_the_matchmaker_a_process_of_its_own(
     env = service_env(own_redis, PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
     run, base, _ = _start_run(processes, env, port)
     workers = wait_for(lambda: len(w := _workers(run.pid)) == 3 and w, timeout=30)
-    matchmaker = [p for p, c in workers.items() if c.rstrip().endswith("--queues matchmaking")]
+    matchmaker = [p for p, c in workers.items() if " --queues matchmaking " in f"{c} "]
     assert len(matchmaker) == 1, workers
     with httpx.Client(base_url=base, timeout=30) as http:
         made = []

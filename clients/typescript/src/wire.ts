@@ -3665,7 +3665,7 @@ export interface components {
         Reveal: {
             /** @description The move exactly as committed (its canonical JSON is what was hashed). */
             move: components["schemas"]["Release"] | components["schemas"]["ReleaseNone"] | components["schemas"]["SelectAgents"] | components["schemas"]["UseAgent"] | components["schemas"]["ChooseAgent"] | components["schemas"]["FlipMole"] | components["schemas"]["PeekAtMole"] | components["schemas"]["RedeployAgent"] | components["schemas"]["SwapSirens"] | components["schemas"]["MoveCriminal"] | components["schemas"]["ArrestCriminal"] | components["schemas"]["DrawCriminal"] | components["schemas"]["DeclinePower"] | components["schemas"]["ArrestCriminals"] | components["schemas"]["ArrestColour"] | components["schemas"]["DrawFromCaseFile"] | components["schemas"]["DrawFromFiles"] | components["schemas"]["TedHintonDrawTwo"] | components["schemas"]["TedHintonSearchFiles"] | components["schemas"]["TedHintonLook"] | components["schemas"]["TakeFromFiles"] | components["schemas"]["TakeHiddenCard"] | components["schemas"]["LeaveHiddenCard"] | components["schemas"]["Meld"] | components["schemas"]["LayOff"] | components["schemas"]["MoveCar"] | components["schemas"]["Discard"];
-            /** @description 16 to 64 random bytes in lowercase hex */
+            /** @description 16 to 64 random bytes as lowercase hex (32 to 128 digits), hashed as that text */
             salt: string;
         };
         /**

@@ -4922,7 +4922,7 @@ class Reveal(Struct, kw_only=True):
     salt: Annotated[
         str,
         Meta(
-            description="16 to 64 random bytes in lowercase hex",
+            description="16 to 64 random bytes as lowercase hex (32 to 128 digits), hashed as that text",
             pattern="^([0-9a-f]{2}){16,64}$",
         ),
     ]
