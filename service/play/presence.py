@@ -83,7 +83,7 @@ def seat_presence(
     leases = [v for k, v in fields.items() if k.startswith(prefix)]
     seen = [t for t in (request, closed, *leases) if t is not None]
     if not seen:
-        return SeatPresence("never", None)
+        return SeatPresence("never", None, substituted_since_ms=fields.get(f"a{seat}"))
     last_seen = max(seen)
     ends = [t + LEASE_MS for t in leases]
     if request is not None:
