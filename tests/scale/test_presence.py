@@ -161,6 +161,8 @@ def test_an_away_seat_is_played_until_its_player_is_back(
     processes: Processes, own_redis: str
 ) -> None:
     (api,) = _start(processes, own_redis, apis=1)
+    # The key's account feed is recorded from now on (its seat.awaited say who is away).
+    assert httpx.post(f"{api}/v1/feed/tickets", headers=auth(API_KEY)).status_code == 201
     bots = [{"type": "bot", "level": "random"}] * 2
     created = _create(api, [{"type": "human"}, *bots], away_seconds=5)
     game_id, token = created["id"], created["seats"][0]["token"]
@@ -199,3 +201,33 @@ def test_an_away_seat_is_played_until_its_player_is_back(
     moved = httpx.post(f"{api}/v1/games/{game_id}/{path}", json=body, headers=auth(token))
     assert moved.status_code == 200, moved.text
     assert len(_timed_out(api, game_id, 0)) == missed
+
+    # seat.awaited carried the seat's presence: never seen while away, online once back
+    # (it keeps looking until its next turn is announced).
+    wait_for(lambda: mine() is not None and time.monotonic() - still > 8, timeout=60)
+    presence = [
+        n["presence"]
+        for n in _awaited_notes(api, game_id, lambda n: n["presence"]["status"] == "online")
+    ]
+    assert presence[0] == {"status": "never", "last_seen_ms": None}
+    assert presence[-1]["status"] == "online"
+    assert presence[-1]["last_seen_ms"] is not None
+
+
+def _awaited_notes(base: str, game_id: str, last: Any) -> list[dict[str, Any]]:
+    """The account feed's seat.awaited notifications of seat 0 of the game, from the
+    feed's start up to the first that ``last`` accepts."""
+    out: list[dict[str, Any]] = []
+    headers = {**auth(API_KEY), "Accept": "application/x-ndjson"}
+    with httpx.stream(
+        "GET", f"{base}/v1/feed", params={"after": "0-0"}, headers=headers, timeout=30
+    ) as response:
+        assert response.status_code == 200, response.read()
+        for line in response.iter_lines():
+            note = json.loads(line) if line else {}
+            ours = note.get("kind") == "seat.awaited" and note["game_id"] == game_id
+            if ours and note["seat"] == 0:
+                out.append(note)
+                if last(note):
+                    return out
+    raise AssertionError(f"the feed ended: {out}")
