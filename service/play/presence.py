@@ -218,8 +218,13 @@ class PresenceTracker:
                 if writes.get(game_id):
                     pipe.hset(key, mapping=writes[game_id])  # type: ignore[arg-type]
                 pipe.expire(key, TTL_SECONDS)
-                self._cache.pop(game_id, None)
             await pipe.execute()
+        for game_id in set(writes) | set(gone):  # what it wrote is known: no read for it
+            cached = self._cache.get(game_id)
+            if cached is not None:
+                dropped = gone.get(game_id, ())
+                fields = {k: v for k, v in cached[1].items() if k not in dropped}
+                self._cache[game_id] = (cached[0], {**fields, **writes.get(game_id, {})})
         return len(set(writes) | set(gone))
 
     async def substituted(self, game_id: str, seat: int, since_ms: int) -> None:
