@@ -2,12 +2,12 @@
 
     .venv/bin/python bench/presence_cost.py [--acts 150] [--rounds 4]
 
-Starts a Valkey server and two real API processes (`stakeout serve`) on it, one with
-``STAKEOUT_PRESENCE_SECONDS=0`` (off) and one with the default 30 (on); no workers (the
+Starts a Valkey server and real API processes (`stakeout serve`) on it, ``--pairs`` with
+``STAKEOUT_PRESENCE_SECONDS=0`` (off) and as many with the default 30 (on); no workers (the
 follow-ups wait in the outbox, the same for both). A client plays 4-player FBI games
 (every seat human) the way a table does: each act is a GET of the acting seat's view and
-the POST of a legal move, commitment or reveal. The rounds alternate between the two
-processes, ``--acts`` acts each, so both see the same machine load.
+the POST of a legal move, commitment or reveal. Each round runs ``--acts`` acts on every
+process in a shuffled order (seeded), so both kinds see the same machine load.
 
 For each process it prints, per act: its CPU time (user + system, from /proc: the GET and
 the POST together, and anything the process does meanwhile, such as presence's writes
@@ -164,26 +164,33 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--acts", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--pairs", type=int, default=3)
     args = parser.parse_args()
     rng = random.Random(34)
     with tempfile.TemporaryDirectory() as tmp:
         server = EmbeddedRedis(Path(tmp))
         url = server.start()
         store = redis.Redis.from_url(url)
-        apis = {"off": Api(url, 0), "on": Api(url, 30)}
+        # Several processes of each: one process may run faster than its twin throughout
+        # (measured: two identical processes differed by 20 %).
+        apis = [("off", Api(url, 0)) for _ in range(args.pairs)]
+        apis += [("on", Api(url, 30)) for _ in range(args.pairs)]
         figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
         try:
-            for api in apis.values():  # warm up: imports, caches, scripts loaded
+            for _, api in apis:  # warm up: imports, caches, scripts loaded
                 _round(api, store, 30, rng)
             for _ in range(args.rounds):
-                for name, api in apis.items():
+                for name, api in random.Random(rng.random()).sample(apis, len(apis)):
                     figures[name].append(_round(api, store, args.acts, rng))
         finally:
-            for api in apis.values():
+            for _, api in apis:
                 api.close()
             store.close()
             server.stop()
-    print(f"{args.rounds} rounds of {args.acts} acts per process (4-player FBI, all human)")
+    print(
+        f"{args.pairs} API processes each, {args.rounds} rounds of {args.acts} acts per "
+        "process (4-player FBI, all human); medians over rounds and processes"
+    )
     print(f"{'presence':>9} {'API CPU ms/act':>15} {'POST cmds/act':>14} {'all cmds/act':>13}")
     medians: dict[str, tuple[float, float, float]] = {}
     for name, rows in figures.items():

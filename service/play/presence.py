@@ -222,8 +222,8 @@ class PresenceTracker:
         for game_id in set(writes) | set(gone):  # what it wrote is known: no read for it
             cached = self._cache.get(game_id)
             if cached is not None:
-                dropped = gone.get(game_id, ())
-                fields = {k: v for k, v in cached[1].items() if k not in dropped}
+                deleted = set(gone.get(game_id, ()))
+                fields = {k: v for k, v in cached[1].items() if k not in deleted}
                 self._cache[game_id] = (cached[0], {**fields, **writes.get(game_id, {})})
         return len(set(writes) | set(gone))
 
