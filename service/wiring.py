@@ -179,6 +179,7 @@ async def open_wiring(
         archive_due=stores.archive_due,
         snapshots=Snapshots(store, settings.snapshot_every),
         away=AwayTurns(games, stores.presence),
+        presence=stores.presence,
     )
     follow_up = FollowUp(jobs, store, notifiers, records, archive_after_ms)
     api_keys = ApiKeys(settings.api_keys)

@@ -37,6 +37,7 @@ from service.notify.webhooks import Webhook, WebhookStore
 from service.play import deadlines
 from service.play.away import AwayTurns
 from service.play.deadlines import DeadlineStore
+from service.play.presence import PresenceTracker
 from service.play.records import Change, Loaded
 from service.play.snapshots import Snapshots
 from service.players.player_games import PlayerGames
@@ -71,6 +72,7 @@ class ChangeRecords:
     snapshots: Snapshots | None = None
     archive_due: ArchiveDue | None = None  # the ended games whose archive is due (the sweep's)
     away: AwayTurns | None = None  # away seats' turns (the games' away_seconds)
+    presence: PresenceTracker | None = None  # the seats' presence, for seat.awaited
 
 
 @dataclass(slots=True)
@@ -109,6 +111,7 @@ class FollowUp:
         self.deadlines = records.deadlines
         self.activity = records.activity
         self.away = records.away
+        self.presence = records.presence
         self.webhooks = notifiers.webhooks
         self.feed = notifiers.feed
         self.deliveries = notifiers.deliveries
@@ -136,6 +139,7 @@ class FollowUp:
         at_ms: int,
         fresh: list[deadlines.Deadline],
         events: Collection[Any],
+        presence: dict[int, webhooks.NotifiedPresence] | None = None,
     ) -> list[webhooks.Notification]:
         """What this change notifies (webhooks and the account feed), seats named."""
         match = loaded.match
@@ -155,6 +159,13 @@ class FollowUp:
         if banks is not None:  # the awaited seat's bank, for "2 days left"
             notes = [
                 msgspec.structs.replace(n, clock_remaining_ms=banks[n.seat])
+                if n.kind == "seat.awaited" and n.seat is not None
+                else n
+                for n in notes
+            ]
+        if presence:  # seat.awaited says whether the seat's player is at the table
+            notes = [
+                msgspec.structs.replace(n, presence=presence.get(n.seat))
                 if n.kind == "seat.awaited" and n.seat is not None
                 else n
                 for n in notes
@@ -202,10 +213,24 @@ class FollowUp:
         fresh = change.turns[0]
         change.requests += [deadline_job(loaded.game_id, d) for d in fresh if d.at_ms]
         if hooks or feed_on:
-            notes = self._notes(loaded, change.at_ms, fresh, change.events)
+            presence = await self._presence_of(loaded) if fresh else None
+            notes = self._notes(loaded, change.at_ms, fresh, change.events, presence)
             change.deliveries = self._deliveries(notes, hooks)
             if feed_on:
                 await self.feed.record(loaded.meta.owner, for_feed(notes))
+
+    async def _presence_of(self, loaded: Loaded) -> dict[int, webhooks.NotifiedPresence] | None:
+        """Each human seat's presence for seat.awaited (one read; None: presence off)."""
+        if self.presence is None:
+            return None
+        found = await self.presence.of(loaded, max_age=0)
+        if found is None:
+            return None
+        return {
+            seat: webhooks.NotifiedPresence(p.status, p.last_seen_ms)
+            for seat, p in enumerate(found)
+            if p is not None
+        }
 
     async def away_checks(self, change: Followed) -> None:
         """The new turns of a game with ``away_seconds``: an away check each, when the

@@ -11,6 +11,7 @@ its id is free again: the jobs are idempotent, and a duplicate that runs later i
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -102,7 +103,8 @@ def away_job(game_id: str, check: AwayCheck) -> JobRequest:
         BOT_QUEUE,
         "workers.jobs.away_check",
         (game_id, check.seat, check.action, check.step),
-        f"away-{game_id}-{check.seat}-{check.step}-{at_ms}",
+        # A job id is letters, digits, dashes and underscores; a step may be more.
+        f"away-{game_id}-{check.seat}-{re.sub(r'[^A-Za-z0-9_-]', '_', check.step)}-{at_ms}",
         at_ms=at_ms,
     )
 

@@ -430,6 +430,23 @@ _NOTIFICATION_KINDS: dict[str, tuple[str, str, dict[str, Any]]] = {
                 "description": "In a game with a clock: the seat's bank when its turn began "
                 "(ms), running from at_ms until deadline; null without a clock.",
             },
+            "presence": {
+                "type": ["object", "null"],
+                "description": "Whether the seat's player is at the table as the turn "
+                "begins (as the view's seats[i].presence): push a phone notification only "
+                "to one who is away. Null when the server's presence is off.",
+                "properties": {
+                    "status": {
+                        "type": "string",
+                        "enum": ["online", "away", "never"],
+                        "description": "online, away or never (not seen since the game began).",
+                    },
+                    "last_seen_ms": {
+                        "type": ["integer", "null"],
+                        "description": "When the seat was last seen (epoch ms); null: never.",
+                    },
+                },
+            },
         },
     ),
     "GameFinishedNotification": (

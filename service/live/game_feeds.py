@@ -91,6 +91,7 @@ class GameFeeds:
         self, game_id: str, caller: Caller, queue: asyncio.Queue[StoredEvent]
     ) -> Iterator[None]:
         """While a feed is open: its seat online, the game's presence changes in its queue."""
+        self.presence.presence.seen(game_id, caller.seat)
         with (
             self.presence.presence.feed_open(game_id, caller.seat),
             self.presence.watching(game_id, queue),
@@ -160,6 +161,7 @@ class GameFeeds:
         """(version, message) pairs of the view feed; version None for a ping."""
         game_id = loaded.game_id
         queue = await self.live.attach(game_id)
+        self.presence.presence.seen(game_id, caller.seat)  # its first view shows it online
         try:
             loaded = await self.games.load(game_id)
             if after is not None and after < loaded.match.version:

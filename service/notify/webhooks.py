@@ -83,6 +83,14 @@ class NotifiedSeat(msgspec.Struct, frozen=True):
     external_id: str | None = None
 
 
+class NotifiedPresence(msgspec.Struct, frozen=True):
+    """seat.awaited: whether the awaited seat's player is at the table (its status:
+    online, away or never; when it was last seen)."""
+
+    status: str
+    last_seen_ms: int | None = None
+
+
 class Notification(msgspec.Struct, frozen=True):
     """The JSON body of a delivery."""
 
@@ -107,6 +115,8 @@ class Notification(msgspec.Struct, frozen=True):
     rematch_game_id: str | None = None
     # match.found: the matchmaking ticket that was given ``seat`` of the new game.
     ticket_id: str | None = None
+    # seat.awaited: the awaited seat's presence (None: presence off).
+    presence: NotifiedPresence | None = None
 
 
 class Attempt(msgspec.Struct, frozen=True):

@@ -45,6 +45,7 @@ FLUSH_SECONDS = 0.25
 LEASE_RENEW_SECONDS = 1.0
 LEASE_MS = 3_000
 READ_CACHE_SECONDS = 0.5
+MEMO_SECONDS = 0.25
 # A game's presence outlives the longest away substitution (30 days) a little.
 TTL_SECONDS = 35 * 24 * 3600
 
@@ -83,7 +84,7 @@ def seat_presence(
     leases = [v for k, v in fields.items() if k.startswith(prefix)]
     seen = [t for t in (request, closed, *leases) if t is not None]
     if not seen:
-        return SeatPresence("never", None)
+        return SeatPresence("never", None, substituted_since_ms=fields.get(f"a{seat}"))
     last_seen = max(seen)
     ends = [t + LEASE_MS for t in leases]
     if request is not None:
@@ -134,6 +135,12 @@ class PresenceTracker:
         self._leases: dict[tuple[str, int], int] = {}  # feeds open here, by game and seat
         self._renewed = 0.0
         self._cache: dict[str, tuple[float, dict[str, int]]] = {}
+        # game id -> (when, the seats it was for, every seat's presence): a view's presence
+        # worked out once per `MEMO_SECONDS`, not per request; dropped when a seat of the
+        # game is noted in a way that may change its status (`_touch`).
+        self._memo: dict[
+            str, tuple[float, tuple[int, tuple[int, ...]], list[SeatPresence | None]]
+        ] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
 
@@ -148,6 +155,11 @@ class PresenceTracker:
         if not self.on or seat is None or seat < 0:
             return
         self._requests.setdefault(game_id, {})[seat] = now_ms()
+        memo = self._memo.get(game_id)
+        if memo is not None:
+            known = memo[2][seat] if seat < len(memo[2]) else None
+            if known is None or known.status != "online":
+                del self._memo[game_id]  # its own view shows it online at once
         self._start()
 
     @contextlib.contextmanager
@@ -157,6 +169,7 @@ class PresenceTracker:
             yield
             return
         key = (game_id, seat)
+        self._memo.pop(game_id, None)
         self._leases[key] = self._leases.get(key, 0) + 1
         self._renewed = 0.0  # the new lease is written at the next flush
         self._start()
@@ -169,6 +182,7 @@ class PresenceTracker:
                 self._leases[key] = left
             else:
                 del self._leases[key]
+                self._memo.pop(game_id, None)
                 self._closed.setdefault(game_id, {})[seat] = now_ms()
                 self._dropped.setdefault(game_id, set()).add(seat)
                 self._wake.set()
@@ -218,8 +232,15 @@ class PresenceTracker:
                 if writes.get(game_id):
                     pipe.hset(key, mapping=writes[game_id])  # type: ignore[arg-type]
                 pipe.expire(key, TTL_SECONDS)
-                self._cache.pop(game_id, None)
             await pipe.execute()
+        for game_id in set(gone):
+            self._memo.pop(game_id, None)
+        for game_id in set(writes) | set(gone):  # what it wrote is known: no read for it
+            cached = self._cache.get(game_id)
+            if cached is not None:
+                deleted = set(gone.get(game_id, ()))
+                fields = {k: v for k, v in cached[1].items() if k not in deleted}
+                self._cache[game_id] = (cached[0], {**fields, **writes.get(game_id, {})})
         return len(set(writes) | set(gone))
 
     async def substituted(self, game_id: str, seat: int, since_ms: int) -> None:
@@ -230,6 +251,7 @@ class PresenceTracker:
             pipe.expire(key, TTL_SECONDS)
             await pipe.execute()
         self._cache.pop(game_id, None)
+        self._memo.pop(game_id, None)
 
     # ---- reading --------------------------------------------------------------------
 
@@ -261,8 +283,17 @@ class PresenceTracker:
         """Every seat's presence now (None: presence is off)."""
         if not self.on:
             return None
+        clock = time.monotonic()
+        seats = (id(loaded.match.seats), tuple(loaded.match.resigned))
+        memo = self._memo.get(loaded.game_id)
+        if memo is not None and memo[1] == seats and clock - memo[0] < min(max_age, MEMO_SECONDS):
+            return memo[2]
         fields = await self.fields(loaded.game_id, max_age)
-        return seats_presence(loaded, fields, now_ms(), self.window_ms)
+        found = seats_presence(loaded, fields, now_ms(), self.window_ms)
+        if len(self._memo) >= 4096:
+            self._memo.clear()
+        self._memo[loaded.game_id] = (clock, seats, found)
+        return found
 
     async def close(self) -> None:
         if self._task is not None:

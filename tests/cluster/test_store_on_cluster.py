@@ -31,6 +31,7 @@ from domain.match import Abort, Act, CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.sealed import commitment
 from service.lobby.errors import UnknownInvite
 from service.play.game_service import GameService, NewGame
+from service.play.presence import PresenceTracker, seat_presence
 from service.play.records import Submission
 from service.settings import Settings
 from service.store.event_store import EventStore
@@ -629,3 +630,33 @@ def test_an_archived_games_leftovers_end_on_the_cluster(cluster: Cluster, clean_
             assert await wiring.sweep.reap_consumers(0) == 0
 
     asyncio.run(scenario())
+
+
+def test_presence_is_written_and_read_per_game_on_the_cluster(cluster: Cluster) -> None:
+    """Presence's batched write (one non-transactional pipeline over games in different
+    slots) and its reads work on the cluster; each game's presence lives in its own slot."""
+    games = ["pa", "pb", "pc", "pd"]
+
+    async def scenario() -> list[dict[str, int]]:
+        client = cluster.client()
+        await client.initialize()
+        tracker = PresenceTracker(client, 30)
+        try:
+            for game in games:
+                tracker.seen(game, 1)
+            with tracker.feed_open(games[0], 0):
+                await tracker.flush()
+                await tracker.flush()  # the leases, renewed
+            assert await tracker.flush() == 1  # the closed feed's lease deleted
+            return [await tracker.fields(game, max_age=0) for game in games]
+        finally:
+            await tracker.close()
+            await client.aclose()
+
+    found = asyncio.run(scenario())
+    now = int(time.time() * 1000)
+    assert [seat_presence(f, 1, now, 30_000).status for f in found] == ["online"] * 4
+    assert seat_presence(found[0], 0, now, 30_000).status == "away"  # its feed closed
+    assert not any(k.startswith("f") for k in found[0])
+    owners = {cluster.owner(_slot(cluster, f"game:{{{g}}}:presence")) for g in games}
+    assert len(owners) > 1  # the pipeline spanned masters

@@ -135,6 +135,8 @@ def test_a_resigned_seat_is_played_by_a_bot_and_its_token_may_only_look(
         "name": None,
         "external_id": None,
         "open": False,
+        "presence": None,  # a bot plays it: nobody is there to be present
+        "substituted": None,
         "clock": None,
     }
     assert seen["seats"][0]["resigned"] is False

@@ -354,7 +354,7 @@ export interface paths {
         };
         /**
          * Live feed of a game: its events, or the caller's view (SSE or NDJSON)
-         * @description Authenticate with `Authorization` or with `?ticket=` (a single-use stream ticket from POST /v1/games/{id}/stream-tickets, for a browser's EventSource); `?token=` is refused (400 `token-in-url`): a token never goes into a URL. `feed=events` (default): each SSE message is one event record (`id` = version, `event` = event type, `data` = the EventRecord JSON), redacted for the caller. `feed=view`: the first message is `view` (the caller's whole GameView), then after each batch of events an `events` message (`data`: {events: [EventRecord]}) and a `view` message; after the game ends it stays open until a rematch is made (the view's `rematch`) or 10 minutes pass. With `Accept: application/x-ndjson` the same messages come as JSON lines, each with `kind` (event, events, view, ping) and `version`. Resume with `Last-Event-ID` (or `after`). A ping every 15 s keeps the connection alive. The event feed closes once the game is over and its result recorded, or once it is abandoned or aborted.
+         * @description Authenticate with `Authorization` or with `?ticket=` (a single-use stream ticket from POST /v1/games/{id}/stream-tickets, for a browser's EventSource); `?token=` is refused (400 `token-in-url`): a token never goes into a URL. `feed=events` (default): each SSE message is one event record (`id` = version, `event` = event type, `data` = the EventRecord JSON), redacted for the caller. `feed=view`: the first message is `view` (the caller's whole GameView), then after each batch of events an `events` message (`data`: {events: [EventRecord]}) and a `view` message; after the game ends it stays open until a rematch is made (the view's `rematch`) or 10 minutes pass. With `Accept: application/x-ndjson` the same messages come as JSON lines, each with `kind` (event, events, view, ping, presence) and `version`. Both feeds send a `presence` message (SSE `event: presence`, no `id`; data: {seats: [{seat, presence, substituted}]}) when a seat's presence changes. Resume with `Last-Event-ID` (or `after`). A ping every 15 s keeps the connection alive. The event feed closes once the game is over and its result recorded, or once it is abandoned or aborted.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -3786,6 +3786,16 @@ export interface components {
              * @constant
              */
             kind: "seat.awaited";
+            /** @description Whether the seat's player is at the table as the turn begins (as the view's seats[i].presence): push a phone notification only to one who is away. Null when the server's presence is off. */
+            presence: {
+                /** @description When the seat was last seen (epoch ms); null: never. */
+                last_seen_ms?: number | null;
+                /**
+                 * @description online, away or never (not seen since the game began).
+                 * @enum {string}
+                 */
+                status?: "online" | "away" | "never";
+            } | null;
             /** @description rematch.created: the new game's id; null for other kinds. */
             rematch_game_id: string | null;
             /** @description The seat (0-based). */

@@ -316,7 +316,10 @@ class GamesController(Controller):
             " and a `view` message; after the game ends it stays open until a rematch is "
             "made (the view's `rematch`) or 10 minutes pass. With `Accept: "
             "application/x-ndjson` the same messages come as JSON lines, each with `kind` "
-            "(event, events, view, ping) and `version`. Resume with `Last-Event-ID` (or "
+            "(event, events, view, ping, presence) and `version`. Both feeds send a "
+            "`presence` message (SSE `event: presence`, no `id`; data: {seats: [{seat, "
+            "presence, substituted}]}) when a seat's presence changes. Resume with "
+            "`Last-Event-ID` (or "
             "`after`). A ping every 15 s keeps the connection alive. The event feed closes "
             "once the game is over and its result recorded, or once it is abandoned or aborted."
         ),

@@ -1910,6 +1910,28 @@ class SealRevealed(Struct, kw_only=True, tag_field="type", tag="seal.revealed"):
     ) = UNSET
 
 
+class Presence1(Struct, kw_only=True):
+    """
+    Whether the seat's player is at the table as the turn begins (as the view's seats[i].presence): push a phone notification only to one who is away. Null when the server's presence is off.
+    """
+
+    last_seen_ms: (
+        Annotated[
+            int,
+            Meta(description="When the seat was last seen (epoch ms); null: never."),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
+    status: (
+        Annotated[
+            Literal["online", "away", "never"],
+            Meta(description="online, away or never (not seen since the game began)."),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
 class SeatAwaitedNotification(Struct, kw_only=True):
     """
     A human seat must act (a new turn, step or sealed action). Fields of other kinds are present and null.
@@ -1935,6 +1957,15 @@ class SeatAwaitedNotification(Struct, kw_only=True):
     game_id: Annotated[str, Meta(description="The game's id (24 hex digits).")]
     id: Annotated[str, Meta(description="The notification's id, the same on retries.")]
     kind: Annotated[Literal["seat.awaited"], Meta(description="Always `seat.awaited`.")]
+    presence: (
+        Annotated[
+            Presence1 | None,
+            Meta(
+                description="Whether the seat's player is at the table as the turn begins (as the view's seats[i].presence): push a phone notification only to one who is away. Null when the server's presence is off."
+            ),
+        ]
+        | None
+    )
     rematch_game_id: (
         Annotated[
             str, Meta(description="rematch.created: the new game's id; null for other kinds.")
