@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 from redis import RedisError
 
+from service.play.errors import ServiceError
 from service.play.game_service import GameService
 from service.play.presence import PresenceTracker, SeatPresence
 from service.store.event_store import StoredEvent
@@ -115,8 +116,11 @@ class PresenceWatches:
             try:
                 loaded = await self.games.snapshot(game_id)
                 found = await self.presence.of(loaded, max_age=POLL_SECONDS / 2)
-            except RedisError as exc:
+            except (RedisError, ServiceError) as exc:  # the store away (a 503's cause)
                 log.warning("presence not read: %s: %s", type(exc).__name__, exc)
+                found = None
+            except Exception:  # never the end of the game's watch: its feeds wait on it
+                log.exception("presence watch of game %s", game_id)
                 found = None
             if found is not None:
                 key = _key(found)

@@ -107,6 +107,11 @@ def test_presence_across_two_api_processes(processes: Processes, own_redis: str)
 
     # Seat 1 watches the table on A (its own feed keeps it online all along).
     watcher = Feed(a, f"/v1/games/{game_id}/stream?feed=view", tokens[1])
+
+    def statuses() -> list[str]:
+        """Seat 0's statuses as the watcher's presence messages told them, in order."""
+        return [m["seats"][0]["presence"]["status"] for m in watcher.presence()]
+
     try:
         wait_for(lambda: watcher.lines, timeout=10)
         # Seat 0 is seen by B: online in A's views, then away once its window lapsed.
@@ -117,6 +122,9 @@ def test_presence_across_two_api_processes(processes: Processes, own_redis: str)
         last_seen = _seat(a, game_id, 0)["presence"]["last_seen_ms"]
         assert asked <= last_seen <= asked + 2000
         assert _status(b, game_id, 0) == "away"
+        # The watcher's feed tells it too (the feeds read presence once a second: a state
+        # shorter than that may pass unseen, so the feed below opens only once it was told).
+        wait_for(lambda: statuses()[-1:] == ["away"], timeout=10)
 
         # Seat 0 opens a feed on B: online in A's views past its request window.
         feed = Feed(b, f"/v1/games/{game_id}/stream", tokens[0])
@@ -131,9 +139,6 @@ def test_presence_across_two_api_processes(processes: Processes, own_redis: str)
         wait_for(lambda: _status(a, game_id, 0) == "away", timeout=10)
 
         # The watcher's feed said so: away, online, away (and never an event id for it).
-        def statuses() -> list[str]:
-            return [m["seats"][0]["presence"]["status"] for m in watcher.presence()]
-
         wait_for(lambda: statuses()[-3:] == ["away", "online", "away"], timeout=10)
         for message in watcher.presence():
             assert "version" not in message
