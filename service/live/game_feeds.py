@@ -41,6 +41,7 @@ from service.live.presence import PresenceWatches, body_of, is_presence
 from service.play.access import Caller
 from service.play.deadlines import DeadlineStore
 from service.play.game_service import GameService
+from service.play.presence import is_over
 from service.play.records import Loaded, Versioned
 from service.store.event_store import StoredEvent
 from service.views.presenter import awaiting_of, event_records, game_view
@@ -88,12 +89,13 @@ class GameFeeds:
 
     @contextlib.contextmanager
     def _present(
-        self, game_id: str, caller: Caller, queue: asyncio.Queue[StoredEvent]
+        self, loaded: Loaded, caller: Caller, queue: asyncio.Queue[StoredEvent]
     ) -> Iterator[None]:
         """While a feed is open: its seat online, the game's presence changes in its queue."""
-        self.presence.presence.seen(game_id, caller.seat)
+        game_id, over = loaded.game_id, is_over(loaded)
+        self.presence.presence.seen(game_id, caller.seat, over)
         with (
-            self.presence.presence.feed_open(game_id, caller.seat),
+            self.presence.presence.feed_open(game_id, caller.seat, over),
             self.presence.watching(game_id, queue),
         ):
             yield
@@ -111,7 +113,7 @@ class GameFeeds:
                 yield _message(loaded, versioned, caller)
                 sent = versioned.version
                 finished = finished or isinstance(versioned.event, FINAL_EVENT_TYPES)
-            with self._present(game_id, caller, queue):
+            with self._present(loaded, caller, queue):
                 async for message in self._live_events(loaded, caller, queue, sent, finished):
                     yield message
         finally:
@@ -161,7 +163,8 @@ class GameFeeds:
         """(version, message) pairs of the view feed; version None for a ping."""
         game_id = loaded.game_id
         queue = await self.live.attach(game_id)
-        self.presence.presence.seen(game_id, caller.seat)  # its first view shows it online
+        # Its first view shows it online.
+        self.presence.presence.seen(game_id, caller.seat, is_over(loaded))
         try:
             loaded = await self.games.load(game_id)
             if after is not None and after < loaded.match.version:
@@ -170,7 +173,7 @@ class GameFeeds:
                 loaded = await self.games.load(game_id)
             sent = loaded.match.version
             yield sent, {"kind": "view", "view": await self._view(loaded, caller)}
-            with self._present(game_id, caller, queue):
+            with self._present(loaded, caller, queue):
                 async for message in self._live_views(loaded, caller, queue, sent):
                     yield message
         finally:

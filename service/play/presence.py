@@ -115,6 +115,13 @@ def seats_presence(
     ]
 
 
+def is_over(loaded: Loaded) -> bool:
+    """The game is over: nobody's presence is noted or shown."""
+    match = loaded.match
+    ended = match.recorded is not None or match.abandoned or match.aborted
+    return ended or loaded.engine.result(match) is not None
+
+
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -150,9 +157,10 @@ class PresenceTracker:
 
     # ---- noting ---------------------------------------------------------------------
 
-    def seen(self, game_id: str, seat: int | None) -> None:
-        """The seat's token made a request now (written within `FLUSH_SECONDS`)."""
-        if not self.on or seat is None or seat < 0:
+    def seen(self, game_id: str, seat: int | None, over: bool = False) -> None:
+        """The seat's token made a request now (written within `FLUSH_SECONDS`); nothing
+        when the game is ``over`` (its archive must not be followed by a presence hash)."""
+        if not self.on or over or seat is None or seat < 0:
             return
         self._requests.setdefault(game_id, {})[seat] = now_ms()
         memo = self._memo.get(game_id)
@@ -163,9 +171,10 @@ class PresenceTracker:
         self._start()
 
     @contextlib.contextmanager
-    def feed_open(self, game_id: str, seat: int | None) -> Iterator[None]:
-        """While the block runs, a live feed of the seat is open in this process."""
-        if not self.on or seat is None or seat < 0:
+    def feed_open(self, game_id: str, seat: int | None, over: bool = False) -> Iterator[None]:
+        """While the block runs, a live feed of the seat is open in this process (not
+        noted when the game is ``over``)."""
+        if not self.on or over or seat is None or seat < 0:
             yield
             return
         key = (game_id, seat)
@@ -280,9 +289,12 @@ class PresenceTracker:
     async def of(
         self, loaded: Loaded, max_age: float = READ_CACHE_SECONDS
     ) -> list[SeatPresence | None] | None:
-        """Every seat's presence now (None: presence is off)."""
+        """Every seat's presence now (None: presence is off). Nobody's once the game is
+        over: presence is of a table being played (and an archived game keeps none)."""
         if not self.on:
             return None
+        if is_over(loaded):
+            return [None] * len(loaded.match.seats)
         clock = time.monotonic()
         seats = (id(loaded.match.seats), tuple(loaded.match.resigned))
         memo = self._memo.get(loaded.game_id)

@@ -16,7 +16,7 @@ from service.play.access import Access, Caller, owns
 from service.play.deadlines import DeadlineStore
 from service.play.errors import Forbidden
 from service.play.game_service import GameService
-from service.play.presence import PresenceTracker
+from service.play.presence import PresenceTracker, is_over
 from service.play.records import Applied, Loaded
 from service.seats.act_kinds import ActRequest, kind_of
 from service.views.presenter import awaiting_of, event_records, game_view
@@ -66,7 +66,7 @@ class Answers:
         """`view` for a game and a credential (no long poll, no If-None-Match)."""
         loaded = await self.games.load(game_id)
         caller = await self.access.viewer(loaded, authorization)
-        self.presence.seen(game_id, caller.seat)
+        self.presence.seen(game_id, caller.seat, is_over(loaded))
         return await self.view(loaded, caller)
 
     async def view_polled(
@@ -77,12 +77,13 @@ class Answers:
         (``poll.if_none_match``). Also the version answered."""
         loaded = await self.games.load(game_id)
         caller = await self.access.viewer(loaded, authorization)
-        self.presence.seen(game_id, caller.seat)
+        over = is_over(loaded)
+        self.presence.seen(game_id, caller.seat, over)
         waits = poll.wait and loaded.match.version <= poll.after_version
         if waits:
-            with self.presence.feed_open(game_id, caller.seat):  # a long poll in flight
+            with self.presence.feed_open(game_id, caller.seat, over):  # a long poll in flight
                 moved = await self.live.wait_past(game_id, poll.after_version, poll.wait)
-            self.presence.seen(game_id, caller.seat)
+            self.presence.seen(game_id, caller.seat, over)
             if moved:
                 loaded = await self.games.load(game_id)
         version = loaded.match.version
@@ -103,7 +104,8 @@ class Answers:
             loaded = await load(request.game_id)
             seat = await self.access.acting_seat(loaded, request.authorization)
             caller = Caller(seat=seat)
-            self.presence.seen(request.game_id, seat)  # written later, off the request path
+            # Written later, off the request path.
+            self.presence.seen(request.game_id, seat, is_over(loaded))
         else:  # the creator's act: its API key first (401), then the game (404), then 403
             needed_for, refusal = kind.owner
             key_id = self.access.api_key(request.authorization, needed_for)

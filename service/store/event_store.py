@@ -47,6 +47,7 @@ from service.store.keys import (
     game_keys,
     game_of_key,
     owner_games_key,
+    presence_key,
     seat_tokens_key,
     snapshot_key,
     summary_key,
@@ -268,8 +269,9 @@ return {'hot', 0}
 
 # Archive a game: its archive written and every hot key deleted in one step, only if the
 # game is still as the archive was made from it (its version and tip, its seat tokens).
-# KEYS: events, idem, meta, seed, seat tokens, summary, deadlines, snapshot, archive, then
-# the bots' kept sealed choices; ARGV: version, tip, seat-token fields, the archive, ms.
+# KEYS: events, idem, meta, seed, seat tokens, summary, deadlines, snapshot, archive,
+# presence, then the bots' kept sealed choices; ARGV: version, tip, seat-token fields, the
+# archive, ms.
 _ARCHIVE = (
     _LIB
     + """
@@ -803,6 +805,7 @@ class EventStore:
             deadlines_key(game_id),
             snapshot_key(game_id),
             archive_key(game_id),
+            presence_key(game_id),  # who was at the table: nothing once the game is over
             *(bot_seal_key(game_id, seat, step) for seat, step in (seals or _none)(stored)),
         ]
         args = [version, tip, len(tokens), value, self.archive_ttl_ms]

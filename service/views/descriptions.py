@@ -112,7 +112,7 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
         "open": "True while the seat waits to be claimed with its invite.",
         "presence": "Whether the seat's player is at the table now (docs/api-guide.md, "
         '"Presence"); null for a seat no person plays (a bot, a resigned or open seat), '
-        "in the game list, and when the server's presence is off.",
+        "in the game list, once the game is over, and when the server's presence is off.",
         "substituted": "Set while a bot plays this seat's turns because its player has been "
         "away `away_seconds` (the game's option); null otherwise, and once the player is "
         "back.",

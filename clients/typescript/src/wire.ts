@@ -3885,7 +3885,7 @@ export interface components {
              * @default false
              */
             open: boolean;
-            /** @description Whether the seat's player is at the table now (docs/api-guide.md, "Presence"); null for a seat no person plays (a bot, a resigned or open seat), in the game list, and when the server's presence is off. */
+            /** @description Whether the seat's player is at the table now (docs/api-guide.md, "Presence"); null for a seat no person plays (a bot, a resigned or open seat), in the game list, once the game is over, and when the server's presence is off. */
             presence?: components["schemas"]["Presence"] | null;
             /**
              * @description True when the seat's player resigned: a bot (level random) plays it.

@@ -3947,7 +3947,7 @@ class SeatInfo(Struct, kw_only=True):
         Annotated[
             Presence,
             Meta(
-                description="Whether the seat's player is at the table now (docs/api-guide.md, \"Presence\"); null for a seat no person plays (a bot, a resigned or open seat), in the game list, and when the server's presence is off."
+                description="Whether the seat's player is at the table now (docs/api-guide.md, \"Presence\"); null for a seat no person plays (a bot, a resigned or open seat), in the game list, once the game is over, and when the server's presence is off."
             ),
         ]
         | None
