@@ -111,7 +111,8 @@ RULE = """async (tables) => {
 def _server_rule(seats: list[dict[str, Any]]) -> dict[str, Any]:
     specs = [SeatSpec(s["type"], s.get("level"), None, s.get("external_id")) for s in seats]
     gave_up = [i for i, s in enumerate(seats) if s.get("resigned")]
-    match = cast(Match, SimpleNamespace(resigned=gave_up))  # all seat_identity reads of it
+    # All seat_identity reads of it (a flagged seat is a person's: bots have no clock).
+    match = cast(Match, SimpleNamespace(resigned=gave_up, flagged=[]))
     identities = [seat_identity(i, spec, match) for i, spec in enumerate(specs)]
     return {"identities": identities, "rated": len({i for i in identities if i}) >= 2}
 
