@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -70,37 +72,53 @@ def _started_on(connection: redis.Redis, pid: int, seat: int) -> tuple[str, int]
 KEEP_RECORDS = {"STAKEOUT_JOB_RESULT_TTL_SECONDS": "3600"}
 
 
-def test_a_bot_job_whose_worker_is_killed_mid_job_is_played_by_another_worker(
-    processes: Processes, own_redis: str
-) -> None:
-    # Which worker ran the job is read from its RQ record after it ran: records kept an hour
-    # here, by whoever enqueues (by default a finished job's records go at once).
-    api = processes.api(service_env(own_redis, **KEEP_RECORDS))
-    # Worker A thinks long (an expert with a large effort and a 20 s cap): its job is
-    # surely still running when it is killed.
+@dataclass(frozen=True)
+class _Killed:
+    """A bot's job whose worker was SIGKILLed mid-job, and the worker left to take it."""
+
+    game_id: str
+    job_id: str
+    version: int  # the game's version when the job started
+    dead: str  # the killed worker's process name (host-pid)
+    quick: subprocess.Popen[bytes]
+
+
+def _kill_mid_job(
+    processes: Processes, own_redis: str, http: httpx.Client, connection: redis.Redis
+) -> _Killed:
+    """Worker A thinks long (an expert with a large effort and a 20 s cap), so its job is
+    surely still running when it is killed; worker B plays quickly and starts while A holds
+    the job. Which worker ran a job is read from its RQ record after it ran: records are
+    kept an hour here, by whoever enqueues (by default a finished job's records go at once)."""
     slow = processes.worker(
         service_env(own_redis, STAKEOUT_BOT_EFFORT="100", STAKEOUT_BOT_SECONDS="20", **KEEP_RECORDS)
     )
+    seats = [{"type": "bot", "level": "expert"}, *BOTS3[:2]]
+    created = http.post("/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY))
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    job_id, version = wait_for(lambda: _started_on(connection, slow.pid, 0), 120)
+    quick = processes.worker(service_env(own_redis, **KEEP_RECORDS))
+    os.killpg(slow.pid, signal.SIGKILL)
+    slow.wait()
+    return _Killed(game_id, job_id, version, f"{socket.gethostname()}-{slow.pid}", quick)
+
+
+def test_a_bot_job_whose_worker_is_killed_mid_job_is_played_by_another_worker(
+    processes: Processes, own_redis: str
+) -> None:
+    api = processes.api(service_env(own_redis, **KEEP_RECORDS))
     connection = redis.Redis.from_url(own_redis)
     try:
         with httpx.Client(base_url=api.base, timeout=30) as http:
-            seats = [{"type": "bot", "level": "expert"}, *BOTS3[:2]]
-            created = http.post(
-                "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
-            )
-            assert created.status_code == 201, created.text
-            game_id = created.json()["id"]
-            job_id, version = wait_for(lambda: _started_on(connection, slow.pid, 0), 120)
-            # Worker B plays quickly; it starts while A holds the job.
-            quick = processes.worker(service_env(own_redis, **KEEP_RECORDS))
-            os.killpg(slow.pid, signal.SIGKILL)
-            slow.wait()
+            killed = _kill_mid_job(processes, own_redis, http, connection)
             # B's lifeline finds the job of the dead worker and puts it back; B plays it.
-            wait_for(lambda: http.get(f"/v1/games/{game_id}").json()["version"] > version, 60)
-            assert quick.poll() is None, processes.tail(quick)
-            job = Queue(BOT_QUEUE, connection=connection).fetch_job(job_id)
+            game = f"/v1/games/{killed.game_id}"
+            wait_for(lambda: http.get(game).json()["version"] > killed.version, 60)
+            assert killed.quick.poll() is None, processes.tail(killed.quick)
+            job = Queue(BOT_QUEUE, connection=connection).fetch_job(killed.job_id)
             assert job is not None
-            assert not (job.worker_name or "").startswith(f"{socket.gethostname()}-{slow.pid}-")
+            assert not (job.worker_name or "").startswith(killed.dead + "-")
     finally:
         connection.close()
 
@@ -113,23 +131,16 @@ def test_a_killed_worker_is_known_dead_by_its_closed_connection_not_only_by_its_
     death from Redis's client list (the lifeline's connection is gone) to take its job and
     its shards; waiting for the keys would stall the game for the hour."""
     api = processes.api(service_env(own_redis, **KEEP_RECORDS))
-    slow = processes.worker(
-        service_env(own_redis, STAKEOUT_BOT_EFFORT="100", STAKEOUT_BOT_SECONDS="20", **KEEP_RECORDS)
-    )
     connection = redis.Redis.from_url(own_redis)
-    dead = f"{socket.gethostname()}-{slow.pid}"
     try:
         with httpx.Client(base_url=api.base, timeout=30) as http:
-            seats = [{"type": "bot", "level": "expert"}, *BOTS3[:2]]
-            created = http.post(
-                "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
+            killed = _kill_mid_job(processes, own_redis, http, connection)
+            dead, game_id, version, quick = (
+                killed.dead,
+                killed.game_id,
+                killed.version,
+                killed.quick,
             )
-            assert created.status_code == 201, created.text
-            game_id = created.json()["id"]
-            _job_id, version = wait_for(lambda: _started_on(connection, slow.pid, 0), 120)
-            quick = processes.worker(service_env(own_redis, **KEEP_RECORDS))
-            os.killpg(slow.pid, signal.SIGKILL)
-            slow.wait()
             connection.set(worker_alive_key(dead), "1", ex=3600)
             held = [
                 s for s in OUTBOX_SHARDS if connection.get(outbox_owner_key(s)) == dead.encode()
