@@ -166,7 +166,12 @@ def test_a_refused_request_is_said_in_one_sentence(page: Page, stack: Stack) -> 
     ]
     page.goto("/web/")
     said = page.evaluate(PROBLEMS, cases)
-    assert said[0][0] == "Creating a game needs an API key."
+    # The missing key and the wrong one are told apart (the problem's detail says which).
+    assert said[0][0] == (
+        "Creating a game needs an API key: no credential was sent "
+        "(use 'Authorization: Bearer <API key>')."
+    )
+    assert said[1][0] != said[0][0]
     assert said[2][0] == "The game has started: its seats are settled."  # not twice
     assert said[3][0] == "The request is malformed."  # not the validator's regex
     assert said[4][0] == "The replay opens when the game is over."

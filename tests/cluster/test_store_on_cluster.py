@@ -37,9 +37,12 @@ from service.settings import Settings
 from service.store.event_store import EventStore
 from service.store.keys import (
     INDEX_BUCKETS,
+    OUTBOX_GROUP,
+    OUTBOX_SHARDS,
     active_games_key,
     archive_due_key,
     game_activity_key,
+    outbox_key,
     public_lobby_key,
     remains_key,
 )
@@ -627,7 +630,14 @@ def test_an_archived_games_leftovers_end_on_the_cluster(cluster: Cluster, clean_
             assert (pruned.pruned, pruned.kept) == (1, 0)
             assert await wiring.store.owned_games("tenant", None, 10) == []
             assert await wiring.player_games.games("tenant", "ann-1", None, 10) == []
-            assert await wiring.sweep.reap_consumers(0) == 0
+            # An idle consumer with nothing pending (a killed worker's) is reaped.
+            shard = OUTBOX_SHARDS[0]
+            await wiring.store.outbox.ensure_group(shard)
+            stream = outbox_key(shard)
+            await wiring.store.redis.xgroup_createconsumer(stream, OUTBOX_GROUP, "stale-one")
+            assert await wiring.sweep.reap_consumers(0) >= 1
+            left = await wiring.store.redis.xinfo_consumers(stream, OUTBOX_GROUP)
+            assert "stale-one" not in [_name(c) for c in left]
 
     asyncio.run(scenario())
 
@@ -660,3 +670,8 @@ def test_presence_is_written_and_read_per_game_on_the_cluster(cluster: Cluster) 
     assert not any(k.startswith("f") for k in found[0])
     owners = {cluster.owner(_slot(cluster, f"game:{{{g}}}:presence")) for g in games}
     assert len(owners) > 1  # the pipeline spanned masters
+
+
+def _name(consumer: dict[str, object]) -> str:
+    name = consumer["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)

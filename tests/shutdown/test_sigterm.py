@@ -234,7 +234,9 @@ def test_sigterm_to_a_busy_worker_is_a_warm_shutdown_and_a_new_worker_finishes_t
 ) -> None:
     # The job's RQ record is read after it ran: kept an hour here (by default a finished
     # job's records go at once, docs/settings.md).
-    env = service_env(own_redis, LOG_LEVEL="INFO", STAKEOUT_JOB_RESULT_TTL_SECONDS="3600")
+    # RQ says "warm shut down requested" at info, which shows at LOG_LEVEL=DEBUG only (its
+    # per-job lines are debug chatter here, workers/main.py rq_level).
+    env = service_env(own_redis, LOG_LEVEL="DEBUG", STAKEOUT_JOB_RESULT_TTL_SECONDS="3600")
     first = processes.worker(env)
     connection = redis.Redis.from_url(own_redis)
     try:
