@@ -117,10 +117,6 @@ class Liveness:
         return self._connected
 
 
-def is_alive(connection: redis.Redis, process: str) -> bool:
-    return Liveness(connection).alive(process)
-
-
 def reap_abandoned(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
     """Put back the started jobs of dead workers; returns their ids."""
     reaped: list[str] = []
