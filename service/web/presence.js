@@ -8,7 +8,7 @@ import { h } from "./dom.js";
 /** "14:02" for a moment today, "3 Dec 14:02" for an earlier one (the browser's time zone). */
 export function clockTime(ms, now = Date.now()) {
   const when = new Date(ms);
-  const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = when.toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
   if (when.toDateString() === new Date(now).toDateString()) return time;
   return `${when.toLocaleDateString([], { day: "numeric", month: "short" })} ${time}`;
 }

@@ -161,8 +161,9 @@ function seatList() {
         presenceDot(info.presence),
         h("span", { class: "seat-name" }, seatLabel(info, view.you)),
         waitingOn ? h("span", { class: "pill" }, { move: "to move", commit: "choosing", reveal: "revealing" }[waitingOn.action] || waitingOn.action) : null,
-        // A bot's bank is never charged (nor shown); a resigned seat's is a bot's.
-        info.type === "human" ? bankNode(info.clock, view.server_time_ms) : null,
+        // A bot's bank is never charged (nor shown; a resigned seat's is a bot's); once the
+        // game is over no bank counts, nor shows.
+        info.type === "human" && !ENDED.includes(view.status) ? bankNode(info.clock, view.server_time_ms) : null,
         view.result ? h("span", { class: "seat-score" }, `${points(view.result.scores[info.seat])}${view.result.winners.includes(info.seat) ? " · winner" : ""}`) : null,
       );
     }),
