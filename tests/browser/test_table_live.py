@@ -106,17 +106,22 @@ def test_the_awaited_seats_bank_counts_down_and_the_others_stands_still(
 def test_a_bank_running_low_then_empty_says_so(
     page: Page, stack: Stack, size: ViewportSize, screenshots_folder: Path
 ) -> None:
-    # The Feds' sealed step charges both seats at once; with bot_turn an empty bank stays
-    # the seat's (and at 0 with no increment): the page says it is out of time.
-    clock = {"initial_seconds": 8, "increment_seconds": 0, "on_time_out": "bot_turn"}
-    game_id, tokens = _game(stack, "feds", clock=clock)
+    # FBI's release round awaits one seat at a time: the first seat's 15 s run out (low from
+    # the start: under 30 s), a bot plays its turn (bot_turn: the seat stays a person's, its
+    # bank at 0 with no increment) and the other seat's 15 s run while the page says the
+    # first is out of time.
+    clock = {"initial_seconds": 15, "increment_seconds": 0, "on_time_out": "bot_turn"}
+    game_id, tokens = _game(stack, "fbi", clock=clock)
     _open_as_al(page, size, game_id, tokens[0])
-    bank = page.locator('[data-seat="1"] [data-bank]')
-    expect(bank).to_have_attribute("data-level", "low")
+    running = page.locator('[data-bank][data-running="true"]')
+    expect(running).to_have_count(1)
+    expect(running).to_have_attribute("data-level", "low")
     _shot(page, screenshots_folder, "table-clock-low")
-    expect(bank).to_have_attribute("data-level", "empty")
-    expect(page.locator('[data-seat="1"] .bank-left')).to_have_text("out of time")
-    expect(bank).to_have_attribute("title", "Time bank empty")
+    empty = page.locator('[data-bank][data-level="empty"]')
+    expect(empty).to_have_count(1)
+    expect(empty.locator(".bank-left")).to_have_text("out of time")
+    expect(empty).to_have_attribute("title", "Time bank empty")
+    expect(page.locator("#log-list")).to_contain_text("time bank ran out: a bot plays this turn.")
     assert_fits(page)
     _shot(page, screenshots_folder, "table-clock-empty")
 

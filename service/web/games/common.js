@@ -198,6 +198,14 @@ function matchEventWords(event, view, describeMove) {
     }
     case "seal.forfeited":
       return `${who(event.seat)} forfeited a sealed choice${event.reason ? ` (${event.reason})` : ""}; a bot's choice stands in.`;
+    case "clock.flagged": {
+      const then = {
+        bot_turn: "a bot plays this turn",
+        bot_seat: `a bot plays ${yours(event.seat) ? "your" : "the"} seat from now on`,
+        lose: `a bot plays ${yours(event.seat) ? "your" : "the"} seat from now on, ranked last`,
+      }[event.on_time_out];
+      return `${possessive(event.seat, view, true)} time bank ran out${then ? `: ${then}` : ""}.`;
+    }
     case "turn.timed_out":
       return `${who(event.seat)} ran out of time, so a bot acted instead.`;
     case "seat.resigned":
