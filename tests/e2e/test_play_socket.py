@@ -188,3 +188,71 @@ def test_a_ticket_opens_a_seat_and_an_api_key_a_spectator(
         assert reused.close_code == 4401
 
     asyncio.run(scenario())
+
+
+def _bad_frames(legal: dict[str, Any]) -> list[tuple[str | bytes, int, str]]:
+    """(frame, status, problem type) of frames the channel refuses."""
+    too_long = json.dumps({"type": "move", "ref": "x", "body": {"pad": "a" * 70_000}})
+    return [
+        ("not json", 400, "invalid-request"),
+        (b"\x00\x01", 400, "invalid-request"),
+        (json.dumps({"type": "dance", "ref": "u"}), 400, "invalid-request"),
+        (json.dumps({"type": "move", "ref": "f", "bogus": 1}), 400, "invalid-request"),
+        (json.dumps({"type": "move", "ref": "b"}), 400, "invalid-request"),
+        (json.dumps({"type": "move", "ref": "m", "body": {"no": "move"}}), 400, "invalid-request"),
+        (
+            json.dumps({"type": "move", "ref": "k", "body": legal, "idempotency_key": "a b"}),
+            400,
+            "invalid-request",
+        ),
+        (
+            json.dumps({"type": "move", "ref": "v", "body": legal, "if_match": 1}),
+            412,
+            "version-mismatch",
+        ),
+        (too_long, 413, "payload-too-large"),
+    ]
+
+
+def test_bad_frames_get_a_problem_and_change_nothing(
+    server_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    created = _create(server_url, "bonnie_clyde", seats=2)
+    game_id = created["id"]
+    tokens = [s["token"] for s in created["seats"]]
+    views = [_http_view(server_url, game_id, t) for t in tokens]
+    mover = next(i for i, v in enumerate(views) if v["legal"])
+    before = views[mover]
+
+    async def scenario() -> None:
+        ws = await open_seat(server_url, game_id, tokens[mover])
+        first = await frame(ws)
+        assert (first["type"], first["version"]) == ("view", before["version"])
+        for sent, status, kind in _bad_frames(before["legal"][0]):
+            await ws.send(sent)
+            got = await frame(ws)
+            assert got["type"] == "problem", (sent, got)
+            assert got["status"] == status, (sent, got)
+            assert got["body"]["type"] == "urn:stakeout:problem:" + kind, (sent, got)
+            assert got["body"]["status"] == status
+        # Still open, and answering.
+        await ws.send(json.dumps({"type": "ping"}))
+        assert await frame(ws) == {"type": "pong"}
+        await ws.close()
+        # A wrong credential, an unknown game, a token in the URL: a problem, then the close.
+        refusals = [
+            (await open_seat(server_url, game_id, "not-a-token"), 401, 4401),
+            (await open_seat(server_url, "0" * 24, tokens[0]), 404, 4404),
+            (await open_seat(server_url, game_id, query="token=" + tokens[0]), 400, 4400),
+            (await open_seat(server_url, game_id, query="after_version=x"), 400, 4400),
+        ]
+        for refused, status, code in refusals:
+            got = await frame(refused)
+            assert (got["type"], got["status"], got["ref"]) == ("problem", status, None)
+            assert await _until_closed(refused) == []
+            assert refused.close_code == code
+
+    asyncio.run(scenario())
+    # Nothing changed.
+    after = _http_view(server_url, game_id, tokens[mover])
+    assert after["version"] == before["version"]
