@@ -33,11 +33,12 @@ import asyncio
 import contextlib
 import logging
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import WebSocket, websocket
 from litestar.datastructures import State
+from litestar.params import PathParameter
 
 from service.api.v1.params import IDEMPOTENCY_KEY_PATTERN, Injected
 from service.http.problems import Problem, to_problem
@@ -145,7 +146,8 @@ def _problem_frame(ref: str | None, problem: Problem) -> dict[str, Any]:
 @websocket(PATH, opt={"exclude_from_auth": True})
 async def play(  # noqa: PLR0913 - the socket and its collaborators
     socket: WebSocket[Any, Any, Any],
-    game_id: str,
+    # Checked in the handler (a refusal before the accept would reach no browser script).
+    game_id: Annotated[str, PathParameter(description="The game id returned at creation")],
     state: State,
     games: Injected[GameService],
     access: Injected[Access],
@@ -156,9 +158,7 @@ async def play(  # noqa: PLR0913 - the socket and its collaborators
 ) -> None:
     await socket.accept()
     try:
-        after, authorization, caller, loaded = await _connect(
-            socket, game_id, games, access, tickets
-        )
+        authorization, caller, loaded = await _connect(socket, game_id, games, access, tickets)
     except Exception as exc:
         found = to_problem(exc)
         code = 4000 + found.status if 4000 + found.status in CLOSE_CODES else 4400
@@ -168,7 +168,7 @@ async def play(  # noqa: PLR0913 - the socket and its collaborators
         return
     session = _Session(socket, state, answers, game_id, authorization, caller)
     session.max_frame = settings.max_body_bytes
-    await session.run(feeds.play_views(loaded, caller, after))
+    await session.run(feeds.play_views(loaded, caller))
 
 
 async def _connect(
@@ -177,19 +177,13 @@ async def _connect(
     games: GameService,
     access: Access,
     tickets: TicketStore,
-) -> tuple[int | None, str | None, Caller, Any]:
-    """The resume point, the credential, the caller and the game; refused as the feeds are."""
+) -> tuple[str | None, Caller, Any]:
+    """The credential, the caller and the game; refused as the feeds are."""
     query = socket.query_params
     if "token" in query:
         raise TokenInUrl("a seat token or API key never goes into a URL: use ?ticket=")
     if _GAME_ID.fullmatch(game_id) is None:
         raise InvalidRequest("game_id: a game id is 24 lowercase hex digits")
-    after: int | None = None
-    raw_after = query.get("after_version")
-    if raw_after is not None:
-        if not raw_after.isdigit() or len(raw_after) > 10:
-            raise InvalidRequest("after_version: a version is a whole number")
-        after = int(raw_after)
     loaded = await games.load(game_id)
     ticket = query.get("ticket")
     authorization = socket.headers.get("authorization")
@@ -198,7 +192,7 @@ async def _connect(
         authorization = None  # the ticket stands for the caller
     else:
         caller = await access.viewer(loaded, authorization)
-    return after, authorization, caller, loaded
+    return authorization, caller, loaded
 
 
 class _Session:
