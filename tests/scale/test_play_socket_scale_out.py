@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import threading
 from typing import Any
 
 import httpx
@@ -133,18 +134,34 @@ def test_play_sockets_over_two_api_processes(own_redis: str, processes: Processe
     verified = verify_stream(read_stream(store, game_id), read_seed(store, game_id))
     assert verified.match.version == one.version
 
-    # SIGTERM: a socket still open is closed for a reconnect, and the process exits.
+    # SIGTERM: a socket still open is closed for a reconnect; a live feed still open ends
+    # whole (drained: the app's live readers reached from the server, not hung up on), and
+    # the process exits.
     game_id, grants = _create(second.base)
+    opened = threading.Event()
 
-    async def drained() -> int | None:
+    def feed() -> list[str]:
+        url = f"{second.base}/v1/games/{game_id}/stream?feed=view"
+        with httpx.stream("GET", url, headers=auth(grants[1]["token"]), timeout=30) as got:
+            lines = []
+            for line in got.iter_lines():
+                lines.append(line)
+                opened.set()
+            return lines  # read to its end: no incomplete chunked answer
+
+    async def drained() -> tuple[int | None, list[str]]:
+        reader = asyncio.create_task(asyncio.to_thread(feed))
         ws = await open_seat(second.base, game_id, grants[0]["token"])
         assert (await frame(ws))["type"] == "view"
+        await asyncio.to_thread(opened.wait, 30)
         second.proc.send_signal(signal.SIGTERM)
         async with asyncio.timeout(30):
             await ws.wait_closed()
-        return ws.close_code
+            return ws.close_code, await reader
 
-    assert asyncio.run(drained()) in (1001, 1012)
+    code, lines = asyncio.run(drained())
+    assert code in (1001, 1012)
+    assert "event: view" in lines
     assert processes.stop(second.proc) == 0
 
 
