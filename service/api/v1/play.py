@@ -117,7 +117,7 @@ class ClientFrame(msgspec.Struct, forbid_unknown_fields=True):
 _FRAME = msgspec.json.Decoder(ClientFrame)
 
 
-class _Outbox:
+class SendBuffer:
     """The frames waiting to be sent, at most `SEND_BUFFER`, and why the socket closes."""
 
     def __init__(self) -> None:
@@ -216,7 +216,7 @@ class _Session:
         self.known = caller if authorization is None else None
         self.rate_limit: RateLimitMiddleware | None = getattr(state, "rate_limit", None)
         self.max_frame = 0  # characters of a frame at most (STAKEOUT_MAX_BODY_BYTES)
-        self.outbox = _Outbox()
+        self.outbox = SendBuffer()
         self.acting = asyncio.Lock()  # held while a frame is answered
 
     async def run(self, pushes: Any) -> None:
