@@ -164,6 +164,12 @@ def test_a_ticket_opens_a_seat_and_an_api_key_a_spectator(
         refused = await frame(spectator)
         assert refused["type"] == "problem", refused
         assert (refused["ref"], refused["status"]) == ("s", 403)
+        # Nor one without a credential: 401, as its POST.
+        anonymous = await open_seat(server_url, game_id)
+        assert (await frame(anonymous))["view"]["you"] is None
+        await anonymous.send(json.dumps(body))
+        assert (await frame(anonymous))["status"] == 401
+        await anonymous.close()
         seats = [
             SocketSeat(server_url, game_id, 0, first["token"], random.Random(1)),
             SocketSeat(server_url, game_id, 1, second["token"], random.Random(2)),

@@ -70,7 +70,8 @@ ACTS: dict[str, tuple[Any, str]] = {
 }
 
 # The close codes the server sends (RFC 6455 §7.4: 4000-4999 are the application's). A
-# refusal on connect closes with 4000 + its problem's status, after the problem frame.
+# refusal on connect closes with 4000 + its problem's status after the problem frame (a
+# 4xx without a code of its own: 4400; the store away or another error of the server: 1011).
 CLOSE_GOING_AWAY = 1001  # this process drains (shutting down): reconnect, another answers
 CLOSE_INTERNAL = 1011
 CLOSE_GAME_OVER = 4100  # the game is over: its final view was sent
@@ -87,7 +88,6 @@ CLOSE_CODES: dict[int, str] = {
     CLOSE_GAME_OVER: "game-over",
     CLOSE_SLOW_READER: "slow-reader",
 }
-# Refusals on connect that are no 4000 + status of their own close with 4400.
 SEND_BUFFER = 64
 # An answer still being worked out when the game ends is sent before the close: waited for
 # this long at most.
@@ -158,15 +158,19 @@ async def play(  # noqa: PLR0913 - the socket and its collaborators
 ) -> None:
     await socket.accept()
     try:
-        authorization, caller, loaded = await _connect(socket, game_id, games, access, tickets)
+        authorization, caller, ticketed, loaded = await _connect(
+            socket, game_id, games, access, tickets
+        )
     except Exception as exc:
         found = to_problem(exc)
         code = 4000 + found.status if 4000 + found.status in CLOSE_CODES else 4400
+        if found.status >= 500:
+            code = CLOSE_INTERNAL
         with contextlib.suppress(Exception):
             await socket.send_text(_ENCODER.encode(_problem_frame(None, found)).decode())
             await socket.close(code, found.type.rsplit(":", 1)[-1])
         return
-    session = _Session(socket, state, answers, game_id, authorization, caller)
+    session = _Session(socket, state, answers, game_id, authorization, caller, ticketed)
     session.max_frame = settings.max_body_bytes
     await session.run(feeds.play_views(loaded, caller))
 
@@ -177,8 +181,9 @@ async def _connect(
     games: GameService,
     access: Access,
     tickets: TicketStore,
-) -> tuple[str | None, Caller, Any]:
-    """The credential, the caller and the game; refused as the feeds are."""
+) -> tuple[str | None, Caller, bool, Any]:
+    """The credential, the caller (and whether a stream ticket stands for it) and the game;
+    refused as the feeds are."""
     query = socket.query_params
     if "token" in query:
         raise TokenInUrl("a seat token or API key never goes into a URL: use ?ticket=")
@@ -189,10 +194,9 @@ async def _connect(
     authorization = socket.headers.get("authorization")
     if ticket is not None:
         caller = await ticket_caller(tickets, ticket, game_id)
-        authorization = None  # the ticket stands for the caller
-    else:
-        caller = await access.viewer(loaded, authorization)
-    return authorization, caller, loaded
+        return None, caller, True, loaded  # the ticket stands for the caller
+    caller = await access.viewer(loaded, authorization)
+    return authorization, caller, False, loaded
 
 
 class _Session:
@@ -206,14 +210,15 @@ class _Session:
         game_id: str,
         authorization: str | None,
         caller: Caller,
+        ticketed: bool,
     ) -> None:
         self.socket = socket
         self.answers = answers
         self.game_id = game_id
         self.authorization = authorization
         self.caller = caller
-        # Without a token (a ticket's socket) the act names its caller itself.
-        self.known = caller if authorization is None else None
+        # A ticket's socket has no token: its acts name their caller themselves.
+        self.known = caller if ticketed else None
         self.rate_limit: RateLimitMiddleware | None = getattr(state, "rate_limit", None)
         self.max_frame = 0  # characters of a frame at most (STAKEOUT_MAX_BODY_BYTES)
         self.outbox = SendBuffer()
