@@ -261,3 +261,30 @@ def test_bad_frames_get_a_problem_and_change_nothing(
     # Nothing changed.
     after = _http_view(server_url, game_id, tokens[mover])
     assert after["version"] == before["version"]
+
+
+def test_a_seat_is_told_when_another_opens_its_socket(
+    server_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    created = _create(server_url, "fbi", seats=2)
+    game_id = created["id"]
+    first, second = created["seats"]
+
+    def online(message: dict[str, Any]) -> bool:
+        seat = message["seats"][1]["presence"]
+        return message["type"] == "presence" and seat is not None and seat["status"] == "online"
+
+    async def scenario() -> dict[str, Any]:
+        watching = await open_seat(server_url, game_id, first["token"])
+        assert (await frame(watching))["type"] == "view"
+        other = await open_seat(server_url, game_id, second["token"])
+        async with asyncio.timeout(30):
+            while not online(message := await frame(watching)):
+                assert message["type"] in ("view", "presence"), message
+        await other.close()
+        await watching.close()
+        return message
+
+    told = asyncio.run(scenario())
+    assert [s["seat"] for s in told["seats"]] == [0, 1]
+    assert set(told["seats"][0]) == {"seat", "presence", "substituted"}
