@@ -143,7 +143,7 @@ def _problem_frame(ref: str | None, problem: Problem) -> dict[str, Any]:
     return {"type": "problem", "ref": ref, "status": problem.status, "body": problem}
 
 
-@websocket(PATH, opt={"exclude_from_auth": True})
+@websocket(PATH)
 async def play(  # noqa: PLR0913 - the socket and its collaborators
     socket: WebSocket[Any, Any, Any],
     # Checked in the handler (a refusal before the accept would reach no browser script).
