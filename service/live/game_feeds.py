@@ -257,9 +257,14 @@ class GameFeeds:
                         return
                     for change in [s for s in stored if is_presence(s)][-1:]:  # the latest
                         yield PlayPush("presence", None, body_of(change))
-                    if not any(s.version > sent for s in stored):
+                    newest = max(s.version for s in stored)
+                    if newest <= sent:
                         continue
-                    loaded = await self.games.load(game_id)
+                    # The cached snapshot is often there already (the act was made through
+                    # this process): no round trip. Else the tail is read.
+                    loaded = await self.games.snapshot(game_id)
+                    if loaded.match.version < newest:
+                        loaded = await self.games.load(game_id)
                     if loaded.match.version > sent:
                         sent = loaded.match.version
                         yield PlayPush("view", sent, await self.view(loaded, caller))
