@@ -394,16 +394,33 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 
 def cpu_seconds(session: int) -> float:
-    """User + system CPU of every live process of ``session`` (a server and its workers)."""
-    total = 0
+    """User + system CPU of every live API process of ``session`` (a server and its
+    processes; of a `stakeout run`, all but its workers and its embedded Valkey)."""
+    return session_cpu(session)["api"]
+
+
+def session_cpu(session: int) -> dict[str, float]:
+    """User + system CPU of every live process of ``session``, by role: ``store`` (a Valkey
+    server), ``workers`` (`stakeout worker` processes, as `stakeout run` starts them) and
+    ``api`` (the rest: the API processes and the process serving or supervising them)."""
+    ticks = {"api": 0, "workers": 0, "store": 0}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError):
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[3]) == session:  # the session id (processes start one each)
-                total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+            if int(fields[3]) != session:  # the session id (processes start one each)
+                continue
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            role = (
+                "store"
+                if any(b"valkey" in a.rsplit(b"/", 1)[-1] for a in argv[:1])
+                else "workers"
+                if b"worker" in argv
+                else "api"
+            )
+            ticks[role] += int(fields[11]) + int(fields[12])
+    return {role: n / os.sysconf("SC_CLK_TCK") for role, n in ticks.items()}
 
 
 def process_cpu_seconds(pid: int | None) -> float:
@@ -416,6 +433,19 @@ def process_cpu_seconds(pid: int | None) -> float:
     return 0.0
 
 
+def store_pid_in(folder: Path) -> int:
+    """The Valkey server started for ``folder`` (a `stakeout run`'s data folder)."""
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if not entry.name.isdigit() or b"valkey" not in (entry / "cmdline").read_bytes():
+                continue
+            where = str(folder.resolve()).encode()
+            cwd = Path(os.readlink(entry / "cwd"))
+            if where in (entry / "cmdline").read_bytes() or cwd.is_relative_to(folder.resolve()):
+                return int(entry.name)
+    raise RuntimeError(f"no Valkey server in {folder}")
+
+
 def machine_busy_seconds() -> float:
     """CPU seconds the whole machine spent busy (every core; /proc/stat, idle and iowait out)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -426,13 +456,20 @@ def measure(session: int, seconds: str, run: Any, store_pid: int | None = None) 
     """``run()``'s result, with the CPU seconds used meanwhile by the server ``session``
     (``cpu_s``), the store process (``store_cpu_s``), the driver (``driver_cpu_s``: this
     process's finished children) and the whole machine (``machine_cpu_s``)."""
-    before = cpu_seconds(session)
+    before = session_cpu(session)
     store_before = process_cpu_seconds(store_pid)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     machine_before = machine_busy_seconds()
     result: dict[str, Any] = run()
-    result["cpu_s"] = cpu_seconds(session) - before
-    result["store_cpu_s"] = process_cpu_seconds(store_pid) - store_before
+    after_cpu = session_cpu(session)
+    result["cpu_s"] = after_cpu["api"] - before["api"]
+    # A `stakeout run` (build ``run``): its own Valkey and workers are in its session.
+    result["workers_cpu_s"] = after_cpu["workers"] - before["workers"]
+    result["store_cpu_s"] = (
+        process_cpu_seconds(store_pid) - store_before
+        if store_pid is not None
+        else after_cpu["store"] - before["store"]
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result["driver_cpu_s"] = (after.ru_utime + after.ru_stime) - (
         children.ru_utime + children.ru_stime
@@ -500,7 +537,7 @@ def lean_limited():
     os.environ["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "10000000"
     return lean()
 """
-BUILD_NAMES = ("served", "checkout", "lean", "limited", "lean_limited")
+BUILD_NAMES = ("served", "checkout", "lean", "limited", "lean_limited", "run")
 
 
 class Config(NamedTuple):
@@ -658,6 +695,7 @@ class Bench:
         self.not_ready: list[int] = []  # the statuses of /readyz's samples other than 200
         self.url: dict[str, str] = {}
         self.sessions: dict[str, int] = {}
+        self.store_pids: dict[str, int] = {}  # the configurations with a Valkey of their own
 
     def run(self, rounds: int) -> list[dict[str, Any]]:
         results: list[dict[str, Any]] = []
@@ -687,6 +725,9 @@ class Bench:
         self, servers: contextlib.ExitStack, tmp: Path, env: dict[str, str], apps: Path
     ) -> None:
         for config in self.configs:
+            if config.build == "run":
+                self._start_run(servers, tmp, env, config)
+                continue
             where = self.checkout if config.build == "checkout" else ROOT
             if where is None:
                 raise ValueError("the checkout build needs --checkout PATH")
@@ -721,6 +762,32 @@ class Bench:
         driver = tmp / DRIVER.name
         for config in self.configs:  # warm up: every process loads the code paths and games
             node(tmp, driver, "play", self.url[config.label], API_KEY, "8", "2", "get-post")
+
+    def _start_run(
+        self, servers: contextlib.ExitStack, tmp: Path, env: dict[str, str], config: Config
+    ) -> None:
+        """The build ``run``: `stakeout run` as `make run` has it (its own embedded Valkey on
+        a Unix socket with AOF on, its workers, multiprocess metrics, ``config.processes``
+        API processes under ``config.server``), with the bench's API key, no rate limit and
+        no quota of active games."""
+        if config.server != "uvicorn":
+            raise ValueError("the build run serves with uvicorn (STAKEOUT_API_SERVER)")
+        port = free_port()
+        folder = tmp / f"run-{config.processes}"
+        run_env = {k: v for k, v in env.items() if k not in ("REDIS_URL", "PYTHONPATH")}
+        run_env.update(
+            PORT=str(port),
+            STAKEOUT_DATA_DIR=str(folder),
+            STAKEOUT_API_PROCESSES=str(config.processes),
+            STAKEOUT_API_SERVER=config.server,
+        )
+        argv = [sys.executable, "-m", "stakeout.cli", "run"]
+        log = tmp / f"run-{config.processes}.log"
+        self.sessions[config.label] = servers.enter_context(process(argv, run_env, log))
+        self.url[config.label] = f"http://127.0.0.1:{port}"
+        wait_http(self.url[config.label] + "/readyz", timeout=120)
+        # The embedded Valkey runs in a session of its own (service/ops/embedded.py).
+        self.store_pids[config.label] = store_pid_in(folder)
 
     @contextlib.contextmanager
     def _sampling_lag(self, config: Config) -> Iterator[None]:
@@ -779,7 +846,7 @@ class Bench:
                             self.sessions[config.label],
                             seconds,
                             lambda args=args: node(tmp, driver, *args),
-                            store_pid,
+                            self.store_pids.get(config.label, store_pid),
                         )
             if self.with_bgio:
                 got[f"bgio-{g}"] = measure(
@@ -963,23 +1030,29 @@ def _side_by_side(figures: Figures, bench: Bench) -> None:
 
 def _where_the_cpu_went(figures: Figures, bench: Bench) -> None:
     print(
-        "\nWhere the machine's CPU went, first loop (ms of CPU an act or a move, medians; the"
-        f" machine's busy cores out of {os.cpu_count()}):"
+        "\nWhere the machine's CPU went (ms of CPU an act or a move, medians; workers: a"
+        " `stakeout run`'s; the machine's busy cores out of"
+        f" {os.cpu_count()}, the other sessions' load included):"
     )
-    print("| load | server | server | store (Valkey) | driver | machine busy |")
-    print("|---|---|---|---|---|---|")
-    conn, loop, game = bench.loops[0]
+    print("| load | loop | server | API | store (Valkey) | workers | driver | machine busy |")
+    print("|---|---|---|---|---|---|---|---|")
     for g in bench.games:
-        rows = [(c.label, _key(c, loop, conn, g, game), "acts_per_s") for c in bench.configs]
+        rows = [
+            (f"{game} {loop}, {conn}", c.label, _key(c, loop, conn, g, game), "acts_per_s")
+            for conn, loop, game in bench.loops
+            for c in bench.configs
+        ]
         if bench.with_bgio:
-            rows.append(("boardgame.io", f"bgio-{g}", "moves_per_s"))
-        for name, key, count in rows:
+            rows.append(("cards", "boardgame.io", f"bgio-{g}", "moves_per_s"))
+        for what, name, key, count in rows:
             busy = median([r[key]["machine_cpu_s"] / r[key]["seconds"] for r in figures.rounds])
-            store = figures.per(key, "store_cpu_s", count) if name != "boardgame.io" else None
+            ours = name != "boardgame.io"
+            store = figures.per(key, "store_cpu_s", count) if ours else None
+            workers = figures.per(key, "workers_cpu_s", count) if ours else None
             print(
-                f"| {g} games | {name} | {fmt(figures.per(key, 'cpu_s', count), 3)} |"
-                f" {fmt(store, 3)} | {fmt(figures.per(key, 'driver_cpu_s', count), 3)} |"
-                f" {fmt(busy, 2)} |"
+                f"| {g} games | {what} | {name} | {fmt(figures.per(key, 'cpu_s', count), 3)} |"
+                f" {fmt(store, 3)} | {fmt(workers, 3)} |"
+                f" {fmt(figures.per(key, 'driver_cpu_s', count), 3)} | {fmt(busy, 2)} |"
             )
 
 
