@@ -317,6 +317,9 @@ async function playSockets(apiKey, games, seconds, gameName) {
             if (frame.type === "answer") {
               acts += 1;
               actLatencies.push(performance.now() - sent.sent);
+              // A view older than the act's own version was made before the act: it may
+              // still await this seat for what it just did (a commitment, say).
+              me.acted = Math.max(me.acted, frame.body.version - 1);
             } else {
               errors += 1;
               count(`act ${frame.status} ${frame.body?.type ?? ""}`);

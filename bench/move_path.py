@@ -294,6 +294,7 @@ def uvicorn_args(
     # As `stakeout serve` has it (stakeout/cli.py): no X-Forwarded-For rewriting by uvicorn,
     # no ``server`` header.
     args += ["--no-access-log", "--no-proxy-headers", "--no-server-header"]
+    args += ["--ws", "websockets-sansio"]  # the play sockets' protocol, as stakeout serves it
     args += ["--log-level", "warning"]
     return [*args, "--factory"] if factory else args
 
