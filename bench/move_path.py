@@ -871,8 +871,10 @@ class Bench:
         got["bare"] = node(tmp, driver, "healthz", self.url["bare"], "32", seconds)
         got["ceiling"] = node(tmp, driver, "healthz", self.url["ceiling"], "32", seconds)
         for g in self.games if self.sockets else ():  # the socket loop's driver alone
-            args = ("play", self.url["socket ceiling"], API_KEY, str(g), seconds, "socket")
-            got[f"socket ceiling-{g}"] = node(tmp, driver, *args)
+            stand_in = self.url["socket ceiling"]
+            got[f"socket ceiling-{g}"] = node(
+                tmp, driver, "play", stand_in, API_KEY, str(g), seconds, "socket"
+            )
         for g in self.games:
             for conn, loop, game in self.loops:
                 for config in order:
