@@ -227,13 +227,12 @@ class GameFeeds:
             ):
                 ended_at = time.monotonic()
 
-    async def play_views(
-        self, loaded: Loaded, caller: Caller, after: int | None
-    ) -> AsyncIterator[PlayPush]:
+    async def play_views(self, loaded: Loaded, caller: Caller) -> AsyncIterator[PlayPush]:
         """What a play socket (service/api/v1/play.py) is pushed: the caller's view on
-        connect (unless ``after`` is its version: the client's copy is current) and after
-        every change of version, never an older one after a newer; presence changes; and
-        last its end: the game is over (after its final view) or this process drains.
+        connect and after every change of version, never an older one after a newer;
+        presence changes; and last its end: the game is over (after its final view, the one
+        of its recorded result) or this process drains. A view is the whole state, so a
+        client that reconnects misses nothing: its first view is the latest.
 
         Several events appended at once give one view, of the version after them. The live
         reader is attached before the first read, so nothing appended in between is missed.
@@ -244,8 +243,7 @@ class GameFeeds:
         try:
             loaded = await self.games.load(game_id)
             sent = loaded.match.version
-            if after != sent:
-                yield PlayPush("view", sent, await self.view(loaded, caller))
+            yield PlayPush("view", sent, await self.view(loaded, caller))
             if _over(loaded):
                 yield PlayPush("end", sent, "game-over")
                 return

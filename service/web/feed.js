@@ -2,7 +2,8 @@
 // `/v1/games/{id}/stream?feed=view`. The server sends the caller's whole view first, then,
 // after each batch of events, an `events` message and the new `view`. When the connection
 // drops, a new ticket is taken and the feed resumes after the last version seen
-// (`after_version`, as `Last-Event-ID` does for the event feed). No polling.
+// (`after_version`, as `Last-Event-ID` does for the event feed). No polling. Between views,
+// a `presence` message (no id: it is no version of the game) brings every seat's presence.
 
 import { api } from "./api.js";
 
@@ -12,8 +13,9 @@ export class ViewFeed {
   /**
    * @param {string} gameId
    * @param {string|null} token  seat token, or null for a spectator
-   * @param {{onView: Function, onEvents?: Function, onState?: Function}} handlers
-   *   onState(state): "connecting" | "live" | "reconnecting" | "ended"
+   * @param {{onView: Function, onEvents?: Function, onPresence?: Function, onState?: Function}} handlers
+   *   onState(state): "connecting" | "live" | "reconnecting" | "ended";
+   *   onPresence({seats: [{seat, presence, substituted}]})
    */
   constructor(gameId, token, handlers) {
     this.gameId = gameId;
@@ -59,17 +61,19 @@ export class ViewFeed {
     if (this.version) query.set("after_version", String(this.version));
     const source = new EventSource(`/v1/games/${this.gameId}/stream?${query}`);
     this.source = source;
-    // Each message is {kind: "view", view} or {kind: "events", events}, named by its kind
-    // (an unnamed message is read by its kind too).
+    // Each message is {kind: "view", view}, {kind: "events", events} or a presence
+    // message, named by its kind (an unnamed message is read by its kind too).
     const receive = (message) => {
       const data = JSON.parse(message.data);
-      if (data.kind === "events" || message.type === "events") {
+      if (data.kind === "presence" || message.type === "presence") {
+        if (this.handlers.onPresence) this.handlers.onPresence(data);
+      } else if (data.kind === "events" || message.type === "events") {
         if (this.handlers.onEvents) this.handlers.onEvents(data.events || []);
       } else if (data.kind === "view" || message.type === "view") {
         this.view(data.view || data);
       }
     };
-    for (const name of ["view", "events", "message"]) source.addEventListener(name, receive);
+    for (const name of ["view", "events", "presence", "message"]) source.addEventListener(name, receive);
     source.addEventListener("open", () => {
       this.retry = 500;
       this.state("live");

@@ -1,13 +1,16 @@
 // The table page: /web/table.html#<game id> plays with a seat token this browser holds
 // (#<game id>/<seat> picks one of several), or watches as a spectator (#<game id>/watch).
 // The game itself is drawn by the game's renderer; this shell shows the seats, who is
-// awaited, deadlines, the result and refused acts, does sealed steps (commit, keep, reveal),
+// awaited, deadlines, each seat's time bank counting down (clock.js) and its presence
+// (presence.js), the result and refused acts, does sealed steps (commit, keep, reveal),
 // resigns a seat (asked twice) and keeps the view live through the view feed. A seat this
 // browser holds no token for is watched, and the page says why.
 
 import { api, Problem } from "./api.js";
+import { ServerTime, bankNode, tick } from "./clock.js";
 import { $, h, fill, seatLabel, countdown, pageUrl, pageFailed, points } from "./dom.js";
 import { ViewFeed } from "./feed.js";
+import { awayLine, merge, presenceDot } from "./presence.js";
 import { rating } from "./ratings.js";
 import { rendererFor, describe } from "./render.js";
 import { commitment, newSalt } from "./sealed.js";
@@ -31,6 +34,8 @@ let busy = false;
 let revealing = null;
 const log = [];
 let logged = 0; // the last version whose event is in the log
+const serverTime = new ServerTime();
+let initialBankMs = null; // the clock's initial bank (game.created), for a bank's "low" look
 
 const ui = {
   title: $("#title"),
@@ -112,8 +117,10 @@ function statusLine() {
     );
   }
   if (others.length) parts.push(` Waiting for ${others.join(", ")}.`);
-  const deadline = (me || view.awaiting[0] || {}).deadline;
-  if (deadline) parts.push(" ", h("span", { class: "deadline", "data-deadline": deadline }, `time left ${countdown(deadline)}`));
+  // A seat with a clock shows its bank (the deadline is when it runs out): no second countdown.
+  const first = me || view.awaiting[0] || {};
+  const banked = view.seats[first.seat] && view.seats[first.seat].clock;
+  if (first.deadline && !banked) parts.push(" ", h("span", { class: "deadline", "data-deadline": first.deadline }, `time left ${countdown(first.deadline, serverTime.now())}`));
   return h("p", { class: "status" }, parts.length ? parts : "…");
 }
 
@@ -151,19 +158,51 @@ function seatList() {
       return h(
         "li",
         { class: `seat${awaited.has(info.seat) ? " awaited" : ""}${info.seat === view.you ? " you" : ""}`, "data-seat": info.seat },
+        presenceDot(info.presence),
         h("span", { class: "seat-name" }, seatLabel(info, view.you)),
         waitingOn ? h("span", { class: "pill" }, { move: "to move", commit: "choosing", reveal: "revealing" }[waitingOn.action] || waitingOn.action) : null,
+        // A bot's bank is never charged (nor shown); a resigned seat's is a bot's.
+        info.type === "human" ? bankNode(info.clock, view.server_time_ms) : null,
         view.result ? h("span", { class: "seat-score" }, `${points(view.result.scores[info.seat])}${view.result.winners.includes(info.seat) ? " · winner" : ""}`) : null,
       );
     }),
   );
 }
 
+/** The seats, their banks and who is away: also redrawn alone when presence changes. */
+function drawSeats() {
+  const away = view.seats.map((info) => awayLine(info, info.name || `Seat ${info.seat}`, info.seat === view.you));
+  fill(ui.seats, seatList(), away);
+  tick(serverTime.now(), initialBankMs, ui.seats);
+}
+
+/** A `presence` message of the feed: the dots and away lines now, not at the next view. */
+function onPresence(message) {
+  if (!view) return;
+  view = merge(view, message);
+  drawSeats();
+}
+
+/** The clock's initial bank, from the game's first event (once; the view has only what
+ * is left): a bank under a tenth of it looks low. Without it, only the last 30 s do. */
+async function readInitialBank() {
+  if (readInitialBank.done || !view.seats.some((s) => s.clock)) return;
+  readInitialBank.done = true;
+  try {
+    const page = await api(`/v1/games/${gameId}/events?after=0&limit=1`, { auth });
+    const clock = page.events.length && page.events[0].event.clock;
+    if (clock && clock.initial_seconds) initialBankMs = clock.initial_seconds * 1000;
+    tick(serverTime.now(), initialBankMs, ui.seats);
+  } catch {
+    /* a courtesy: the banks count down without it */
+  }
+}
+
 function draw() {
   document.title = `${rules ? rules.title : view.game} · stakeout`;
   fill(ui.title, rules ? rules.title : view.game, " ", h("small", {}, mode === "play" ? `· seat ${view.you}` : "· watching"));
   fill(ui.status, statusLine(), unratedLine());
-  fill(ui.seats, seatList());
+  drawSeats();
   ui.table.classList.toggle("busy", busy);
   try {
     renderer.renderTable(ui.table, { view, rules, act, mode });
@@ -200,12 +239,14 @@ function draw() {
 async function apply(next) {
   if (view && next.version < view.version) return;
   view = next;
+  serverTime.observe(view.server_time_ms);
   if (!renderer) {
     [renderer, rules] = await Promise.all([rendererFor(view.game), api(`/v1/rules/${view.game}`).catch(() => null)]);
   }
   draw();
   revealIfOpen();
   catchUpLog();
+  readInitialBank();
 }
 
 /** Events the feed did not bring (the first view, a resumed feed): read them once. */
@@ -339,9 +380,13 @@ function onState(state) {
   ui.feed.dataset.state = state;
 }
 
+// Deadlines and banks, as of the server's time; four times a second, so a bank's second
+// changes when the server's does, not up to a second late.
 setInterval(() => {
-  for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `time left ${countdown(Number(node.dataset.deadline))}`;
-}, 1000);
+  const now = serverTime.now();
+  for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `time left ${countdown(Number(node.dataset.deadline), now)}`;
+  tick(now, initialBankMs, ui.seats);
+}, 250);
 
 /** Watching, though a seat was asked for (or none said): why, and how to play instead. */
 function watchingNotice() {
@@ -376,7 +421,7 @@ async function main() {
     loadFailed(error);
     return;
   }
-  const feed = new ViewFeed(gameId, auth, { onView: apply, onEvents, onState, onError: (p) => showError(p.words, false) });
+  const feed = new ViewFeed(gameId, auth, { onView: apply, onEvents, onPresence, onState, onError: (p) => showError(p.words, false) });
   feed.version = view.version;
   feed.status = view.status;
   window.stakeoutFeed = feed; // for the browser tests and the curious

@@ -53,7 +53,9 @@ class SocketSeat:
     human: HumanSeat = field(init=False)
     log: list[dict[str, Any]] = field(default_factory=list)
     view: dict[str, Any] | None = None
-    acts: int = 0
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    pending: dict[str, Any] | None = None  # the act sent and not answered yet
+    acted_at: int = 0  # the version its last answered act made
     close_code: int | None = None
 
     def __post_init__(self) -> None:
@@ -64,16 +66,25 @@ class SocketSeat:
         return -1 if self.view is None else int(self.view["version"])
 
     async def play(
-        self, stop_after_acts: int | None = None, query: str = "", ticket: str | None = None
+        self,
+        stop_after_acts: int | None = None,
+        ticket: str | None = None,
+        http_base: str | None = None,
     ) -> int | None:
-        """Play until the socket closes (the game over: 4100), or until ``stop_after_acts``
-        acts were answered (then the client hangs up); the close code (None: hung up)."""
-        if ticket is not None:
-            query = f"ticket={ticket}" + (f"&{query}" if query else "")
-        ws = await open_seat(self.http_base, self.game_id, None if ticket else self.token, query)
-        pending: str | None = None
-        acted_at = 0
+        """Play until the socket closes (the game over: 4100, or the server gone), or until
+        ``stop_after_acts`` acts were answered (then the client hangs up); the close code
+        (None: it hung up). ``http_base``: another API process to connect to this time.
+
+        Called again, it reconnects: the act left unanswered is sent again under its
+        Idempotency-Key, and the first view may be the one it had (never an older one)."""
+        base = http_base or self.http_base
+        query = f"ticket={ticket}" if ticket is not None else ""
+        ws = await open_seat(base, self.game_id, None if ticket else self.token, query)
+        first_view = True
+        acted_at = self.acted_at
         try:
+            if self.pending is not None:
+                await ws.send(json.dumps(self.pending))
             while True:
                 try:
                     message = await frame(ws)
@@ -82,31 +93,42 @@ class SocketSeat:
                     return self.close_code
                 self.log.append(message)
                 if message["type"] == "view":
-                    assert message["version"] > self.version, "an older view after a newer"
+                    newer = message["version"] >= self.version if first_view else None
+                    assert newer or message["version"] > self.version, "an older view"
                     assert message["view"]["version"] == message["version"]
-                    self.view = message["view"]
+                    self.view, first_view = message["view"], False
                 elif message["type"] == "answer":
-                    assert message["ref"] == pending, message
+                    assert self.pending is not None, message
+                    assert message["ref"] == self.pending["ref"], message
                     assert message["status"] == 200
-                    pending = None
-                    acted_at = message["body"]["version"]
-                    self.acts += 1
-                    if stop_after_acts is not None and self.acts >= stop_after_acts:
+                    self.answers.append(message["body"])
+                    self.pending = None
+                    acted_at = self.acted_at = message["body"]["version"]
+                    if stop_after_acts is not None and len(self.answers) >= stop_after_acts:
                         return None
                 elif message["type"] == "problem":
                     raise AssertionError(f"seat {self.seat}: {message}")
-                if pending is None and self.view is not None and self.version >= acted_at:
-                    pending = await self._act(ws)
+                if self.pending is None and self.view is not None and self.version >= acted_at:
+                    await self.act(ws)
         finally:
             await ws.close()
 
-    async def _act(self, ws: ClientConnection) -> str | None:
+    @property
+    def acts(self) -> int:
+        return len(self.answers)
+
+    async def act(self, ws: ClientConnection) -> None:
+        """Send the act its view awaits (kept as `pending` until answered)."""
         assert self.view is not None
         found = next_request(self.human, self.view, self.rng)
         if found is None:
-            return None
+            return
         path, body = found
         ref = f"{self.seat}-{self.acts}"
-        kind = FRAME_TYPES[path.rsplit("/", 1)[1]]
-        await ws.send(json.dumps({"type": kind, "ref": ref, "body": body}))
-        return ref
+        self.pending = {
+            "type": FRAME_TYPES[path.rsplit("/", 1)[1]],
+            "ref": ref,
+            "body": body,
+            "idempotency_key": f"k-{self.game_id}-{ref}",
+        }
+        await ws.send(json.dumps(self.pending))

@@ -164,6 +164,12 @@ def test_a_ticket_opens_a_seat_and_an_api_key_a_spectator(
         refused = await frame(spectator)
         assert refused["type"] == "problem", refused
         assert (refused["ref"], refused["status"]) == ("s", 403)
+        # Nor one without a credential: 401, as its POST.
+        anonymous = await open_seat(server_url, game_id)
+        assert (await frame(anonymous))["view"]["you"] is None
+        await anonymous.send(json.dumps(body))
+        assert (await frame(anonymous))["status"] == 401
+        await anonymous.close()
         seats = [
             SocketSeat(server_url, game_id, 0, first["token"], random.Random(1)),
             SocketSeat(server_url, game_id, 1, second["token"], random.Random(2)),
@@ -188,3 +194,97 @@ def test_a_ticket_opens_a_seat_and_an_api_key_a_spectator(
         assert reused.close_code == 4401
 
     asyncio.run(scenario())
+
+
+def _bad_frames(legal: dict[str, Any]) -> list[tuple[str | bytes, int, str]]:
+    """(frame, status, problem type) of frames the channel refuses."""
+    too_long = json.dumps({"type": "move", "ref": "x", "body": {"pad": "a" * 70_000}})
+    return [
+        ("not json", 400, "invalid-request"),
+        (b"\x00\x01", 400, "invalid-request"),
+        (json.dumps({"type": "dance", "ref": "u"}), 400, "invalid-request"),
+        (json.dumps({"type": "move", "ref": "f", "bogus": 1}), 400, "invalid-request"),
+        (json.dumps({"type": "move", "ref": "b"}), 400, "invalid-request"),
+        (json.dumps({"type": "move", "ref": "m", "body": {"no": "move"}}), 400, "invalid-request"),
+        (
+            json.dumps({"type": "move", "ref": "k", "body": legal, "idempotency_key": "a b"}),
+            400,
+            "invalid-request",
+        ),
+        (
+            json.dumps({"type": "move", "ref": "v", "body": legal, "if_match": 1}),
+            412,
+            "version-mismatch",
+        ),
+        (too_long, 413, "payload-too-large"),
+    ]
+
+
+def test_bad_frames_get_a_problem_and_change_nothing(
+    server_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    created = _create(server_url, "bonnie_clyde", seats=2)
+    game_id = created["id"]
+    tokens = [s["token"] for s in created["seats"]]
+    views = [_http_view(server_url, game_id, t) for t in tokens]
+    mover = next(i for i, v in enumerate(views) if v["legal"])
+    before = views[mover]
+
+    async def scenario() -> None:
+        ws = await open_seat(server_url, game_id, tokens[mover])
+        first = await frame(ws)
+        assert (first["type"], first["version"]) == ("view", before["version"])
+        for sent, status, kind in _bad_frames(before["legal"][0]):
+            await ws.send(sent)
+            got = await frame(ws)
+            assert got["type"] == "problem", (sent, got)
+            assert got["status"] == status, (sent, got)
+            assert got["body"]["type"] == "urn:stakeout:problem:" + kind, (sent, got)
+            assert got["body"]["status"] == status
+        # Still open, and answering.
+        await ws.send(json.dumps({"type": "ping"}))
+        assert await frame(ws) == {"type": "pong"}
+        await ws.close()
+        # A wrong credential, an unknown game, a token in the URL: a problem, then the close.
+        refusals = [
+            (await open_seat(server_url, game_id, "not-a-token"), 401, 4401),
+            (await open_seat(server_url, "0" * 24, tokens[0]), 404, 4404),
+            (await open_seat(server_url, game_id, query="token=" + tokens[0]), 400, 4400),
+        ]
+        for refused, status, code in refusals:
+            got = await frame(refused)
+            assert (got["type"], got["status"], got["ref"]) == ("problem", status, None)
+            assert await _until_closed(refused) == []
+            assert refused.close_code == code
+
+    asyncio.run(scenario())
+    # Nothing changed.
+    after = _http_view(server_url, game_id, tokens[mover])
+    assert after["version"] == before["version"]
+
+
+def test_a_seat_is_told_when_another_opens_its_socket(
+    server_url: str, worker: subprocess.Popen[bytes]
+) -> None:
+    created = _create(server_url, "fbi", seats=2)
+    game_id = created["id"]
+    first, second = created["seats"]
+
+    def online(message: dict[str, Any]) -> bool:
+        seat = message["seats"][1]["presence"]
+        return message["type"] == "presence" and seat is not None and seat["status"] == "online"
+
+    async def scenario() -> dict[str, Any]:
+        watching = await open_seat(server_url, game_id, first["token"])
+        assert (await frame(watching))["type"] == "view"
+        other = await open_seat(server_url, game_id, second["token"])
+        async with asyncio.timeout(30):
+            while not online(message := await frame(watching)):
+                assert message["type"] in ("view", "presence"), message
+        await other.close()
+        await watching.close()
+        return message
+
+    told = asyncio.run(scenario())
+    assert [s["seat"] for s in told["seats"]] == [0, 1]
+    assert set(told["seats"][0]) == {"seat", "presence", "substituted"}

@@ -33,11 +33,12 @@ import asyncio
 import contextlib
 import logging
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import WebSocket, websocket
 from litestar.datastructures import State
+from litestar.params import PathParameter
 
 from service.api.v1.params import IDEMPOTENCY_KEY_PATTERN, Injected
 from service.http.problems import Problem, to_problem
@@ -69,7 +70,8 @@ ACTS: dict[str, tuple[Any, str]] = {
 }
 
 # The close codes the server sends (RFC 6455 §7.4: 4000-4999 are the application's). A
-# refusal on connect closes with 4000 + its problem's status, after the problem frame.
+# refusal on connect closes with 4000 + its problem's status after the problem frame (a
+# 4xx without a code of its own: 4400; the store away or another error of the server: 1011).
 CLOSE_GOING_AWAY = 1001  # this process drains (shutting down): reconnect, another answers
 CLOSE_INTERNAL = 1011
 CLOSE_GAME_OVER = 4100  # the game is over: its final view was sent
@@ -86,7 +88,6 @@ CLOSE_CODES: dict[int, str] = {
     CLOSE_GAME_OVER: "game-over",
     CLOSE_SLOW_READER: "slow-reader",
 }
-# Refusals on connect that are no 4000 + status of their own close with 4400.
 SEND_BUFFER = 64
 # An answer still being worked out when the game ends is sent before the close: waited for
 # this long at most.
@@ -116,7 +117,7 @@ class ClientFrame(msgspec.Struct, forbid_unknown_fields=True):
 _FRAME = msgspec.json.Decoder(ClientFrame)
 
 
-class _Outbox:
+class SendBuffer:
     """The frames waiting to be sent, at most `SEND_BUFFER`, and why the socket closes."""
 
     def __init__(self) -> None:
@@ -142,10 +143,11 @@ def _problem_frame(ref: str | None, problem: Problem) -> dict[str, Any]:
     return {"type": "problem", "ref": ref, "status": problem.status, "body": problem}
 
 
-@websocket(PATH, opt={"exclude_from_auth": True})
+@websocket(PATH)
 async def play(  # noqa: PLR0913 - the socket and its collaborators
     socket: WebSocket[Any, Any, Any],
-    game_id: str,
+    # Checked in the handler (a refusal before the accept would reach no browser script).
+    game_id: Annotated[str, PathParameter(description="The game id returned at creation")],
     state: State,
     games: Injected[GameService],
     access: Injected[Access],
@@ -156,19 +158,21 @@ async def play(  # noqa: PLR0913 - the socket and its collaborators
 ) -> None:
     await socket.accept()
     try:
-        after, authorization, caller, loaded = await _connect(
+        authorization, caller, ticketed, loaded = await _connect(
             socket, game_id, games, access, tickets
         )
     except Exception as exc:
         found = to_problem(exc)
         code = 4000 + found.status if 4000 + found.status in CLOSE_CODES else 4400
+        if found.status >= 500:
+            code = CLOSE_INTERNAL
         with contextlib.suppress(Exception):
             await socket.send_text(_ENCODER.encode(_problem_frame(None, found)).decode())
             await socket.close(code, found.type.rsplit(":", 1)[-1])
         return
-    session = _Session(socket, state, answers, game_id, authorization, caller)
+    session = _Session(socket, state, answers, game_id, authorization, caller, ticketed)
     session.max_frame = settings.max_body_bytes
-    await session.run(feeds.play_views(loaded, caller, after))
+    await session.run(feeds.play_views(loaded, caller))
 
 
 async def _connect(
@@ -177,28 +181,22 @@ async def _connect(
     games: GameService,
     access: Access,
     tickets: TicketStore,
-) -> tuple[int | None, str | None, Caller, Any]:
-    """The resume point, the credential, the caller and the game; refused as the feeds are."""
+) -> tuple[str | None, Caller, bool, Any]:
+    """The credential, the caller (and whether a stream ticket stands for it) and the game;
+    refused as the feeds are."""
     query = socket.query_params
     if "token" in query:
         raise TokenInUrl("a seat token or API key never goes into a URL: use ?ticket=")
     if _GAME_ID.fullmatch(game_id) is None:
         raise InvalidRequest("game_id: a game id is 24 lowercase hex digits")
-    after: int | None = None
-    raw_after = query.get("after_version")
-    if raw_after is not None:
-        if not raw_after.isdigit() or len(raw_after) > 10:
-            raise InvalidRequest("after_version: a version is a whole number")
-        after = int(raw_after)
     loaded = await games.load(game_id)
     ticket = query.get("ticket")
     authorization = socket.headers.get("authorization")
     if ticket is not None:
         caller = await ticket_caller(tickets, ticket, game_id)
-        authorization = None  # the ticket stands for the caller
-    else:
-        caller = await access.viewer(loaded, authorization)
-    return after, authorization, caller, loaded
+        return None, caller, True, loaded  # the ticket stands for the caller
+    caller = await access.viewer(loaded, authorization)
+    return authorization, caller, False, loaded
 
 
 class _Session:
@@ -212,17 +210,18 @@ class _Session:
         game_id: str,
         authorization: str | None,
         caller: Caller,
+        ticketed: bool,
     ) -> None:
         self.socket = socket
         self.answers = answers
         self.game_id = game_id
         self.authorization = authorization
         self.caller = caller
-        # Without a token (a ticket's socket) the act names its caller itself.
-        self.known = caller if authorization is None else None
+        # A ticket's socket has no token: its acts name their caller themselves.
+        self.known = caller if ticketed else None
         self.rate_limit: RateLimitMiddleware | None = getattr(state, "rate_limit", None)
         self.max_frame = 0  # characters of a frame at most (STAKEOUT_MAX_BODY_BYTES)
-        self.outbox = _Outbox()
+        self.outbox = SendBuffer()
         self.acting = asyncio.Lock()  # held while a frame is answered
 
     async def run(self, pushes: Any) -> None:
