@@ -44,9 +44,10 @@ $(RUN_STAMP): pyproject.toml | $(BIN)/python
 	  [importlib.import_module(name) for name in sys.argv[1:]]' $(SERVING_MODULES)
 	touch $(RUN_STAMP)
 
-$(STAMP): pyproject.toml clients/typescript/package-lock.json | $(BIN)/python
+$(STAMP): pyproject.toml clients/typescript/package-lock.json lint/asyncapi-schema/package-lock.json | $(BIN)/python
 	$(PIP) install -e '.[test]'
 	cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error
+	cd lint/asyncapi-schema && npm ci --no-audit --no-fund --loglevel=error
 	touch $(RUN_STAMP) $(STAMP)
 
 run: $(RUN_STAMP)
@@ -74,6 +75,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/deptry .
+	$(BIN)/python -m lint.asyncapi
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/move_path.py [--seconds 20] [--rounds 2] [--processes 2]
         [--configs BUILD[:SERVER[:PROCESSES]],...] [--played fbi,bonnie_clyde]
-        [--loops get-post,prefer] [--games 8,32] [--skip-bgio]
+        [--loops get-post,prefer,socket] [--games 8,32] [--skip-bgio]
 
 Starts, on this machine, in temporary folders (nothing is written to the repository):
 
@@ -12,7 +12,9 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
   without its hot-route layer, ``STAKEOUT_HOT_ROUTES=0``; ``limited`` and
   ``lean_limited``: those two with the rate limit on, at a rate no loop reaches;
   ``checkout``: the app of the checkout ``--checkout PATH`` names, to compare versions
-  side by side), an
+  side by side; ``run``: a whole `stakeout run` as `make run` has it, with an embedded
+  Valkey, its workers and its multiprocess metrics of its own, ``STAKEOUT_API_PROCESSES``
+  the configuration's count), an
   ASGI server (``uvicorn``: uvloop + httptools, an answer written at once,
   `service/http/protocol.py`, as `stakeout serve` has it; ``granian``: uvloop, HTTP/1.1)
   and a count of API processes (``--processes`` unless the item names one), each with the
@@ -20,24 +22,28 @@ Starts, on this machine, in temporary folders (nothing is written to the reposit
   quota of active games and JSON access logs on (to a file);
 - a bare Litestar app (one no-op route) under uvicorn, with the first configuration's
   process count;
-- boardgame.io 0.50 and undici, installed with npm into a temporary folder, and a minimal
+- boardgame.io 0.50, undici and ws, installed with npm into a temporary folder, and a minimal
   boardgame.io game server written here (a 4-player card game: each turn one move, then
   the turn passes), its own Koa + socket.io server with in-memory storage.
 
-The load driver is Node (`bench/http_load.mjs`, undici), not Python: its own ceiling is
-shown against the bare app. Every seat is a client with a keep-alive connection of its own,
-as a player's device is and as each boardgame.io seat has its own socket (the default,
-``--connections seat``); ``--connections shared`` sends every game's requests over one
-shared pool instead (a seat's GET and POST may then reach different API processes), and
-``both`` measures the two side by side. Printed, for 8 and 32 concurrent games and each
-configuration: stakeout's acts/s and p50/p99 for the GET-view + POST-act loop (4-player
-FBI, every seat a client), the POST-only loop with ``Prefer: return=representation`` (a GET
-only when another seat acts next), both loops again on 4-player Bonnie and Clyde
-(``--played``: there a seat acts several times in a row, so the ``Prefer`` loop skips most
-GETs; in FBI it skips few), the ratio of act POSTs/s to the same server's /healthz req/s,
-boardgame.io's moves/s and p50/p99 (a move's latency: from the move call to the mover's
-next state update), and /healthz against the bare Litestar app; with several
-configurations, a table of each against the first.
+The load driver is Node (`bench/http_load.mjs`, undici and ws), not Python: its own ceiling
+is shown against the bare app, and the socket loop's against a stand-in server doing no game
+work (`bench/socket_ceiling.mjs`, pushing views the size of a real one). Every seat is a
+client with a keep-alive connection of its own, as a player's device is and as each
+boardgame.io seat has its own socket (the default, ``--connections seat``); ``--connections
+shared`` sends every game's requests over one shared pool instead (a seat's GET and POST may
+then reach different API processes), and ``both`` measures the two side by side. Printed,
+for 8 and 32 concurrent games and each configuration: stakeout's acts/s and p50/p99 for the
+GET-view + POST-act loop (4-player FBI, every seat a client), the POST-only loop with
+``Prefer: return=representation`` (a GET only when another seat acts next), both loops again
+on 4-player Bonnie and Clyde (``--played``: there a seat acts several times in a row, so the
+``Prefer`` loop skips most GETs; in FBI it skips few), the socket loop (``--loops socket``:
+every seat one WebSocket to ``GET /v1/games/{id}/play``, its act sent when a pushed view
+awaits it, no HTTP request but the game's creation; its latencies: act to answer, and act to
+the mover's next view), the ratio of act POSTs/s to the same server's /healthz req/s,
+boardgame.io's moves/s and p50/p99 (a move's latency: from the move call to the mover's next
+state update), and /healthz against the bare Litestar app; with several configurations, a
+table of each against the first.
 
 All servers run for the whole bench, and every measurement is taken in ``--rounds`` slices
 (``--seconds`` split among them) interleaved with the others: each loop is measured on
@@ -75,6 +81,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIVER = ROOT / "bench" / "http_load.mjs"
+# The socket loop's ceiling: a stand-in server doing no game work (bench/socket_ceiling.mjs).
+SOCKET_CEILING = ROOT / "bench" / "socket_ceiling.mjs"
 # `stakeout serve`'s HTTP protocol, by a shim on the apps' path (it moved between versions).
 HTTP_PROTOCOL = "served_protocol:OneWriteProtocol"
 PROTOCOL_SHIM = """
@@ -286,6 +294,7 @@ def uvicorn_args(
     # As `stakeout serve` has it (stakeout/cli.py): no X-Forwarded-For rewriting by uvicorn,
     # no ``server`` header.
     args += ["--no-access-log", "--no-proxy-headers", "--no-server-header"]
+    args += ["--ws", "websockets-sansio"]  # the play sockets' protocol, as stakeout serves it
     args += ["--log-level", "warning"]
     return [*args, "--factory"] if factory else args
 
@@ -352,8 +361,24 @@ def served_apps(tmp: Path, modules: dict[str, str]) -> tuple[Any, dict[str, str]
     return valkey, env, apps
 
 
+def npm_env(npm_dir: Path) -> dict[str, str]:
+    return {**os.environ, "NODE_PATH": str(npm_dir / "node_modules")}
+
+
+def view_bytes(base: str, game: str) -> int:
+    """The size of a seat's view of a new ``game`` (its JSON), as the server answers it."""
+    with httpx.Client(base_url=base, timeout=10) as http:
+        body = {"game": game, "seats": [{"type": "human"}] * 4}
+        created = http.post("/v1/games", json=body, headers={"authorization": f"Bearer {API_KEY}"})
+        token = created.raise_for_status().json()["seats"][0]["token"]
+        view = http.get(
+            f"/v1/games/{created.json()['id']}", headers={"authorization": f"Bearer {token}"}
+        )
+        return len(view.raise_for_status().content)
+
+
 def node(npm_dir: Path, script: Path, *args: str, timeout: float = 600) -> dict[str, Any]:
-    env = {**os.environ, "NODE_PATH": str(npm_dir / "node_modules")}
+    env = npm_env(npm_dir)
     done = subprocess.run(
         ["node", str(script), *args],
         env=env,
@@ -370,7 +395,7 @@ def node(npm_dir: Path, script: Path, *args: str, timeout: float = 600) -> dict[
 
 
 def npm_install(folder: Path, with_bgio: bool) -> None:
-    packages = ["undici@6"] + ([f"boardgame.io@{BGIO_VERSION}"] if with_bgio else [])
+    packages = ["undici@6", "ws@8"] + ([f"boardgame.io@{BGIO_VERSION}"] if with_bgio else [])
     # boardgame.io 0.50's socket.io layer (koa-socket-2) builds the server's handler before
     # the Lobby API routes are added; koa-compose 4.2 copies the middleware list when it
     # composes, so those routes would answer 404: pin the version it was released with.
@@ -385,8 +410,9 @@ def npm_install(folder: Path, with_bgio: bool) -> None:
         check=True,
         timeout=600,
     )
-    # The driver is an ES module resolving undici from its own folder.
+    # The driver is an ES module resolving undici and ws from its own folder.
     shutil.copy(DRIVER, folder / DRIVER.name)
+    shutil.copy(SOCKET_CEILING, folder / SOCKET_CEILING.name)
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -394,16 +420,33 @@ def fmt(value: float | None, digits: int = 1) -> str:
 
 
 def cpu_seconds(session: int) -> float:
-    """User + system CPU of every live process of ``session`` (a server and its workers)."""
-    total = 0
+    """User + system CPU of every live API process of ``session`` (a server and its
+    processes; of a `stakeout run`, all but its workers and its embedded Valkey)."""
+    return session_cpu(session)["api"]
+
+
+def session_cpu(session: int) -> dict[str, float]:
+    """User + system CPU of every live process of ``session``, by role: ``store`` (a Valkey
+    server), ``workers`` (`stakeout worker` processes, as `stakeout run` starts them) and
+    ``api`` (the rest: the API processes and the process serving or supervising them)."""
+    ticks = {"api": 0, "workers": 0, "store": 0}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError):
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[3]) == session:  # the session id (processes start one each)
-                total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+            if int(fields[3]) != session:  # the session id (processes start one each)
+                continue
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            role = (
+                "store"
+                if any(b"valkey" in a.rsplit(b"/", 1)[-1] for a in argv[:1])
+                else "workers"
+                if b"worker" in argv
+                else "api"
+            )
+            ticks[role] += int(fields[11]) + int(fields[12])
+    return {role: n / os.sysconf("SC_CLK_TCK") for role, n in ticks.items()}
 
 
 def process_cpu_seconds(pid: int | None) -> float:
@@ -416,6 +459,19 @@ def process_cpu_seconds(pid: int | None) -> float:
     return 0.0
 
 
+def store_pid_in(folder: Path) -> int:
+    """The Valkey server started for ``folder`` (a `stakeout run`'s data folder)."""
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if not entry.name.isdigit() or b"valkey" not in (entry / "cmdline").read_bytes():
+                continue
+            where = str(folder.resolve()).encode()
+            cwd = Path(os.readlink(entry / "cwd"))
+            if where in (entry / "cmdline").read_bytes() or cwd.is_relative_to(folder.resolve()):
+                return int(entry.name)
+    raise RuntimeError(f"no Valkey server in {folder}")
+
+
 def machine_busy_seconds() -> float:
     """CPU seconds the whole machine spent busy (every core; /proc/stat, idle and iowait out)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -426,13 +482,20 @@ def measure(session: int, seconds: str, run: Any, store_pid: int | None = None) 
     """``run()``'s result, with the CPU seconds used meanwhile by the server ``session``
     (``cpu_s``), the store process (``store_cpu_s``), the driver (``driver_cpu_s``: this
     process's finished children) and the whole machine (``machine_cpu_s``)."""
-    before = cpu_seconds(session)
+    before = session_cpu(session)
     store_before = process_cpu_seconds(store_pid)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     machine_before = machine_busy_seconds()
     result: dict[str, Any] = run()
-    result["cpu_s"] = cpu_seconds(session) - before
-    result["store_cpu_s"] = process_cpu_seconds(store_pid) - store_before
+    after_cpu = session_cpu(session)
+    result["cpu_s"] = after_cpu["api"] - before["api"]
+    # A `stakeout run` (build ``run``): its own Valkey and workers are in its session.
+    result["workers_cpu_s"] = after_cpu["workers"] - before["workers"]
+    result["store_cpu_s"] = (
+        process_cpu_seconds(store_pid) - store_before
+        if store_pid is not None
+        else after_cpu["store"] - before["store"]
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result["driver_cpu_s"] = (after.ru_utime + after.ru_stime) - (
         children.ru_utime + children.ru_stime
@@ -500,7 +563,7 @@ def lean_limited():
     os.environ["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "10000000"
     return lean()
 """
-BUILD_NAMES = ("served", "checkout", "lean", "limited", "lean_limited")
+BUILD_NAMES = ("served", "checkout", "lean", "limited", "lean_limited", "run")
 
 
 class Config(NamedTuple):
@@ -554,7 +617,9 @@ def main() -> None:
         help="the games stakeout's loops play (fbi first: boardgame.io is compared with it)",
     )
     parser.add_argument(
-        "--loops", default="get-post,prefer", help="the stakeout loops: get-post, prefer"
+        "--loops",
+        default="get-post,prefer,socket",
+        help="the stakeout loops: get-post, prefer, socket",
     )
     parser.add_argument(
         "--report", type=Path, help="print the report of a run's saved output again, run nothing"
@@ -594,6 +659,8 @@ def main() -> None:
         bench.configs = parse_configs(",".join(saved["configs"]), args.processes)
         bench.games, bench.with_bgio = saved["games"], saved["with_bgio"]
         bench.loops = [(c, lp, g) for c, lp, g in saved["loops"]]
+        bench.sockets = any(lp == "socket" for _, lp, _ in bench.loops)
+        bench.view_bytes = saved.get("view_bytes", 0)
         report(saved["rounds"], bench)
         return
     rounds = bench.run(args.rounds)
@@ -609,6 +676,7 @@ def main() -> None:
     # The figures of every round, with what `--report` needs to print them again.
     labels = [f"{c.build}:{c.server}:{c.processes}" for c in bench.configs]
     meta = {"configs": labels, "games": bench.games, "loops": bench.loops}
+    meta["view_bytes"] = bench.view_bytes
     print(json.dumps({**meta, "with_bgio": bench.with_bgio, "rounds": rounds}))
 
 
@@ -628,7 +696,7 @@ def _loops(
         for conn in connections
         for game in played
         for loop in loops
-        if conn == "seat" or game == played[0]
+        if (conn == "seat" or game == played[0]) and (conn == "seat" or loop != "socket")
     ]
 
 
@@ -658,6 +726,9 @@ class Bench:
         self.not_ready: list[int] = []  # the statuses of /readyz's samples other than 200
         self.url: dict[str, str] = {}
         self.sessions: dict[str, int] = {}
+        self.store_pids: dict[str, int] = {}  # the configurations with a Valkey of their own
+        self.sockets = any(loop == "socket" for _, loop, _ in loops)
+        self.view_bytes = 0  # a real view's JSON, for the socket loop's stand-in server
 
     def run(self, rounds: int) -> list[dict[str, Any]]:
         results: list[dict[str, Any]] = []
@@ -687,6 +758,9 @@ class Bench:
         self, servers: contextlib.ExitStack, tmp: Path, env: dict[str, str], apps: Path
     ) -> None:
         for config in self.configs:
+            if config.build == "run":
+                self._start_run(servers, tmp, env, config)
+                continue
             where = self.checkout if config.build == "checkout" else ROOT
             if where is None:
                 raise ValueError("the checkout build needs --checkout PATH")
@@ -700,11 +774,16 @@ class Bench:
         if self.worker:  # a game worker: its dispatcher follows up every act of the loops
             argv = [sys.executable, "-m", "stakeout.cli", "worker"]
             servers.enter_context(process(argv, env, tmp / "worker.log", ROOT))
-        ports = {name: free_port() for name in ("ceiling", "bgio")}
+        ports = {name: free_port() for name in ("ceiling", "bgio", "socket ceiling")}
         self.url.update({name: f"http://127.0.0.1:{port}" for name, port in ports.items()})
         (tmp / "ceiling.cjs").write_text(CEILING_SERVER)
         ceiling = ["node", "ceiling.cjs", str(ports["ceiling"])]
         servers.enter_context(process(ceiling, dict(os.environ), tmp / "c.log", cwd=tmp))
+        if self.sockets:  # pushing views the size of a real one
+            self.view_bytes = view_bytes(self.url[self.configs[0].label], self.loops[0][2])
+            stand_in = ["node", SOCKET_CEILING.name, str(ports["socket ceiling"])]
+            stand_in.append(str(self.view_bytes))
+            servers.enter_context(process(stand_in, npm_env(tmp), tmp / "sc.log", cwd=tmp))
         if self.with_bgio:
             (tmp / "bgio_server.cjs").write_text(BGIO_SERVER)
             (tmp / "bgio_driver.cjs").write_text(BGIO_DRIVER)
@@ -717,10 +796,40 @@ class Bench:
                 process(["node", "bgio_server.cjs"], bgio_env, tmp / "bgio.log", cwd=tmp)
             )
         wait_http(self.url["ceiling"] + "/healthz")
+        if self.sockets:
+            wait_http(self.url["socket ceiling"] + "/healthz")
         time.sleep(1.5)  # boardgame.io's server
         driver = tmp / DRIVER.name
         for config in self.configs:  # warm up: every process loads the code paths and games
             node(tmp, driver, "play", self.url[config.label], API_KEY, "8", "2", "get-post")
+            if self.sockets:
+                node(tmp, driver, "play", self.url[config.label], API_KEY, "8", "2", "socket")
+
+    def _start_run(
+        self, servers: contextlib.ExitStack, tmp: Path, env: dict[str, str], config: Config
+    ) -> None:
+        """The build ``run``: `stakeout run` as `make run` has it (its own embedded Valkey on
+        a Unix socket with AOF on, its workers, multiprocess metrics, ``config.processes``
+        API processes under ``config.server``), with the bench's API key, no rate limit and
+        no quota of active games."""
+        if config.server != "uvicorn":
+            raise ValueError("the build run serves with uvicorn (STAKEOUT_API_SERVER)")
+        port = free_port()
+        folder = tmp / f"run-{config.processes}"
+        run_env = {k: v for k, v in env.items() if k not in ("REDIS_URL", "PYTHONPATH")}
+        run_env.update(
+            PORT=str(port),
+            STAKEOUT_DATA_DIR=str(folder),
+            STAKEOUT_API_PROCESSES=str(config.processes),
+            STAKEOUT_API_SERVER=config.server,
+        )
+        argv = [sys.executable, "-m", "stakeout.cli", "run"]
+        log = tmp / f"run-{config.processes}.log"
+        self.sessions[config.label] = servers.enter_context(process(argv, run_env, log))
+        self.url[config.label] = f"http://127.0.0.1:{port}"
+        wait_http(self.url[config.label] + "/readyz", timeout=120)
+        # The embedded Valkey runs in a session of its own (service/ops/embedded.py).
+        self.store_pids[config.label] = store_pid_in(folder)
 
     @contextlib.contextmanager
     def _sampling_lag(self, config: Config) -> Iterator[None]:
@@ -761,6 +870,11 @@ class Bench:
             )
         got["bare"] = node(tmp, driver, "healthz", self.url["bare"], "32", seconds)
         got["ceiling"] = node(tmp, driver, "healthz", self.url["ceiling"], "32", seconds)
+        for g in self.games if self.sockets else ():  # the socket loop's driver alone
+            stand_in = self.url["socket ceiling"]
+            got[f"socket ceiling-{g}"] = node(
+                tmp, driver, "play", stand_in, API_KEY, str(g), seconds, "socket"
+            )
         for g in self.games:
             for conn, loop, game in self.loops:
                 for config in order:
@@ -779,7 +893,7 @@ class Bench:
                             self.sessions[config.label],
                             seconds,
                             lambda args=args: node(tmp, driver, *args),
-                            store_pid,
+                            self.store_pids.get(config.label, store_pid),
                         )
             if self.with_bgio:
                 got[f"bgio-{g}"] = measure(
@@ -865,6 +979,14 @@ def report(rounds: list[dict[str, Any]], bench: Bench) -> None:
         f" {fmt(figures.med('ceiling', 'requests_per_s'), 0)} req/s"
         f" (p99 {fmt(figures.med('ceiling', 'p99_ms'))} ms)."
     )
+    for g in bench.games if bench.sockets else ():
+        key = f"socket ceiling-{g}"
+        print(
+            f"The socket loop's ceiling at {g} games (the same driver against a stand-in server"
+            f" doing no game work, pushing {bench.view_bytes:,}-byte views):"
+            f" {fmt(figures.med(key, 'acts_per_s'), 0)} acts/s (act p50 / p99"
+            f" {fmt(figures.med(key, 'act_p50_ms'))} / {fmt(figures.med(key, 'act_p99_ms'))} ms)."
+        )
 
 
 def _config_table(figures: Figures, bench: Bench, config: Config) -> None:
@@ -900,14 +1022,25 @@ def _config_table(figures: Figures, bench: Bench, config: Config) -> None:
                 f" {fmt(100 * versus if versus else None, 0)} % ({fmt(by_cpu, 0)} %) | {them} |"
             )
             _errors(figures.rounds, key)
+        first_game = bench.loops[0][2]
+        names = {"get-post": "GET + POST", "prefer": "Prefer", "socket": "socket"}
         for conn, loop, game in bench.loops:
-            if bench.with_bgio and loop == "get-post" and game == bench.loops[0][2]:
-                versus_bgio = figures.ratio(
-                    _key(config, loop, conn, g, game), "acts_per_s", bgio, "moves_per_s"
-                )
+            key = _key(config, loop, conn, g, game)
+            if bench.with_bgio and loop in ("get-post", "socket") and game == first_game:
+                versus_bgio = figures.ratio(key, "acts_per_s", bgio, "moves_per_s")
                 print(
-                    f"|   | stakeout {game} GET + POST acts/s ({conn} connections) ÷ boardgame.io"
-                    f" moves/s: {fmt(versus_bgio, 2)} |"
+                    f"|   | stakeout {game} {names[loop]} acts/s ({conn} connections) ÷"
+                    f" boardgame.io moves/s: {fmt(versus_bgio, 2)} (p99 ms"
+                    f" {fmt(figures.med(key, 'act_p99_ms'))} act answered,"
+                    f" {fmt(figures.med(key, 'loop_p99_ms'))} loop or view;"
+                    f" boardgame.io's {fmt(figures.med(bgio, 'p99_ms'))}) |"
+                )
+            http = _key(config, "get-post", conn, g, game)
+            if loop == "socket" and any(lp == ("seat", "get-post", game) for lp in bench.loops):
+                print(
+                    f"|   | stakeout {game} socket API CPU an act ÷ the GET + POST loop's:"
+                    f" {fmt(figures.cpu_ratio(key, http, 'acts_per_s'), 2)} (pushed views an"
+                    f" act: {fmt(figures.ratio(key, 'views_per_s', key, 'acts_per_s'), 2)}) |"
                 )
 
 
@@ -963,23 +1096,29 @@ def _side_by_side(figures: Figures, bench: Bench) -> None:
 
 def _where_the_cpu_went(figures: Figures, bench: Bench) -> None:
     print(
-        "\nWhere the machine's CPU went, first loop (ms of CPU an act or a move, medians; the"
-        f" machine's busy cores out of {os.cpu_count()}):"
+        "\nWhere the machine's CPU went (ms of CPU an act or a move, medians; workers: a"
+        " `stakeout run`'s; the machine's busy cores out of"
+        f" {os.cpu_count()}, the other sessions' load included):"
     )
-    print("| load | server | server | store (Valkey) | driver | machine busy |")
-    print("|---|---|---|---|---|---|")
-    conn, loop, game = bench.loops[0]
+    print("| load | loop | server | API | store (Valkey) | workers | driver | machine busy |")
+    print("|---|---|---|---|---|---|---|---|")
     for g in bench.games:
-        rows = [(c.label, _key(c, loop, conn, g, game), "acts_per_s") for c in bench.configs]
+        rows = [
+            (f"{game} {loop}, {conn}", c.label, _key(c, loop, conn, g, game), "acts_per_s")
+            for conn, loop, game in bench.loops
+            for c in bench.configs
+        ]
         if bench.with_bgio:
-            rows.append(("boardgame.io", f"bgio-{g}", "moves_per_s"))
-        for name, key, count in rows:
+            rows.append(("cards", "boardgame.io", f"bgio-{g}", "moves_per_s"))
+        for what, name, key, count in rows:
             busy = median([r[key]["machine_cpu_s"] / r[key]["seconds"] for r in figures.rounds])
-            store = figures.per(key, "store_cpu_s", count) if name != "boardgame.io" else None
+            ours = name != "boardgame.io"
+            store = figures.per(key, "store_cpu_s", count) if ours else None
+            workers = figures.per(key, "workers_cpu_s", count) if ours else None
             print(
-                f"| {g} games | {name} | {fmt(figures.per(key, 'cpu_s', count), 3)} |"
-                f" {fmt(store, 3)} | {fmt(figures.per(key, 'driver_cpu_s', count), 3)} |"
-                f" {fmt(busy, 2)} |"
+                f"| {g} games | {what} | {name} | {fmt(figures.per(key, 'cpu_s', count), 3)} |"
+                f" {fmt(store, 3)} | {fmt(workers, 3)} |"
+                f" {fmt(figures.per(key, 'driver_cpu_s', count), 3)} | {fmt(busy, 2)} |"
             )
 
 

@@ -25,6 +25,7 @@ from service.api.v1.hot_routes import HotRoutes
 from service.api.v1.lobby import LobbyController
 from service.api.v1.matchmaking import MatchmakingController
 from service.api.v1.meta import HealthController, RulesController
+from service.api.v1.play import play
 from service.api.v1.players import LeaderboardsController, PlayersController
 from service.api.v1.replay_views import ReplayViewsController
 from service.api.v1.seating import InvitesController, SeatingController
@@ -74,6 +75,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
     # The view and the acts a layer answers when it is sure of them (the rest: Litestar);
     # cross-origin requests answered around both (a preflight needs no route); then
     # request ids, access log and HTTP metrics around everything, unmatched routes included.
+    # The play sockets count their acts with the same middleware object (service/api/v1/play.py).
+    app.state.rate_limit = rate_limit
     handler = app.asgi_handler
     if settings.hot_routes:
         handler = HotRoutes(handler, settings.max_body_bytes, rate_limit, routes=app.routes)
@@ -88,6 +91,7 @@ def _route_handlers(settings: Settings) -> list[ControllerRouterHandler]:
         GamesController,
         ActsController,
         GameEndingsController,
+        play,  # the play socket (a WebSocket; described in openapi/asyncapi.yaml)
         ReplayViewsController,
         InvitesController,
         LobbyController,

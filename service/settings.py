@@ -72,6 +72,13 @@ def default_api_processes(cores: int) -> int:
     for the embedded store, the workers and the clients of the same machine (measured
     with bench/move_path.py: docs/design-move-path.md, "Which server, how many
     processes")."""
+    # Decided again for issue 40 (2026-12-03), on 2 cores, with whole `stakeout run`s side by
+    # side (each its Valkey and workers, the load driver on the machine too) and 1, 2 and 3
+    # processes interleaved round by round: two served 0.65-1.15 times one's acts (0.93 the
+    # median of eight loops and loads; three, 0.88 and 0.95) and always spent 1.24-1.6 times
+    # the API CPU an act, since the store, the workers and the driver need about as much CPU
+    # again as the API and the second core is theirs. The issue's 1.3-1.5 times compared two
+    # runs apart, between which boardgame.io's own rate moved by a quarter.
     return max(1, cores - 1)
 
 

@@ -31,6 +31,11 @@ GRACEFUL_SECONDS = 20
 ORPHAN_CHECK_SECONDS = 1.0
 
 
+# A WebSocket frame longer than this many request bodies is closed (1009) unread; a shorter
+# one past STAKEOUT_MAX_BODY_BYTES is refused with a problem (service/api/v1/play.py).
+WS_FRAME_FACTOR = 4
+
+
 def _uvicorn_options(settings: Settings) -> dict[str, Any]:
     """What every API process is served with, one process or several."""
     return {
@@ -51,6 +56,10 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         "server_header": False,
         # httptools, with an answer's head and body sent in one write (service/http/protocol.py)
         "http": "service.http.protocol:OneWriteProtocol",
+        # The play sockets (service/api/v1/play.py): websockets' Sans-I/O protocol; a frame
+        # past a few request bodies' size is closed with 1009 before the app reads it.
+        "ws": "websockets-sansio",
+        "ws_max_size": settings.max_body_bytes * WS_FRAME_FACTOR,
     }
 
 
@@ -111,7 +120,7 @@ def _granian(settings: Settings, processes: int) -> Any:
         workers=processes,
         interface=Interfaces.ASGI,
         http=HTTPModes.http1,
-        websockets=False,
+        websockets=True,  # the play sockets (service/api/v1/play.py)
         loop=Loops.uvloop,
         log_level=LogLevels(settings.log_level.lower()),
         # granian's own lines go to the root logger (JSON lines: service/observability.py);

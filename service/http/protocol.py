@@ -23,8 +23,6 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from service.live.feed import begin_draining
-
 
 class _Coalescing:
     """A transport's write kept until `flush` (called when an answer completes, and at
@@ -79,9 +77,9 @@ class OneWriteProtocol(HttpToolsProtocol):
 
     def shutdown(self) -> None:
         """The server shuts down (SIGTERM, Ctrl+C): live feeds end and long polls answer
-        now (`begin_draining`), keep-alive ends; an answer still streaming a moment later
-        is hung up (the app is told the client left, as if it had)."""
-        begin_draining()
+        now (`drain`), keep-alive ends; an answer still streaming a moment later is hung up
+        (the app is told the client left, as if it had)."""
+        drain(self.app)
         super().shutdown()
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
@@ -95,4 +93,19 @@ class OneWriteProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-__all__ = ["OneWriteProtocol"]
+def drain(app: Any) -> None:
+    """Every live feed of the app's process ends, every long poll answers now: its live
+    readers (the wiring's `LiveFeed`, on the app's state once the lifespan has begun) hand
+    their subscribers `DRAINED`. ``app``: what uvicorn serves, the app or a layer around it
+    (each layer's ``app``); one without the wiring (a bench's bare app) has nothing to end."""
+    for _ in range(8):
+        wiring = getattr(getattr(app, "state", None), "wiring", None)
+        if wiring is not None:
+            wiring.live.drain()
+            return
+        app = getattr(app, "app", None)
+        if app is None:
+            return
+
+
+__all__ = ["OneWriteProtocol", "drain"]

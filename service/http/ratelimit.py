@@ -321,13 +321,15 @@ class RateLimitMiddleware(ASGIMiddleware):
             raise refusal
         await next_app(scope, receive, send)
 
-    async def refusal(self, scope: Scope) -> RateLimited | None:
-        """The refusal of a request over its budget (None: it may go on)."""
+    async def refusal(self, scope: Scope, who: Identity | None = None) -> RateLimited | None:
+        """The refusal of a request over its budget (None: it may go on); ``who``: whose
+        budget, when the caller told it apart already (a play socket's act: its scope is the
+        act's route, service/api/v1/play.py)."""
         state = scope["litestar_app"].state
         limiter: RateLimiter | None = getattr(state, "rate_limiter", None)
         if limiter is None:
             return None
-        wait = await self._check(scope, limiter)
+        wait = await self._check(scope, limiter, who)
         if wait is None:
             return None
         return RateLimited(
@@ -341,10 +343,12 @@ class RateLimitMiddleware(ASGIMiddleware):
             return Identity("address:" + client_address(scope, self.trusted))
         return await identify(scope, callers, self.seats, self.trusted)
 
-    async def _check(self, scope: Scope, limiter: RateLimiter) -> int | None:
+    async def _check(
+        self, scope: Scope, limiter: RateLimiter, known: Identity | None = None
+    ) -> int | None:
         try:
             async with asyncio.timeout(TIMEOUT_SECONDS):
-                who = await self._identify(scope, limiter.callers)
+                who = known or await self._identify(scope, limiter.callers)
         except Exception:  # the event store is slow or down: the handler will say so
             who = Identity("address:" + client_address(scope, self.trusted))
         wait = await limiter.retry_after(who.bucket)

@@ -3,7 +3,7 @@ the problems it may answer, who may call it, and whether it answers 304.
 
 Each route writes these once, on its handler (``responses=problems(...)``, ``security=...``),
 and everything else reads them from there: the OpenAPI document (Litestar renders them;
-service/http/openapi.py only completes what no handler can say), and the rate limit, which
+service/http/openapi/ only completes what no handler can say), and the rate limit, which
 counts exactly the routes that declare its 429 (`counted`). tests/contract/
 test_route_declarations.py fails when a handler of the contract leaves one out.
 """
@@ -39,7 +39,7 @@ def problems(*statuses: int, counted: bool = True) -> dict[int, ResponseSpec]:
 
 def conditional() -> dict[int, ResponseSpec]:
     """The 304 of a conditional read (If-None-Match naming the current version); the
-    document adds its ETag and Vary headers (service/http/openapi_answers.py)."""
+    document adds its ETag and Vary headers (service/http/openapi/operations.py)."""
     description = "Not modified: the game is still at the version If-None-Match names"
     return {HTTPStatus.NOT_MODIFIED: ResponseSpec(None, description=description)}
 

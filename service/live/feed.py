@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,17 +115,10 @@ class _Reader:
             await self.task
 
 
-# What a subscriber's queue gets when its process begins to shut down: the feeds end and the
-# long polls answer, so the server's graceful shutdown need not wait for them.
+# What a subscriber's queue gets when its process begins to shut down (`LiveFeed.drain`,
+# called by the HTTP server: service/http/protocol.py): the feeds end and the long polls
+# answer, so the server's graceful shutdown need not wait for them.
 DRAINED = StoredEvent(-1, b"", 0)
-# Every live feed of this process (`begin_draining` reaches them from the HTTP server).
-_FEEDS: weakref.WeakSet[LiveFeed] = weakref.WeakSet()
-
-
-def begin_draining() -> None:
-    """This process is shutting down: every live feed ends, every long poll answers now."""
-    for feed in list(_FEEDS):
-        feed.drain()
 
 
 class LiveFeed:
@@ -141,7 +133,6 @@ class LiveFeed:
         self._token = secrets.token_hex(8)
         self._lock = asyncio.Lock()
         self.draining = False
-        _FEEDS.add(self)
 
     def drain(self) -> None:
         """Hand every subscriber `DRAINED` (and every later one at once)."""

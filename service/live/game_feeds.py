@@ -69,6 +69,17 @@ class FeedMessage:
     comment: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PlayPush:
+    """One thing a play socket is pushed: ``kind`` view (``body`` the `GameView`, ``version``
+    its version), presence (``body`` the presence message) or end (``body`` why: game-over,
+    drained)."""
+
+    kind: str
+    version: int | None
+    body: Any
+
+
 class GameFeeds:
     """The live feeds of games: the game service (the state and its events), the live
     readers (what is appended now) and the turn deadlines (the view's countdowns)."""
@@ -172,7 +183,7 @@ class GameFeeds:
                 yield batch[-1].version, _events(loaded, batch, caller)
                 loaded = await self.games.load(game_id)
             sent = loaded.match.version
-            yield sent, {"kind": "view", "view": await self._view(loaded, caller)}
+            yield sent, {"kind": "view", "view": await self.view(loaded, caller)}
             with self._present(loaded, caller, queue):
                 async for message in self._live_views(loaded, caller, queue, sent):
                     yield message
@@ -209,14 +220,61 @@ class GameFeeds:
             yield batch[-1].version, _events(loaded, batch, caller)
             yield (
                 loaded.match.version,
-                {"kind": "view", "view": await self._view(loaded, caller)},
+                {"kind": "view", "view": await self.view(loaded, caller)},
             )
             if ended_at is None and (
                 _over(loaded) or any(isinstance(v.event, FINAL_EVENT_TYPES) for v in batch)
             ):
                 ended_at = time.monotonic()
 
-    async def _view(self, loaded: Loaded, caller: Caller) -> GameView:
+    async def play_views(self, loaded: Loaded, caller: Caller) -> AsyncIterator[PlayPush]:
+        """What a play socket (service/api/v1/play.py) is pushed: the caller's view on
+        connect and after every change of version, never an older one after a newer;
+        presence changes; and last its end: the game is over (after its final view, the one
+        of its recorded result) or this process drains. A view is the whole state, so a
+        client that reconnects misses nothing: its first view is the latest.
+
+        Several events appended at once give one view, of the version after them. The live
+        reader is attached before the first read, so nothing appended in between is missed.
+        """
+        game_id = loaded.game_id
+        queue = await self.live.attach(game_id)
+        self.presence.presence.seen(game_id, caller.seat, is_over(loaded))
+        try:
+            loaded = await self.games.load(game_id)
+            sent = loaded.match.version
+            yield PlayPush("view", sent, await self.view(loaded, caller))
+            if _over(loaded):
+                yield PlayPush("end", sent, "game-over")
+                return
+            with self._present(loaded, caller, queue):
+                while True:
+                    stored = [await queue.get()]
+                    while not queue.empty():
+                        stored.append(queue.get_nowait())
+                    if any(s is DRAINED for s in stored):
+                        yield PlayPush("end", sent, "drained")
+                        return
+                    for change in [s for s in stored if is_presence(s)][-1:]:  # the latest
+                        yield PlayPush("presence", None, body_of(change))
+                    newest = max(s.version for s in stored)
+                    if newest <= sent:
+                        continue
+                    # The cached snapshot is often there already (the act was made through
+                    # this process): no round trip. Else the tail is read.
+                    loaded = await self.games.snapshot(game_id)
+                    if loaded.match.version < newest:
+                        loaded = await self.games.load(game_id)
+                    if loaded.match.version > sent:
+                        sent = loaded.match.version
+                        yield PlayPush("view", sent, await self.view(loaded, caller))
+                    if _over(loaded):
+                        yield PlayPush("end", sent, "game-over")
+                        return
+        finally:
+            self.live.detach(game_id, queue)
+
+    async def view(self, loaded: Loaded, caller: Caller) -> GameView:
         """The view as GET /v1/games/{id} gives it, turn deadlines included (the table's
         countdown)."""
         awaiting = awaiting_of(loaded, await self.deadlines.shown(loaded))

@@ -188,11 +188,16 @@ class Access:
             raise Forbidden("this game is private: only its seats and its creator may look")
         return caller
 
-    async def acting_seat(self, loaded: Loaded, authorization: str | None) -> int:
-        """The seat of a seat token that may act in the game now."""
-        if authorization is None:
-            raise Unauthorized("a seat token is required")
-        caller = await self.caller(loaded, authorization)
+    async def acting_seat(
+        self, loaded: Loaded, authorization: str | None, known: Caller | None = None
+    ) -> int:
+        """The seat of a seat token that may act in the game now; ``known``: the caller
+        already told apart, by a stream ticket (a play socket's, which has no token)."""
+        if known is None:
+            if authorization is None:
+                raise Unauthorized("a seat token is required")
+            known = await self.caller(loaded, authorization)
+        caller = known
         if caller.seat is None:
             raise Forbidden("only a seat token may act in a game")
         if caller.seat in loaded.match.resigned:

@@ -17,6 +17,7 @@ import msgspec
 
 from domain.match import Abort, Act, CommitSeal, MakeMove, Resign, RevealSeal
 from service.lobby import invites as open_seats
+from service.play.access import Caller
 from service.play.errors import InvalidRequest
 from service.play.game_service import GameService
 from service.play.records import Applied, Submission
@@ -52,7 +53,9 @@ class ActRequest:
     ``body``: what the act is (a move, a `Commit`, a `Reveal`, a `FillRequest`, a
     `Resignation`, ...); ``raw``: the body as sent (a reveal's move is hashed exactly as
     sent, and an Idempotency-Key's fingerprint covers it); ``expected_version``: If-Match;
-    ``wants_view``: Prefer: return=representation (the answer carries the view after it).
+    ``wants_view``: Prefer: return=representation (the answer carries the view after it);
+    ``caller``: who acts when no token is sent, told apart already (a play socket opened
+    with a stream ticket: service/api/v1/play.py).
     """
 
     game_id: str
@@ -62,6 +65,7 @@ class ActRequest:
     idempotency_key: str | None = None
     expected_version: int | None = None
     wants_view: bool = False
+    caller: Caller | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,7 @@ class Answers:
         load = self.games.load if kind.latest else self.games.snapshot
         if kind.owner is None:
             loaded = await load(request.game_id)
-            seat = await self.access.acting_seat(loaded, request.authorization)
+            seat = await self.access.acting_seat(loaded, request.authorization, request.caller)
             caller = Caller(seat=seat)
             # Written later, off the request path.
             self.presence.seen(request.game_id, seat, is_over(loaded))

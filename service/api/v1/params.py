@@ -43,13 +43,15 @@ FeedAccept = Annotated[
         description="application/x-ndjson for JSON lines; otherwise Server-Sent Events",
     ),
 ]
+# An Idempotency-Key, in its header or in a play socket's act (service/api/v1/play.py).
+IDEMPOTENCY_KEY_PATTERN = "^[A-Za-z0-9_.:-]{1,128}$"
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
         name="Idempotency-Key",
         required=False,
         description="Repeat a request safely: the same key and body answer the first result",
-        pattern="^[A-Za-z0-9_.:-]{1,128}$",
+        pattern=IDEMPOTENCY_KEY_PATTERN,
     ),
 ]
 IfNoneMatch = Annotated[
