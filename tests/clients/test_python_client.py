@@ -380,11 +380,13 @@ def test_a_seats_clock_counts_down_from_the_views_server_time(api: Stakeout) -> 
     clock = {"initial_seconds": 300, "increment_seconds": 0, "on_time_out": "bot_seat"}
     game = api.create_game("fbi", seats=[human(), bot()], clock=clock)
     seat = game.seat(0)
-    view = seat.view()
+    turn = seat.wait_for_turn()  # the seat awaited: its clock runs
+    assert turn is not None
+    view = turn.view
     assert view.server_time_ms > 0
     bank = view.seats[0].clock
     assert bank is not None
-    assert bank.running  # the first step awaits the seat
+    assert bank.running
     assert 200_000 < bank.remaining_ms <= 300_000
     # By the server's clock: a second after the view, a second less; never below zero.
     later = clock_at(view, 0, view.server_time_ms + 1000)

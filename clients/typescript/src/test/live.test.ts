@@ -12,10 +12,12 @@ test("a seat's clock counts down from the view's server_time_ms", async () => {
     clock: { initial_seconds: 300, increment_seconds: 0, on_time_out: "bot_seat" },
   });
   const seat = game.seat(0);
-  const view = await seat.view();
+  const turn = await seat.waitForTurn(); // the seat awaited: its clock runs
+  assert.ok(turn);
+  const view = turn.view;
   assert.ok(view.server_time_ms > 0);
   const clock = view.seats[0].clock!;
-  assert.ok(clock.running, "the first step awaits the seat");
+  assert.ok(clock.running, "an awaited seat's clock runs");
   assert.ok(clock.remaining_ms <= 300_000 && clock.remaining_ms > 200_000, String(clock.remaining_ms));
   // By the server's clock: a second after the view, a second less; never below zero.
   assert.equal(clockAt(view, 0, view.server_time_ms + 1000)!.remainingMs, clock.remaining_ms - 1000);

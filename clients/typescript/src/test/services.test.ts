@@ -5,9 +5,9 @@ import { test } from "node:test";
 import { bot, collect, human, openSeat, verifySignature, sign } from "../index.js";
 import { client, playToTheEnd, seeded, waitFor } from "./support.js";
 
-// First in the file: run after the tickets test in the same Node process, no delivery of
-// this hook was ever attempted within 90 s (the Python SDK's test in that order passes, and
-// so does this one alone or after it): not understood yet, noted in docs/clients.md.
+// The server reads a key's webhooks at most once a second per process (HOOKS_TTL_SECONDS in
+// service/follow_ups): a game started in that second after the registration may be missed.
+// So games are made until one's game.started is delivered.
 test("webhooks are signed, and verifySignature checks them", async () => {
   const got: { headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
   const receiver = http.createServer((request, response) => {
@@ -24,13 +24,12 @@ test("webhooks are signed, and verifySignature checks them", async () => {
   try {
     const hook = await api.registerWebhook(url, ["game.started"]);
     assert.ok((await api.webhooks()).some((h) => h.id === hook.id));
-    const game = await api.createGame("fbi", { seats: [human(), bot()] });
-    const delivery = await waitFor(async () => got.find((d) => d.body.includes(game.id)), 90_000, "a delivery").catch(
-      async (error: Error) => {
-        const attempts = await collect(api.deliveries(hook.id));
-        throw new Error(`${error.message}; received ${got.length}, attempts ${JSON.stringify(attempts)}`);
-      },
-    );
+    let delivery: (typeof got)[number] | undefined;
+    for (let i = 0; i < 20 && !delivery; i++) {
+      const game = await api.createGame("fbi", { seats: [human(), bot()] });
+      delivery = await waitFor(async () => got.find((d) => d.body.includes(game.id)), 5000, "a delivery").catch(() => undefined);
+    }
+    if (!delivery) throw new Error(`no delivery; attempts ${JSON.stringify(await collect(api.deliveries(hook.id)))}`);
     const signature = String(delivery.headers["stakeout-signature"]);
     assert.ok(await verifySignature(hook.secret, signature, delivery.body));
     assert.ok(await verifySignature(hook.secret, signature, delivery.body.toString("utf8")));
