@@ -30,12 +30,16 @@ from stakeout_client import (  # isort: skip (clients/python is on the path from
     RevealMismatch,
     Stakeout,
     bot,
+    clock_at,
     human,
     models,
     open_seat,
+    presence_message,
+    presence_of,
     sealed,
     tag_of,
     verify_signature,
+    with_presence,
 )
 
 
@@ -307,6 +311,8 @@ def test_tickets_players_and_leaderboards(api: Stakeout) -> None:
     assert profile.external_id == "sdk-cy"
     board = list(api.leaderboard("fbi", around="sdk-cy", limit=5))
     assert "sdk-cy" in {e.external_id for e in board}
+    # Past ``around``'s page, by cursor alone (the server refuses both at once).
+    assert len(list(api.leaderboard("fbi", around="sdk-cy", limit=1))) >= 2
     assert cy.game_id in {g.id for g in api.player_games("sdk-cy", limit=1)}
 
 
@@ -368,3 +374,62 @@ def _next_of(
         if message.get("kind") == kind and message.get("game_id") == game_id:
             return message
     raise AssertionError(f"no {kind} for {game_id} in the feed")
+
+
+def test_a_seats_clock_counts_down_from_the_views_server_time(api: Stakeout) -> None:
+    clock = {"initial_seconds": 300, "increment_seconds": 0, "on_time_out": "bot_seat"}
+    game = api.create_game("fbi", seats=[human(), bot()], clock=clock)
+    seat = game.seat(0)
+    turn = seat.wait_for_turn()  # the seat awaited: its clock runs
+    assert turn is not None
+    view = turn.view
+    assert view.server_time_ms > 0
+    bank = view.seats[0].clock
+    assert bank is not None
+    assert bank.running
+    assert 200_000 < bank.remaining_ms <= 300_000
+    # By the server's clock: a second after the view, a second less; never below zero.
+    later = clock_at(view, 0, view.server_time_ms + 1000)
+    assert later is not None
+    assert later.remaining_ms == bank.remaining_ms - 1000
+    assert clock_at(view, 0, view.server_time_ms + 10**9).remaining_ms == 0  # type: ignore[union-attr]
+    assert clock_at(view, 0).flag_at_ms == view.server_time_ms + bank.remaining_ms  # type: ignore[union-attr]
+    awaited = next(a for a in view.awaiting if a.seat == 0)
+    assert awaited.deadline == view.server_time_ms + bank.remaining_ms
+    now = seat.clock()
+    assert now is not None
+    assert now.remaining_ms <= bank.remaining_ms
+    assert (seat.server_now_ms() or 0) >= view.server_time_ms
+    game.abort()
+
+
+def test_presence_is_in_views_and_comes_as_its_own_message(api: Stakeout) -> None:
+    game = api.create_game("fbi", seats=[human(), human()])
+    messages: queue.Queue[dict[str, Any]] = queue.Queue()
+    feed = game.stream("events")
+
+    def read() -> None:
+        with contextlib.suppress(httpx.HTTPError, RuntimeError):  # closed at the end
+            for message in feed:
+                messages.put(message)
+
+    threading.Thread(target=read, daemon=True).start()
+    assert messages.get(timeout=30)["kind"] == "event"  # the feed is open: its backlog came
+    ann = game.seat(0)
+    ann.view()
+    assert ann.presence(0).status == "online"  # type: ignore[union-attr]
+    assert ann.presence(1).status == "never"  # type: ignore[union-attr]
+    game.seat(1).view()
+    deadline = time.monotonic() + 30
+    while True:
+        news = presence_message(messages.get(timeout=max(0.1, deadline - time.monotonic())))
+        if (
+            news is not None
+            and news.seats[1].presence
+            and news.seats[1].presence.status == "online"
+        ):
+            break
+    assert [s.seat for s in news.seats] == [0, 1]
+    refreshed = with_presence(ann.last_view, news)
+    assert presence_of(refreshed, 1).status == "online"  # type: ignore[union-attr]
+    game.abort()

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from service.ops.embedded import EmbeddedRedis
 from tests.clients.conftest import ROOT, Server
 from tests.helpers import API_KEY
+from tests.processes import Processes, service_env
 
 TYPESCRIPT_SDK = ROOT / "clients" / "typescript"
 NPM = shutil.which("npm")
@@ -47,12 +49,34 @@ def test_the_typescript_wire_types_are_what_the_contract_generates(tmp_path: Pat
     assert fresh.read_text() == committed, "src/wire.ts is stale: run `make clients`"
 
 
+# Every Node test of src/test/ (none skipped): a test lost or skipped fails this.
+NODE_TESTS = 17
+
+
 @pytest.mark.slow
-def test_the_typescript_client_plays_against_a_real_server(stakeout_run: Server) -> None:
+def test_the_typescript_client_plays_against_a_real_server(
+    stakeout_run: Server, tmp_path: Path
+) -> None:
+    """The Node tests against a real `stakeout run`, and an API process of its own with a
+    low rate limit (60 a minute, bursts of 3) for the 429 test."""
     built = _npm("run", "build")
     assert built.returncode == 0, built.stdout + built.stderr
-    env = {**os.environ, "STAKEOUT_URL": stakeout_run.base, "STAKEOUT_API_KEY": API_KEY}
-    ran = _npm("test", env=env)
+    valkey = EmbeddedRedis(tmp_path / "valkey")
+    processes = Processes(tmp_path)
+    try:
+        limited = service_env(valkey.start(), STAKEOUT_RATE_LIMIT_PER_MINUTE="60")
+        limited_base = processes.api({**limited, "STAKEOUT_RATE_LIMIT_BURST": "3"}).base
+        env = {
+            **os.environ,
+            "STAKEOUT_URL": stakeout_run.base,
+            "STAKEOUT_LIMITED_URL": limited_base,
+            "STAKEOUT_API_KEY": API_KEY,
+        }
+        ran = _npm("test", env=env)
+    finally:
+        processes.close()
+        valkey.stop()
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "# fail 0" in ran.stdout, ran.stdout
-    assert "# pass 5" in ran.stdout, ran.stdout
+    assert "# skipped 0" in ran.stdout, ran.stdout
+    assert f"# pass {NODE_TESTS}" in ran.stdout, ran.stdout

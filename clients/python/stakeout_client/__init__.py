@@ -8,6 +8,16 @@ from stakeout_client import sealed
 from stakeout_client._wire import models
 from stakeout_client._wire.contract import CONTRACT_VERSION
 from stakeout_client.client import Stakeout, bot, human, open_seat
+from stakeout_client.clocks import (
+    ClockReading,
+    PresenceMessage,
+    SeatPresence,
+    ServerClock,
+    clock_at,
+    presence_message,
+    presence_of,
+    with_presence,
+)
 from stakeout_client.errors import (
     Conflict,
     Forbidden,
@@ -31,6 +41,7 @@ from stakeout_client.webhooks import verify_signature
 
 __all__ = [
     "CONTRACT_VERSION",
+    "ClockReading",
     "Conflict",
     "Forbidden",
     "Game",
@@ -39,12 +50,15 @@ __all__ = [
     "InvalidRequest",
     "NotFound",
     "NotYourTurn",
+    "PresenceMessage",
     "ProblemError",
     "RateLimited",
     "Retry",
     "RevealMismatch",
     "SealedChoice",
     "Seat",
+    "SeatPresence",
+    "ServerClock",
     "Stakeout",
     "Ticket",
     "Turn",
@@ -53,11 +67,15 @@ __all__ = [
     "VersionMismatch",
     "as_json",
     "bot",
+    "clock_at",
     "human",
     "models",
     "open_seat",
+    "presence_message",
+    "presence_of",
     "sealed",
     "tag_of",
     "verify_signature",
+    "with_presence",
 ]
 __version__ = CONTRACT_VERSION

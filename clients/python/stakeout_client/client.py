@@ -151,8 +151,18 @@ class Stakeout:
         self, game: str, *, around: str | None = None, limit: int | None = None
     ) -> Iterator[Any]:
         """The game's leaderboard entries, best first (from ``around``'s page when given)."""
-        params = {"around": around, "limit": limit}
-        return self._pages(f"/v1/leaderboards/{game}", params, models.LeaderboardPage, "entries")
+        path = f"/v1/leaderboards/{game}"
+
+        # ``around`` names the first page only: the server refuses it beside a cursor.
+        def page(cursor: str | None) -> Any:
+            params = (
+                {"limit": limit, "cursor": cursor} if cursor else {"around": around, "limit": limit}
+            )
+            return self.transport.decode(
+                self._call("GET", path, params=params), models.LeaderboardPage
+            )
+
+        return by_cursor(page, "entries")
 
     # Matchmaking -------------------------------------------------------------------------
 

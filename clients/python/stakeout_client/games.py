@@ -18,6 +18,14 @@ import msgspec
 
 from stakeout_client import sealed
 from stakeout_client._wire import models
+from stakeout_client.clocks import (
+    ClockReading,
+    ServerClock,
+    clock_at,
+    presence_message,
+    presence_of,
+    with_presence,
+)
 from stakeout_client.feeds import follow
 from stakeout_client.paging import by_version
 from stakeout_client.transport import Transport, idempotency_key
@@ -72,6 +80,7 @@ class Seat:
         # The commitment made and not yet revealed (keep it to reveal after a restart).
         self.pending = pending
         self._view: models.GameView | None = None
+        self._clock: ServerClock | None = None  # the server's clock, as of that view
         # With ``live``, turns are awaited on the view feed (one open request for the whole
         # game) rather than by long polls (one request per change of the game).
         self.live = live
@@ -100,8 +109,37 @@ class Seat:
             params={"after_version": after_version, "wait": wait},
             timeout=timeout,
         )
-        self._view = self._transport.decode(response, models.GameView)
+        return self._remember(self._transport.decode(response, models.GameView))
+
+    def _remember(self, view: models.GameView) -> models.GameView:
+        self._view = view
+        self._clock = ServerClock.of(view)
+        return view
+
+    @property
+    def last_view(self) -> models.GameView | None:
+        """The last view the seat got (an act's answer, a GET, the view feed), or None."""
         return self._view
+
+    def server_now_ms(self) -> int | None:
+        """The server's time now (epoch ms), from the last view's ``server_time_ms`` and the
+        time elapsed since it arrived; None before any view."""
+        return None if self._clock is None else self._clock.now_ms()
+
+    def clock(self, seat: int | None = None) -> ClockReading | None:
+        """Seat ``seat``'s bank now (this seat's by default), counted down from the last
+        view by the server's clock; None without a clock, or before any view."""
+        if self._view is None or self._clock is None:
+            return None
+        number = self.number if seat is None else seat
+        return clock_at(self._view, number, self._clock.now_ms())
+
+    def presence(self, seat: int | None = None) -> models.Presence | None:
+        """Seat ``seat``'s presence in the last view (kept up to date by the view feed's
+        presence messages with ``live``); None for a seat no person plays."""
+        if self._view is None:
+            return None
+        return presence_of(self._view, self.number if seat is None else seat)
 
     def wait_for_turn(self, timeout: float = 30) -> Turn | None:
         """The seat's next turn, or None once the game is over; `TimeoutError` when
@@ -146,12 +184,15 @@ class Seat:
                 self._feed = None
                 self.live = False
                 return self.wait_for_turn(max(1.0, deadline - time.monotonic()))
+            news = presence_message(message)
+            if news is not None and self._view is not None:
+                self._view = view = with_presence(self._view, news)
             if message.get("kind") != "view":
                 continue
             fresh = msgspec.convert(message["view"], models.GameView)
             if self._view is not None and fresh.version < self._view.version:
                 continue  # older than the view an act of ours answered with
-            self._view = view = fresh
+            view = self._remember(fresh)
 
     def play(self, move: Any = None, *, timeout: float = 30) -> Any:
         """Plays ``move`` (an item of `Turn.legal`) in the turn the game awaits: a move, or
@@ -228,7 +269,8 @@ class Seat:
         return _events(self._transport, self._path, self.token, after, limit)
 
     def stream(self, feed: str = "events", after: int | None = None) -> Iterator[dict[str, Any]]:
-        """The live feed (``events`` or ``view``) as dicts, resumed after a lost connection."""
+        """The live feed (``events`` or ``view``) as dicts, resumed after a lost connection;
+        ``presence`` messages among them (`clocks.presence_message` types one)."""
         return follow(
             self._transport, self._path + "/stream", token=self.token,
             params={"feed": feed, "after": after},
@@ -261,7 +303,10 @@ class Seat:
         )
         accepted = self._transport.decode(response, models.MoveAccepted)
         view = getattr(accepted, "view", None)
-        self._view = view if isinstance(view, models.GameView) else None
+        if isinstance(view, models.GameView):
+            self._remember(view)
+        else:
+            self._view = None
         return accepted
 
 

@@ -41,20 +41,38 @@ export async function playToTheEnd(seat: Seat, random: () => number): Promise<Re
   return actions;
 }
 
-/** The first item of `items` that `wanted` accepts, within `ms`, or a failure saying so. */
-export async function firstOf<T>(items: AsyncIterator<T>, wanted: (item: T) => boolean, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`no ${what} within ${ms} ms`);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), left)));
-    const next = await Promise.race([items.next(), timeout]);
-    clearTimeout(timer);
-    if (next === "timeout") throw new Error(`no ${what} within ${ms} ms`);
-    if (next.done) throw new Error(`the feed ended before ${what}`);
-    if (wanted(next.value)) return next.value;
+/** Reads an async iterator with time limits: a read that timed out stays pending and
+ * its item goes to the next `first` (nothing is lost between two reads). */
+export class Reader<T> {
+  private pending: Promise<IteratorResult<T>> | null = null;
+  constructor(readonly items: AsyncIterator<T>) {}
+
+  /** The first item `wanted` accepts, within `ms`, or a failure saying so. */
+  async first(wanted: (item: T) => boolean, ms: number, what: string): Promise<T> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no ${what} within ${ms} ms`);
+      this.pending ??= this.items.next();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), left)));
+      const next = await Promise.race([this.pending, timeout]);
+      clearTimeout(timer);
+      if (next === "timeout") throw new Error(`no ${what} within ${ms} ms`);
+      this.pending = null;
+      if (next.done) throw new Error(`the feed ended before ${what}`);
+      if (wanted(next.value)) return next.value;
+    }
   }
+
+  async close(): Promise<void> {
+    await this.items.return?.(undefined);
+  }
+}
+
+/** The first item of `items` that `wanted` accepts, within `ms`. */
+export function firstOf<T>(items: AsyncIterator<T>, wanted: (item: T) => boolean, ms: number, what: string): Promise<T> {
+  return new Reader(items).first(wanted, ms, what);
 }
 
 /** Waits until `check` answers something truthy (polled every 200 ms), within `ms`. */
