@@ -58,7 +58,7 @@ from service.store.keys import (
     mm_ticket_key,
     mm_ticket_owner_key,
 )
-from service.store.scripts import DROP_LEASE, TAKE_LEASE
+from service.store.scripts.leases import DROP_LEASE, TAKE_LEASE
 
 TicketStatus = Literal["waiting", "matching", "matched", "cancelled", "expired"]
 SECRET_PREFIX = "mmt_"  # noqa: S105 - the prefix of every ticket secret, not a secret

@@ -1,7 +1,7 @@
 """The outbox: every change of a game leaves one entry, written by the script that appends it.
 
 A change sets work off: a bot's turn, a deadline, webhook deliveries, account-feed entries,
-scoring. The append script and the creation script (service/store/event_store.py) add one
+scoring. The append script and the creation script (service/store/scripts/streams.py) add one
 entry to an outbox shard in the same step as the events (the transactional outbox), so the
 work is recorded exactly when the change is: an API process that dies right after its
 answer loses nothing. Dispatchers on the workers (service/follow_ups/dispatcher.py) read
@@ -62,7 +62,7 @@ from service.store.keys import (
     outbox_owner_key,
     outbox_parked_key,
 )
-from service.store.scripts import DROP_LEASE, LEAVE_GROUP, TAKE_LEASE
+from service.store.scripts.leases import DROP_LEASE, LEAVE_GROUP, TAKE_LEASE
 
 LEASE_MS = 5_000
 

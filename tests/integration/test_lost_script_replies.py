@@ -6,7 +6,7 @@ find the stream past the version it expected, take it for a lost race and decide
 again on a state that already held it: a 409 for an act that was stored, or the act twice.
 A creation's second call found its own game and answered that the id was taken. The
 append now carries a nonce of its own and the creation its game's seed
-(service/store/event_store.py), so the second call knows its own work and is answered as
+(service/store/game_streams.py), so the second call knows its own work and is answered as
 the first would have been.
 
 The fault is real: a TCP proxy between the app and Valkey lets the script call through,
@@ -30,7 +30,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.settings import Settings
-from service.store.event_store import _APPEND, _CREATE
+from service.store.scripts.streams import APPEND, CREATE
 from tests.helpers import API_KEY, act, auth, create, view
 from tests.processes import read_seed, read_stream, verify_stream
 
@@ -144,7 +144,7 @@ def test_an_act_whose_reply_was_lost_is_answered_as_stored_once(
             legal = view(client, game_id, tokens[seat])["legal"]
             before = seen["version"]
             if number % 2:  # every other act loses its reply (no Idempotency-Key either way)
-                dropper.arm(_APPEND)
+                dropper.arm(APPEND)
             move = legal[0] if legal else {}  # a reveal sends what was committed
             response = act(client, game_id, tokens[seat], seat, action, move, kept)
             assert response.status_code == 200, response.text
@@ -173,7 +173,7 @@ def test_a_game_whose_creation_reply_was_lost_is_created_once(
 ) -> None:
     with TestClient(app=create_app(_through(dropper, settings))) as client:
         create(client, "fbi", [{"type": "human"}] * 4)  # the script is loaded
-        dropper.arm(_CREATE)
+        dropper.arm(CREATE)
         created = create(client, "fbi", [{"type": "human"}] * 4)  # asserts a 201
         assert dropper.dropped == 1
         game_id = created["id"]

@@ -1,4 +1,5 @@
-"""Lua scripts called on the request path with less Python per call.
+"""The store's Lua scripts, by concern (`streams`, `archives`, `leases`), and how they are
+called: on the request path with less Python per call.
 
 An act and a view read each cost one script call (the event store's append and catch-up).
 Through redis-py, one call passes the script object, the client's command execution (its
@@ -82,28 +83,6 @@ class Script:
 
 
 # A lease on one key (the outbox's shards, the matchmaker's pass): renewed by its holder
-# (ARGV[1]) for ARGV[2] ms, or taken when it is free; 1 when held, else who holds it (so
-# a taker can ask whether that holder still lives without another round trip).
-TAKE_LEASE = """
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return holder
-"""
-# The lease let go, only by its holder.
-DROP_LEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
-# A consumer leaves a stream's group (KEYS[1]; ARGV: group, consumer) only when it holds no
-# pending entry: DELCONSUMER would make those unclaimable. Checked and done in one step, so
-# an entry read meanwhile is never lost. -1: it holds some; else how many it had (0).
-LEAVE_GROUP = """
-if #redis.call('XPENDING', KEYS[1], ARGV[1], '-', '+', 1, ARGV[2]) > 0 then return -1 end
-return redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], ARGV[2])
-"""
 
-__all__ = ["DROP_LEASE", "LEAVE_GROUP", "TAKE_LEASE", "Script", "Scripts"]
+__all__ = ["Script", "Scripts"]
