@@ -33,7 +33,6 @@ import random
 import secrets
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -232,7 +231,7 @@ def main() -> None:
         try:
             for name, (old, _, presence) in KINDS.items():
                 checkout = baseline if old else ROOT
-                for i in range(args.pairs):
+                for _ in range(args.pairs):
                     log = work / f"api-{len(apis)}.log"
                     apis.append((name, Api(checkout, urls[old], presence, log)))
             for name, api in apis:  # warm up: imports, caches, scripts loaded
@@ -258,9 +257,7 @@ def main() -> None:
     print(f"{'kind':>24} {'median':>8} {'min':>7} {'max':>7}  vs before: median (rounds min-max)")
     before = statistics.median(figures[BEFORE])
     for name, values in figures.items():
-        ratios = [
-            statistics.median(rnd[name]) / statistics.median(rnd[BEFORE]) for rnd in by_round
-        ]
+        ratios = [statistics.median(rnd[name]) / statistics.median(rnd[BEFORE]) for rnd in by_round]
         print(
             f"{name:>24} {statistics.median(values):8.3f} {min(values):7.3f} {max(values):7.3f}"
             f"  {statistics.median(values) / before:.3f} ({min(ratios):.3f}-{max(ratios):.3f})"
