@@ -23,9 +23,12 @@ lifeline looks for
   the sweep enqueues the work again). Bot turns, deadlines and scoring are idempotent, so a
   worker that was only frozen past ``ALIVE_SECONDS`` costs a duplicate run, not a
   duplicate move;
-- scheduler locks whose holder has not sent a heartbeat for ``ALIVE_SECONDS`` (RQ's
-  scheduler beats every second): the lock is released, and this worker's scheduler takes
-  it over.
+- scheduler locks whose holder is dead: the lock is released, and this worker's scheduler
+  takes it over. A scheduler is named after its worker (`scheduler_name`), so one of a
+  dead process is known dead at once, as its jobs are (a killed worker's scheduler held
+  every flag due meanwhile for the 5 s of the heartbeat rule, measured by
+  bench/flag_lateness.py); one named otherwise (by RQ itself) once it has not sent a
+  heartbeat for ``ALIVE_SECONDS`` (RQ's scheduler beats every second).
 """
 
 from __future__ import annotations
@@ -41,11 +44,12 @@ from typing import Any
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.exceptions import DequeueTimeout, NoSuchJobError
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.job_lifecycle import record_job_failure
-from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, SCHEDULER_LOCKING_KEY_TEMPLATE, RQScheduler
 
 from service.store.keys import worker_alive_key, worker_reaped_key, worker_stranded_key
 
@@ -71,6 +75,22 @@ def process_name() -> str:
 def process_of(worker_name: str) -> str:
     """The process part of a worker name ``<host>-<pid>-<generation>``."""
     return worker_name.rsplit("-", 1)[0]
+
+
+SCHEDULER_SUFFIX = "-scheduler"
+
+
+def scheduler_name(worker_name: str) -> str:
+    """The name of the scheduler worker ``worker_name`` starts (the value of its locks)."""
+    return worker_name + SCHEDULER_SUFFIX
+
+
+def scheduler_process(holder: str) -> str | None:
+    """The worker process whose scheduler holds a lock as ``holder``; None for a scheduler
+    not named by `scheduler_name`."""
+    if not holder.endswith(SCHEDULER_SUFFIX):
+        return None
+    return process_of(holder.removesuffix(SCHEDULER_SUFFIX))
 
 
 def beat(connection: redis.Redis, process: str) -> None:
@@ -192,18 +212,25 @@ def reap_stranded(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
 
 
 def release_dead_scheduler_locks(connection: redis.Redis, queues: Sequence[str]) -> list[str]:
-    """Release scheduler locks whose holder stopped beating; returns their queues."""
+    """Release scheduler locks whose holder is dead (its worker process, else its
+    heartbeat stopped); returns their queues."""
     released = []
     now = datetime.now(UTC).timestamp()
+    liveness = Liveness(connection)
     for name in queues:
         lock = SCHEDULER_LOCKING_KEY_TEMPLATE % name
         raw: Any = connection.get(lock)
         if raw is None:
             continue
         holder = bytes(raw).decode()
-        beat_raw: Any = connection.hget(SCHEDULER_KEY_TEMPLATE % holder, "last_heartbeat")
-        if beat_raw is not None and now - _timestamp(bytes(beat_raw).decode()) < ALIVE_SECONDS:
-            continue
+        process = scheduler_process(holder)
+        if process is not None:
+            if liveness.alive(process):
+                continue
+        else:
+            beat_raw: Any = connection.hget(SCHEDULER_KEY_TEMPLATE % holder, "last_heartbeat")
+            if beat_raw is not None and now - _timestamp(bytes(beat_raw).decode()) < ALIVE_SECONDS:
+                continue
         if connection.eval(_RELEASE, 1, lock, holder):
             log.warning("scheduler %s of queue %s stopped: lock released", holder, name)
             released.append(name)
@@ -277,6 +304,38 @@ class ReliableWorker(SimpleWorker):
 
     def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
         super().prepare_job_execution(job, remove_from_intermediate_queue=True)
+
+    def _start_scheduler(
+        self,
+        burst: bool = False,
+        logging_level: str | None = "INFO",
+        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+        log_format: str = DEFAULT_LOGGING_FORMAT,
+    ) -> None:
+        """As RQ starts a worker's scheduler (a process of its own, when it gets the
+        queues' locks), but named after this worker (`scheduler_name`) rather than at
+        random, so its locks say which process holds them."""
+        self.scheduler = RQScheduler(
+            self.queues,
+            connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            date_format=date_format,
+            log_format=log_format,
+            serializer=self.serializer,
+            name=scheduler_name(self.name),
+        )
+        self.scheduler.acquire_locks()  # type: ignore[no-untyped-call]
+        if not self.scheduler.acquired_locks:
+            return
+        if not burst:
+            self.scheduler.start()  # type: ignore[no-untyped-call]
+            return
+        try:  # a burst worker enqueues what is due once, in this process
+            self.scheduler.register_birth()
+            self.scheduler.enqueue_scheduled_jobs()  # type: ignore[no-untyped-call]
+        finally:
+            self.scheduler.release_locks()  # type: ignore[no-untyped-call]
+            self.scheduler.register_death()
 
 
 class Lifeline(threading.Thread):
