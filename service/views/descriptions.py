@@ -352,7 +352,8 @@ CREATE_GAME = {
     "has been away (presence) this long, its turn is played as a time-out, and so are its "
     "next turns until the player is online again (then the seat is theirs from its next "
     "turn; it is not resigned). Null: never. Needs the server's presence "
-    "(STAKEOUT_PRESENCE_SECONDS above 0).",
+    "(STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its "
+    "bank decides when a bot plays.",
     "public": "True: listed in GET /v1/lobby for anyone to find (to claim an open seat "
     "or to watch). Not together with private.",
     "clock": "Time banks: each human seat has a bank of initial_seconds, charged while the "

@@ -110,7 +110,7 @@ def test_banks_are_charged_while_awaited_in_public_and_sealed_steps_and_credited
     assert banks[1] < cap
 
 
-def test_a_clock_or_turn_seconds_not_both_and_bad_clocks_are_refused(client: Any) -> None:
+def test_a_clock_with_turn_seconds_or_away_seconds_and_bad_clocks_are_refused(client: Any) -> None:
     body = {"game": "fbi", "seats": HUMANS2}
     for clock in (
         {"initial_seconds": 4},
@@ -122,9 +122,11 @@ def test_a_clock_or_turn_seconds_not_both_and_bad_clocks_are_refused(client: Any
         answer = client.post("/v1/games", json={**body, "clock": clock}, headers=auth(API_KEY))
         assert answer.status_code == 400, (clock, answer.text)
         assert answer.headers["content-type"].startswith("application/problem+json")
-    both = {**body, "clock": {"initial_seconds": 60}, "turn_seconds": 30}
-    answer = client.post("/v1/games", json=both, headers=auth(API_KEY))
-    assert answer.status_code == 422, answer.text
+    for other in ({"turn_seconds": 30}, {"away_seconds": 60}):
+        both = {**body, "clock": {"initial_seconds": 60}, **other}
+        answer = client.post("/v1/games", json=both, headers=auth(API_KEY))
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["type"].endswith(":invalid-options"), answer.text
     assert client.get("/v1/games", headers=auth(API_KEY)).json()["games"] == []
     # Days are fine: correspondence play.
     days = {**body, "clock": {"initial_seconds": 3 * 24 * 3600, "increment_seconds": 86400}}

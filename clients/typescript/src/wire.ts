@@ -1536,7 +1536,7 @@ export interface components {
          * @description Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
          */
         CreateBonnieClydeGame: {
-            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). */
+            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays. */
             away_seconds?: number | null;
             /** @description Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds. */
             clock?: components["schemas"]["Clock"] | null;
@@ -1586,7 +1586,7 @@ export interface components {
          * @description Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
          */
         CreateFbiGame: {
-            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). */
+            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays. */
             away_seconds?: number | null;
             /** @description Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds. */
             clock?: components["schemas"]["Clock"] | null;
@@ -1636,7 +1636,7 @@ export interface components {
          * @description Create a game of this kind: its seats, its options, and two settings every game has (private, turn_seconds).
          */
         CreateFedsGame: {
-            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). */
+            /** @description Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays. */
             away_seconds?: number | null;
             /** @description Time banks: each human seat has a bank of initial_seconds, charged while the game awaits it, increment_seconds added after each of its acts (capped at the initial bank); when it runs out, on_time_out says what follows. Null: no clock. Not together with turn_seconds. */
             clock?: components["schemas"]["Clock"] | null;

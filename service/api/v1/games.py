@@ -136,6 +136,14 @@ class GamesController(Controller):
             raise InvalidOptions("a game is public (in the lobby) or private, not both")
         if data.clock is not None and data.turn_seconds is not None:
             raise InvalidOptions("a game has a clock or turn_seconds, not both")
+        # A clocked game's time-out is accepted only once the bank is empty by the log's own
+        # times (domain/match/forfeits.py), so an away seat's turn could not be played as
+        # one: with a clock the bank alone decides when a bot plays.
+        if data.clock is not None and data.away_seconds is not None:
+            raise InvalidOptions(
+                "a game has a clock or away_seconds, not both: with a clock, its time bank "
+                "decides when a bot plays"
+            )
         seats = _seat_specs(data)
         check_seats(seats)
         new = NewGame(

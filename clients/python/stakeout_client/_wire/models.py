@@ -253,7 +253,7 @@ class Commit(Struct, kw_only=True):
 AwaySeconds: TypeAlias = Annotated[
     int,
     Meta(
-        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0).",
+        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays.",
         ge=5,
         le=2592000,
     ),
@@ -283,7 +283,7 @@ BotsAfterSeconds: TypeAlias = Annotated[
 AwaySeconds2: TypeAlias = Annotated[
     int,
     Meta(
-        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0).",
+        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays.",
         ge=5,
         le=2592000,
     ),
@@ -313,7 +313,7 @@ BotsAfterSeconds2: TypeAlias = Annotated[
 AwaySeconds4: TypeAlias = Annotated[
     int,
     Meta(
-        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0).",
+        description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays.",
         ge=5,
         le=2592000,
     ),
@@ -3010,7 +3010,7 @@ class CreateBonnieClydeGame(Struct, kw_only=True):
         Annotated[
             AwaySeconds,
             Meta(
-                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0)."
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays."
             ),
         ]
         | None
@@ -3156,7 +3156,7 @@ class CreateFedsGame(Struct, kw_only=True):
         Annotated[
             AwaySeconds4,
             Meta(
-                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0)."
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays."
             ),
         ]
         | None
@@ -4380,7 +4380,7 @@ class CreateFbiGame(Struct, kw_only=True):
         Annotated[
             AwaySeconds2,
             Meta(
-                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0)."
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose player has been away (presence) this long, its turn is played as a time-out, and so are its next turns until the player is online again (then the seat is theirs from its next turn; it is not resigned). Null: never. Needs the server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 invalid-options): its bank decides when a bot plays."
             ),
         ]
         | None
