@@ -62,13 +62,31 @@ def verify(replay: ReplayDocument) -> Verified:
     engine = registry.engine_for(replay.game)
     if engine is None:
         raise VerificationError(f"unknown game {replay.game!r}")
+    seed = _seed(replay)
+    events = _decode(engine, replay)
+    created = _created(replay, events)
+    match, index = _opening(engine, replay, events, created, seed)
+    acts = 0
+    while index < len(events):
+        match, produced = _replay_act(engine, match, replay, events, index, seed)
+        index += produced
+        acts += 1
+    return _outcome(engine, match, replay, acts)
+
+
+def _seed(replay: ReplayDocument) -> bytes:
+    """The published seed, checked against the commitment published at creation."""
     try:
         seed = bytes.fromhex(replay.seed)
     except ValueError as exc:
         raise VerificationError("the seed is not hex") from exc
     if seed_commitment(seed) != replay.seed_commitment:
         raise VerificationError("the seed does not hash to the published seed commitment")
-    events = _decode(engine, replay)
+    return seed
+
+
+def _created(replay: ReplayDocument, events: list[Any]) -> GameCreated:
+    """The stream's first event, once its versions are checked to run 1..N."""
     versions = [r.version for r in replay.events]
     if versions != list(range(1, len(versions) + 1)):
         raise VerificationError("event versions are not 1..N without gaps")
@@ -77,6 +95,18 @@ def verify(replay: ReplayDocument) -> Verified:
         raise VerificationError("the stream does not start with game.created")
     if created.seed_commitment != replay.seed_commitment or created.game_id != replay.game_id:
         raise VerificationError("game.created does not match the replay's game id and commitment")
+    return created
+
+
+def _opening(
+    engine: MatchEngine,
+    replay: ReplayDocument,
+    events: list[Any],
+    created: GameCreated,
+    seed: bytes,
+) -> tuple[Match, int]:
+    """The match after the opening deal, checked to be the one the seed deals, and how
+    many events that deal is."""
     try:
         opening = engine.create(
             created.game_id, created.options, created.seats, seed, created.clock
@@ -88,37 +118,41 @@ def verify(replay: ReplayDocument) -> Verified:
     for event, record in zip(opening, replay.events, strict=False):
         match = engine.fold_stored(match, event, record.at_ms)
     assert match is not None
-    index, acts = len(opening), 0
+    return match, len(opening)
+
+
+def _replay_act(
+    engine: MatchEngine,
+    match: Match,
+    replay: ReplayDocument,
+    events: list[Any],
+    index: int,
+    seed: bytes,
+) -> tuple[Match, int]:
+    """The act recorded on the event at ``index``, performed again: the match after it,
+    and how many events it made (checked to be the recorded ones)."""
+    record = replay.events[index]
+    if record.act is None:
+        raise VerificationError(f"version {record.version}: an event without the act that made it")
     act_type: Any = Act
-    while index < len(events):
-        record = replay.events[index]
-        if record.act is None:
-            raise VerificationError(
-                f"version {record.version}: an event without the act that made it"
-            )
-        try:
-            act = msgspec.convert(record.act, act_type)
-            match = engine.charged(match, record.at_ms)
-            produced = engine.perform(match, act, seed)
-        except (msgspec.ValidationError, DomainError) as exc:
-            detail = exc.detail if isinstance(exc, DomainError) else str(exc)
-            raise VerificationError(
-                f"version {record.version}: the act is refused: {detail}"
-            ) from exc
-        if not produced:
-            raise VerificationError(f"version {record.version}: the act produces no events")
-        _same(
-            produced,
-            events[index : index + len(produced)],
-            record.version,
-            "the events differ from what the act produces",
-        )
-        for event in produced:
-            match = engine.fold(match, event)
-        match = engine.credited(match, act)
-        index += len(produced)
-        acts += 1
-    return _outcome(engine, match, replay, acts)
+    try:
+        act = msgspec.convert(record.act, act_type)
+        match = engine.charged(match, record.at_ms)
+        produced = engine.perform(match, act, seed)
+    except (msgspec.ValidationError, DomainError) as exc:
+        detail = exc.detail if isinstance(exc, DomainError) else str(exc)
+        raise VerificationError(f"version {record.version}: the act is refused: {detail}") from exc
+    if not produced:
+        raise VerificationError(f"version {record.version}: the act produces no events")
+    _same(
+        produced,
+        events[index : index + len(produced)],
+        record.version,
+        "the events differ from what the act produces",
+    )
+    for event in produced:
+        match = engine.fold(match, event)
+    return engine.credited(match, act), len(produced)
 
 
 def _outcome(engine: MatchEngine, match: Match, replay: ReplayDocument, acts: int) -> Verified:

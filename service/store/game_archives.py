@@ -4,7 +4,7 @@ and restoring it, granting a seat's token into it, importing, exporting and drop
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
@@ -58,59 +58,35 @@ class GameArchives(GameStreams):
         changed since (``changed``). ``seals``: the bots' kept sealed choices, from the
         game's entries, deleted with it; ``snapshot``: the match folded at ``version``
         (its format, its state), kept in the archive. ``archived``: it was already."""
+        hot = await self._hot_keys(game_id)
+        if not hot.rows:
+            return "archived" if await self.redis.exists(archive_key(game_id)) else "missing"
+        stored = xrange_events(hot.rows)
+        last = stored[-1]
+        if len(hot.rows) != version or last.version != version or last.tip != tip:
+            return "changed"
+        record = _record(game_id, version, hot, snapshot)
+        summary = as_bytes(hot.summary) if hot.summary else None
+        value = archives.encode(record, version, tip, summary)
+        keys = _archived_keys(game_id, (seals or _none)(stored))
+        args = [version, tip, len(hot.tokens), value, self.archive_ttl_ms]
+        status = text(await self._archive(keys=keys, args=args))
+        if status == "ok":
+            self.recent.keep(game_id, archives.decode(value))
+        return status  # type: ignore[return-value]
+
+    async def _hot_keys(self, game_id: str) -> _HotKeys:
+        """Everything a hot game holds, read in one round trip (a pipeline)."""
         events_key, idem_key, meta_key, seed_key = game_keys(game_id)
-        tokens_key, kept_key = seat_tokens_key(game_id), summary_key(game_id)
         pipe = self.redis.pipeline(transaction=False)
         pipe.xrange(events_key, min="-", max="+")
         pipe.hgetall(idem_key)
         pipe.pttl(idem_key)
         pipe.hgetall(meta_key)
         pipe.get(seed_key)
-        pipe.hgetall(tokens_key)
-        pipe.get(kept_key)
-        rows, idem, idem_ttl, meta, seed, tokens, summary = await pipe.execute()
-        if not rows:
-            return "archived" if await self.redis.exists(archive_key(game_id)) else "missing"
-        entries = [
-            archives.Entry(int(text(entry_id).split("-", 1)[1]), _flat(fields))
-            for entry_id, fields in rows
-        ]
-        stored = xrange_events(rows)
-        last = stored[-1]
-        if len(entries) != version or last.version != version or last.tip != tip:
-            return "changed"
-        now = now_ms()
-        kept = None if snapshot is None else archives.Snapshot(snapshot[0], version, snapshot[1])
-        record = archives.Record(
-            game_id=game_id,
-            archived_ms=now,
-            meta=_mapping(meta),
-            seed=as_bytes(seed),
-            entries=entries,
-            idem=_last_per_caller(_mapping(idem), ARCHIVED_IDEMPOTENCY_PER_CALLER),
-            idem_expires_ms=now + int(idem_ttl) if int(idem_ttl) > 0 else 0,
-            seat_tokens=_mapping(tokens),
-            snapshot=kept,
-        )
-        value = archives.encode(record, version, tip, as_bytes(summary) if summary else None)
-        keys = [
-            events_key,
-            idem_key,
-            meta_key,
-            seed_key,
-            tokens_key,
-            kept_key,
-            deadlines_key(game_id),
-            snapshot_key(game_id),
-            archive_key(game_id),
-            presence_key(game_id),  # who was at the table: nothing once the game is over
-            *(bot_seal_key(game_id, seat, step) for seat, step in (seals or _none)(stored)),
-        ]
-        args = [version, tip, len(tokens), value, self.archive_ttl_ms]
-        status = text(await self._archive(keys=keys, args=args))
-        if status == "ok":
-            self.recent.keep(game_id, archives.decode(value))
-        return status  # type: ignore[return-value]
+        pipe.hgetall(seat_tokens_key(game_id))
+        pipe.get(summary_key(game_id))
+        return _HotKeys(*await pipe.execute())
 
     async def restore(self, game_id: str) -> Literal["ok", "hot", "missing", "changed"]:
         """Make an archived game hot again (its keys written back, its archive deleted, in
@@ -239,3 +215,58 @@ def _flat(fields: Any) -> list[bytes]:
 
 def _mapping(raw: Any) -> dict[str, bytes]:
     return {text(k): as_bytes(v) for k, v in (raw or {}).items()}
+
+
+class _HotKeys(NamedTuple):
+    """A hot game's keys as read, in the order the archive script's caller reads them."""
+
+    rows: Any
+    idem: Any
+    idem_ttl: Any
+    meta: Any
+    seed: Any
+    tokens: Any
+    summary: Any
+
+
+def _record(
+    game_id: str, version: int, hot: _HotKeys, snapshot: tuple[str, bytes] | None
+) -> archives.Record:
+    """The archive's record of a hot game read at ``version`` (``snapshot``: the match
+    folded there, its format and state)."""
+    entries = [
+        archives.Entry(int(text(entry_id).split("-", 1)[1]), _flat(fields))
+        for entry_id, fields in hot.rows
+    ]
+    now = now_ms()
+    kept = None if snapshot is None else archives.Snapshot(snapshot[0], version, snapshot[1])
+    return archives.Record(
+        game_id=game_id,
+        archived_ms=now,
+        meta=_mapping(hot.meta),
+        seed=as_bytes(hot.seed),
+        entries=entries,
+        idem=_last_per_caller(_mapping(hot.idem), ARCHIVED_IDEMPOTENCY_PER_CALLER),
+        idem_expires_ms=now + int(hot.idem_ttl) if int(hot.idem_ttl) > 0 else 0,
+        seat_tokens=_mapping(hot.tokens),
+        snapshot=kept,
+    )
+
+
+def _archived_keys(game_id: str, seals: Sequence[tuple[int, str]]) -> list[str]:
+    """What the archive script writes and deletes: every hot key of the game, its archive,
+    and the bots' kept sealed choices ``seals``."""
+    events_key, idem_key, meta_key, seed_key = game_keys(game_id)
+    return [
+        events_key,
+        idem_key,
+        meta_key,
+        seed_key,
+        seat_tokens_key(game_id),
+        summary_key(game_id),
+        deadlines_key(game_id),
+        snapshot_key(game_id),
+        archive_key(game_id),
+        presence_key(game_id),  # who was at the table: nothing once the game is over
+        *(bot_seal_key(game_id, seat, step) for seat, step in seals),
+    ]
