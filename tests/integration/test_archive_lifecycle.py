@@ -249,7 +249,8 @@ def test_archives_exported_deleted_and_imported_read_the_same(
     assert b"3 deleted" in done.stdout
     connection = redis.Redis.from_url(clean_redis)
     try:
-        assert all(_keys_of(connection, g) == set() for g in ids)
+        left = {g: _keys_of(connection, g) for g in ids}
+        assert all(keys == set() for keys in left.values()), left
         fresh = TestClient(app=create_app(settings))  # no process remembers them
         with fresh:
             assert fresh.get(f"/v1/games/{ids[0]}").status_code == 404
