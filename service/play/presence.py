@@ -18,8 +18,10 @@ of its last request; else ``away`` since the later of the two, or ``never`` seen
 
 The writes never cost a request a round trip: `PresenceTracker` notes them in the process
 and a task of its own writes them every `FLUSH_SECONDS` (one pipeline for every game noted
-meanwhile). The reads are cached per game for `READ_CACHE_SECONDS`, and the process's own
-notes not yet written are laid over them, so a seat always sees itself online.
+meanwhile), and only while the game's event stream exists, so a note flushed after the game
+was archived leaves no hash behind. The reads are cached per game for `READ_CACHE_SECONDS`,
+and the process's own notes not yet written are laid over them, so a seat always sees
+itself online.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from redis import RedisError
 
 from service.play.records import Loaded
 from service.store.clients import AnyRedis
-from service.store.keys import presence_key
+from service.store.keys import events_key, presence_key
 
 log = logging.getLogger("stakeout.presence")
 
@@ -50,6 +52,25 @@ MEMO_SECONDS = 0.25
 TTL_SECONDS = 35 * 24 * 3600
 
 Status = Literal["online", "away", "never"]
+
+# One game's presence writes, made only while the game's event stream exists: a note taken
+# while the game was played may be flushed after the game was archived (the archive deletes
+# the presence hash with every other hot key), and must not leave a hash behind it. The same
+# hash tag, so it runs on Redis Cluster. KEYS: the presence hash, the events stream. ARGV:
+# the TTL, how many fields to delete, those fields, then field/value pairs to set.
+_WRITE = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local dropped = tonumber(ARGV[2])
+if dropped > 0 then redis.call('HDEL', KEYS[1], unpack(ARGV, 3, 2 + dropped)) end
+if #ARGV > 2 + dropped then redis.call('HSET', KEYS[1], unpack(ARGV, 3 + dropped)) end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
+
+def _write_args(dropped: list[str], writes: Mapping[str, int]) -> list[str | int]:
+    pairs = [part for field, value in writes.items() for part in (field, value)]
+    return [TTL_SECONDS, len(dropped), *dropped, *pairs]
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,12 +256,9 @@ class PresenceTracker:
             return 0
         async with self.redis.pipeline(transaction=False) as pipe:
             for game_id in set(writes) | set(gone):
-                key = presence_key(game_id)
-                if gone.get(game_id):
-                    pipe.hdel(key, *gone[game_id])
-                if writes.get(game_id):
-                    pipe.hset(key, mapping=writes[game_id])  # type: ignore[arg-type]
-                pipe.expire(key, TTL_SECONDS)
+                keys = (presence_key(game_id), events_key(game_id))
+                args = _write_args(gone.get(game_id, []), writes.get(game_id, {}))
+                pipe.eval(_WRITE, len(keys), *keys, *args)
             await pipe.execute()
         for game_id in set(gone):
             self._memo.pop(game_id, None)
@@ -254,11 +272,8 @@ class PresenceTracker:
 
     async def substituted(self, game_id: str, seat: int, since_ms: int) -> None:
         """A bot plays the away seat's turns since ``since_ms`` (service/play/away.py)."""
-        key = presence_key(game_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, f"a{seat}", since_ms)
-            pipe.expire(key, TTL_SECONDS)
-            await pipe.execute()
+        keys = (presence_key(game_id), events_key(game_id))
+        await self.redis.eval(_WRITE, len(keys), *keys, *_write_args([], {f"a{seat}": since_ms}))
         self._cache.pop(game_id, None)
         self._memo.pop(game_id, None)
 

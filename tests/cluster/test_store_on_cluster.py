@@ -41,6 +41,7 @@ from service.store.keys import (
     OUTBOX_SHARDS,
     active_games_key,
     archive_due_key,
+    events_key,
     game_activity_key,
     outbox_key,
     public_lobby_key,
@@ -644,7 +645,8 @@ def test_an_archived_games_leftovers_end_on_the_cluster(cluster: Cluster, clean_
 
 def test_presence_is_written_and_read_per_game_on_the_cluster(cluster: Cluster) -> None:
     """Presence's batched write (one non-transactional pipeline over games in different
-    slots) and its reads work on the cluster; each game's presence lives in its own slot."""
+    slots) and its reads work on the cluster; each game's presence lives in its own slot,
+    and only beside the game's event stream (``pe`` has none)."""
     games = ["pa", "pb", "pc", "pd"]
 
     async def scenario() -> list[dict[str, int]]:
@@ -653,19 +655,21 @@ def test_presence_is_written_and_read_per_game_on_the_cluster(cluster: Cluster) 
         tracker = PresenceTracker(client, 30)
         try:
             for game in games:
+                await client.xadd(events_key(game), {"e": "created"}, id="0-1")
+            for game in [*games, "pe"]:
                 tracker.seen(game, 1)
             with tracker.feed_open(games[0], 0):
                 await tracker.flush()
                 await tracker.flush()  # the leases, renewed
             assert await tracker.flush() == 1  # the closed feed's lease deleted
-            return [await tracker.fields(game, max_age=0) for game in games]
+            return [await tracker.fields(game, max_age=0) for game in [*games, "pe"]]
         finally:
             await tracker.close()
             await client.aclose()
 
     found = asyncio.run(scenario())
     now = int(time.time() * 1000)
-    assert [seat_presence(f, 1, now, 30_000).status for f in found] == ["online"] * 4
+    assert [seat_presence(f, 1, now, 30_000).status for f in found] == ["online"] * 4 + ["never"]
     assert seat_presence(found[0], 0, now, 30_000).status == "away"  # its feed closed
     assert not any(k.startswith("f") for k in found[0])
     owners = {cluster.owner(_slot(cluster, f"game:{{{g}}}:presence")) for g in games}
