@@ -24,7 +24,9 @@ def _keys_of(url: str, game_id: str) -> set[str]:
         client.close()
 
 
-def test_a_note_flushed_after_the_archive_writes_nothing(settings: Settings) -> None:
+def test_a_note_flushed_after_the_archive_writes_nothing(
+    settings: Settings, clean_redis: str
+) -> None:
     async def scenario() -> tuple[str, int, int]:
         async with open_wiring(settings) as wiring:
             seats = [SeatSpec("human"), SeatSpec("human")]
@@ -42,7 +44,7 @@ def test_a_note_flushed_after_the_archive_writes_nothing(settings: Settings) -> 
     game_id, written_while_played, written_after = asyncio.run(scenario())
     assert written_while_played == 1
     assert written_after == 1  # the game's note was sent...
-    assert _keys_of(settings.redis_url, game_id) == {archive_key(game_id)}  # ...and refused
+    assert _keys_of(clean_redis, game_id) == {archive_key(game_id)}  # ...and refused
 
 
 def test_a_game_that_does_not_exist_gets_no_presence(clean_redis: str) -> None:
