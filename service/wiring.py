@@ -161,76 +161,99 @@ async def open_wiring(
 ) -> AsyncIterator[Wiring]:
     """``timeout``: the Redis clients' command timeout (short on the request path)."""
     client, blocking = await _clients(settings, timeout)
+    wiring = _compose(settings, client, blocking, timeout)
+    try:
+        yield wiring
+    finally:
+        await _close(wiring, client, blocking)
+
+
+def _compose(settings: Settings, client: AnyRedis, blocking: AnyRedis, timeout: float) -> Wiring:
+    """Every object of the process, over the event store's two clients (nothing connects)."""
     store = EventStore(
         client, settings.idempotency_seconds * 1000, settings.archive_ttl_seconds * 1000
     )
-    live = LiveFeed(blocking, store)
     grace_ms, quota = settings.remains_grace_seconds * 1000, settings.max_active_games
     stores = Stores.over(client, blocking, quota, store, grace_ms, settings.presence_seconds)
+    games = GameService(store, settings.game_cache_size, kept_record)
+    live = LiveFeed(blocking, store)
+    api_keys = ApiKeys(settings.api_keys)
+    access = Access(api_keys, stores.seat_tokens)
+    watches = PresenceWatches(games, stores.presence)
+    away = AwayTurns(games, stores.presence)
     jobs = JobQueue(lambda: queue_redis(settings, timeout), settings.job_result_ttl_seconds)
     deliveries = DeliveryQueue(lambda: queue_redis(settings, timeout))
+    return Wiring(
+        **{f.name: getattr(stores, f.name) for f in dataclasses.fields(Stores)},
+        settings=settings,
+        store=store,
+        games=games,
+        api_keys=api_keys,
+        access=access,
+        live=live,
+        feeds=GameFeeds(games, live, stores.deadlines, watches),
+        presence_watches=watches,
+        answers=Answers(games, access, stores.deadlines, live, stores.presence),
+        maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
+        rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
+        game_list=GameList(store, stores.summaries, games, stores.player_games),
+        jobs=jobs,
+        deliveries=deliveries,
+        follow_up=_follow_up(settings, store, stores, jobs, deliveries, away),
+        sweep=Sweep(games, store, stores.activity, stores.remains),
+        bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
+        away=away,
+        ticket_desk=TicketDesk(
+            stores.match_tickets,
+            stores.ratings,
+            api_keys,
+            TicketCaps(settings.max_waiting_tickets, settings.max_player_tickets),
+        ),
+        archiver=_archiver(settings, games, store, stores),
+    )
+
+
+def _follow_up(
+    settings: Settings,
+    store: EventStore,
+    stores: Stores,
+    jobs: JobQueue,
+    deliveries: DeliveryQueue,
+    away: AwayTurns,
+) -> FollowUp:
+    """What follows a stored change: the records it updates, its jobs and notifications."""
     notifiers = Notifiers(stores.webhooks, deliveries, stores.account_feed)
-    archive_after_ms = settings.archive_after_seconds * 1000
-    games = GameService(store, settings.game_cache_size, kept_record)
     records = ChangeRecords(
         stores.deadlines,
         stores.activity,
         players=stores.player_games,
         archive_due=stores.archive_due,
         snapshots=Snapshots(store, settings.snapshot_every),
-        away=AwayTurns(games, stores.presence),
+        away=away,
         presence=stores.presence,
     )
-    follow_up = FollowUp(jobs, store, notifiers, records, archive_after_ms)
-    api_keys = ApiKeys(settings.api_keys)
-    access = Access(api_keys, stores.seat_tokens)
-    watches = PresenceWatches(games, stores.presence)
-    try:
-        yield Wiring(
-            **{f.name: getattr(stores, f.name) for f in dataclasses.fields(Stores)},
-            settings=settings,
-            store=store,
-            games=games,
-            api_keys=api_keys,
-            access=access,
-            live=live,
-            feeds=GameFeeds(games, live, stores.deadlines, watches),
-            presence_watches=watches,
-            answers=Answers(games, access, stores.deadlines, live, stores.presence),
-            maker=GameMaker(games, stores.quota, stores.invites, stores.lobby),
-            rematches=Rematches(games, stores.quota, stores.lobby, stores.seat_tokens),
-            game_list=GameList(store, stores.summaries, games, stores.player_games),
-            jobs=jobs,
-            deliveries=deliveries,
-            follow_up=follow_up,
-            sweep=Sweep(games, store, stores.activity, stores.remains),
-            bots=BotTurns(games, stores.bot_seals, settings.bot_budget),
-            away=records.away or AwayTurns(games, stores.presence),
-            ticket_desk=TicketDesk(
-                stores.match_tickets,
-                stores.ratings,
-                api_keys,
-                TicketCaps(settings.max_waiting_tickets, settings.max_player_tickets),
-            ),
-            archiver=Archiver(
-                games,
-                store,
-                Leftovers(
-                    stores.activity, stores.lobby, stores.quota, stores.invites, stores.remains
-                ),
-                archive_after_ms,
-                stores.archive_due,
-            ),
-        )
-    finally:
-        await watches.close()
-        await stores.presence.close()
-        await live.close()
-        await blocking.aclose()
-        store.close()
-        await client.aclose()
-        jobs.close()
-        deliveries.close()
+    return FollowUp(jobs, store, notifiers, records, settings.archive_after_seconds * 1000)
+
+
+def _archiver(
+    settings: Settings, games: GameService, store: EventStore, stores: Stores
+) -> Archiver:
+    leftovers = Leftovers(
+        stores.activity, stores.lobby, stores.quota, stores.invites, stores.remains
+    )
+    after_ms = settings.archive_after_seconds * 1000
+    return Archiver(games, store, leftovers, after_ms, stores.archive_due)
+
+
+async def _close(wiring: Wiring, client: AnyRedis, blocking: AnyRedis) -> None:
+    await wiring.presence_watches.close()
+    await wiring.presence.close()
+    await wiring.live.close()
+    await blocking.aclose()
+    wiring.store.close()
+    await client.aclose()
+    wiring.jobs.close()
+    wiring.deliveries.close()
 
 
 __all__ = ["Stores", "Wiring", "open_wiring"]
