@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
 from domain.budget import Budget
 
@@ -18,18 +18,12 @@ Network = IPv4Network | IPv6Network
 MAX_BOT_SECONDS = 20.0
 
 
-T = TypeVar("T")
-
-
 def _bool(value: str | None) -> bool:
     return (value or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
-def _parse(env: dict[str, str], name: str, default: T, convert: Callable[[str], T]) -> T:
-    """``env[name]`` converted (``default`` when unset); a bad value names the variable."""
-    raw = env.get(name)
-    if raw is None:
-        return default
+def _converted(name: str, raw: str, convert: Callable[[str], object]) -> object:
+    """``raw`` (the value of ``name``) converted; a bad value names the variable."""
     try:
         return convert(raw)
     except ValueError:
@@ -43,6 +37,18 @@ def parse_networks(raw: str) -> tuple[Network, ...]:
 
 def _ints(raw: str) -> tuple[int, ...]:
     return tuple(int(x) for x in raw.split(","))
+
+
+def _keys(raw: str) -> tuple[str, ...]:
+    return tuple(k.strip() for k in raw.split(",") if k.strip())
+
+
+def _or_none(raw: str) -> str | None:
+    return raw or None
+
+
+def _lower(raw: str) -> str:
+    return raw.strip().lower()
 
 
 def _names(raw: str) -> tuple[str, ...]:
@@ -241,73 +247,58 @@ class Settings:
         return Budget(seconds=self.bot_seconds, effort=self.bot_effort)
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        e = dict(os.environ if env is None else env)
-        keys = tuple(k.strip() for k in e.get("STAKEOUT_API_KEYS", "").split(",") if k.strip())
-        return cls(
-            host=e.get("HOST", "127.0.0.1"),
-            port=_parse(e, "PORT", cls.port, int),
-            redis_url=e.get("REDIS_URL") or None,
-            redis_cluster=_bool(e.get("REDIS_CLUSTER")),
-            queue_redis_url=e.get("QUEUE_REDIS_URL") or None,
-            api_keys=keys,
-            data_dir=Path(e.get("STAKEOUT_DATA_DIR", ".data")),
-            appendfsync=e.get("STAKEOUT_APPENDFSYNC", "everysec"),
-            sweep_seconds=_parse(e, "STAKEOUT_SWEEP_SECONDS", cls.sweep_seconds, int),
-            abandon_seconds=_parse(e, "STAKEOUT_ABANDON_SECONDS", cls.abandon_seconds, int),
-            max_active_games=_parse(e, "STAKEOUT_MAX_ACTIVE_GAMES", cls.max_active_games, int),
-            max_waiting_tickets=_parse(
-                e, "STAKEOUT_MAX_WAITING_TICKETS", cls.max_waiting_tickets, int
-            ),
-            max_player_tickets=_parse(
-                e, "STAKEOUT_MAX_PLAYER_TICKETS", cls.max_player_tickets, int
-            ),
-            archive_after_seconds=_parse(
-                e, "STAKEOUT_ARCHIVE_AFTER_SECONDS", cls.archive_after_seconds, int
-            ),
-            archive_ttl_seconds=_parse(
-                e, "STAKEOUT_ARCHIVE_TTL_SECONDS", cls.archive_ttl_seconds, int
-            ),
-            remains_grace_seconds=_parse(
-                e, "STAKEOUT_REMAINS_GRACE_SECONDS", cls.remains_grace_seconds, int
-            ),
-            consumer_idle_seconds=_parse(
-                e, "STAKEOUT_CONSUMER_IDLE_SECONDS", cls.consumer_idle_seconds, int
-            ),
-            idempotency_seconds=_parse(
-                e, "STAKEOUT_IDEMPOTENCY_SECONDS", cls.idempotency_seconds, int
-            ),
-            snapshot_every=_parse(e, "STAKEOUT_SNAPSHOT_EVERY", cls.snapshot_every, int),
-            job_result_ttl_seconds=_parse(
-                e, "STAKEOUT_JOB_RESULT_TTL_SECONDS", cls.job_result_ttl_seconds, int
-            ),
-            webhook_backoff=_parse(e, "STAKEOUT_WEBHOOK_BACKOFF", cls.webhook_backoff, _ints),
-            webhook_allow_private=_bool(e.get("STAKEOUT_WEBHOOK_ALLOW_PRIVATE")),
-            webhook_concurrency=_parse(
-                e, "STAKEOUT_WEBHOOK_CONCURRENCY", cls.webhook_concurrency, int
-            ),
-            webhook_timeout_seconds=_parse(
-                e, "STAKEOUT_WEBHOOK_TIMEOUT_SECONDS", cls.webhook_timeout_seconds, float
-            ),
-            bot_seconds=_parse(e, "STAKEOUT_BOT_SECONDS", cls.bot_seconds, float),
-            bot_effort=_parse(e, "STAKEOUT_BOT_EFFORT", cls.bot_effort, float),
-            rate_limit_per_minute=_parse(
-                e, "STAKEOUT_RATE_LIMIT_PER_MINUTE", cls.rate_limit_per_minute, int
-            ),
-            rate_limit_burst=_parse(e, "STAKEOUT_RATE_LIMIT_BURST", cls.rate_limit_burst, int),
-            trusted_proxies=_parse(e, "STAKEOUT_TRUSTED_PROXIES", (), parse_networks),
-            log_level=e.get("LOG_LEVEL", "INFO"),
-            log_format=e.get("STAKEOUT_LOG_FORMAT", cls.log_format).strip().lower(),
-            worker_queues=_parse(e, "STAKEOUT_WORKER_QUEUES", cls.worker_queues, _names),
-            run_workers=_parse(e, "STAKEOUT_RUN_WORKERS", cls.run_workers, _worker_sets),
-            api_processes=_parse(
-                e,
-                "STAKEOUT_API_PROCESSES",
-                _parse(e, "WEB_CONCURRENCY", cls.api_processes, int),
-                int,
-            ),
-            metrics_port=_parse(e, "STAKEOUT_METRICS_PORT", cls.metrics_port, int),
-            api_server=e.get("STAKEOUT_API_SERVER", cls.api_server).strip().lower(),
-            hot_routes=_bool(e.get("STAKEOUT_HOT_ROUTES", "1")),
-            presence_seconds=_parse(e, "STAKEOUT_PRESENCE_SECONDS", cls.presence_seconds, int),
-        )
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings the environment gives (`ENVIRONMENT`); the defaults for the rest.
+        A value that does not convert names its variable; `__post_init__` checks ranges."""
+        e = os.environ if env is None else env
+        given: dict[str, Any] = {}
+        for name, (variables, convert) in ENVIRONMENT.items():
+            variable = next((v for v in variables if v in e), None)
+            if variable is not None:
+                given[name] = _converted(variable, e[variable], convert)
+        return cls(**given)
+
+
+# Each setting the environment may give: the variables that give it (the first one set
+# wins) and how its text converts. docs/settings.md lists every one (tests/test_docs.py).
+ENVIRONMENT: dict[str, tuple[tuple[str, ...], Callable[[str], object]]] = {
+    "host": (("HOST",), str),
+    "port": (("PORT",), int),
+    "redis_url": (("REDIS_URL",), _or_none),
+    "redis_cluster": (("REDIS_CLUSTER",), _bool),
+    "queue_redis_url": (("QUEUE_REDIS_URL",), _or_none),
+    "api_keys": (("STAKEOUT_API_KEYS",), _keys),
+    "data_dir": (("STAKEOUT_DATA_DIR",), Path),
+    "appendfsync": (("STAKEOUT_APPENDFSYNC",), str),
+    "sweep_seconds": (("STAKEOUT_SWEEP_SECONDS",), int),
+    "abandon_seconds": (("STAKEOUT_ABANDON_SECONDS",), int),
+    "max_active_games": (("STAKEOUT_MAX_ACTIVE_GAMES",), int),
+    "max_waiting_tickets": (("STAKEOUT_MAX_WAITING_TICKETS",), int),
+    "max_player_tickets": (("STAKEOUT_MAX_PLAYER_TICKETS",), int),
+    "archive_after_seconds": (("STAKEOUT_ARCHIVE_AFTER_SECONDS",), int),
+    "archive_ttl_seconds": (("STAKEOUT_ARCHIVE_TTL_SECONDS",), int),
+    "remains_grace_seconds": (("STAKEOUT_REMAINS_GRACE_SECONDS",), int),
+    "consumer_idle_seconds": (("STAKEOUT_CONSUMER_IDLE_SECONDS",), int),
+    "idempotency_seconds": (("STAKEOUT_IDEMPOTENCY_SECONDS",), int),
+    "snapshot_every": (("STAKEOUT_SNAPSHOT_EVERY",), int),
+    "job_result_ttl_seconds": (("STAKEOUT_JOB_RESULT_TTL_SECONDS",), int),
+    "webhook_backoff": (("STAKEOUT_WEBHOOK_BACKOFF",), _ints),
+    "webhook_allow_private": (("STAKEOUT_WEBHOOK_ALLOW_PRIVATE",), _bool),
+    "webhook_concurrency": (("STAKEOUT_WEBHOOK_CONCURRENCY",), int),
+    "webhook_timeout_seconds": (("STAKEOUT_WEBHOOK_TIMEOUT_SECONDS",), float),
+    "bot_seconds": (("STAKEOUT_BOT_SECONDS",), float),
+    "bot_effort": (("STAKEOUT_BOT_EFFORT",), float),
+    "rate_limit_per_minute": (("STAKEOUT_RATE_LIMIT_PER_MINUTE",), int),
+    "rate_limit_burst": (("STAKEOUT_RATE_LIMIT_BURST",), int),
+    "trusted_proxies": (("STAKEOUT_TRUSTED_PROXIES",), parse_networks),
+    "log_level": (("LOG_LEVEL",), str),
+    "log_format": (("STAKEOUT_LOG_FORMAT",), _lower),
+    "worker_queues": (("STAKEOUT_WORKER_QUEUES",), _names),
+    "run_workers": (("STAKEOUT_RUN_WORKERS",), _worker_sets),
+    # WEB_CONCURRENCY: what process managers (and PaaS) set for the number of workers.
+    "api_processes": (("STAKEOUT_API_PROCESSES", "WEB_CONCURRENCY"), int),
+    "metrics_port": (("STAKEOUT_METRICS_PORT",), int),
+    "api_server": (("STAKEOUT_API_SERVER",), _lower),
+    "hot_routes": (("STAKEOUT_HOT_ROUTES",), _bool),
+    "presence_seconds": (("STAKEOUT_PRESENCE_SECONDS",), int),
+}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from domain.budget import Budget
 from service.follow_ups.jobs import JOB_TIMEOUT_SECONDS, MATCH_QUEUE, QUEUES, WEBHOOK_QUEUE
-from service.settings import ALL_QUEUES, MAX_BOT_SECONDS, Settings
+from service.settings import ALL_QUEUES, ENVIRONMENT, MAX_BOT_SECONDS, Settings
 from stakeout.cli import main
 
 
@@ -112,3 +114,16 @@ def test_workers_and_their_queues_are_settings() -> None:
     assert default.run_workers == (("bots", "scoring"), ("webhooks",), ("matchmaking",))
     assert default.worker_queues == ("bots", "scoring", "matchmaking"), "webhooks apart"
     assert default.metrics_port == 0
+
+
+def test_every_setting_the_environment_gives_is_a_field_and_read_from_its_variable() -> None:
+    fields = {f.name: f for f in dataclasses.fields(Settings)}
+    assert set(ENVIRONMENT) <= set(fields)
+    given = Settings.from_env({"STAKEOUT_SNAPSHOT_EVERY": "7", "WEB_CONCURRENCY": "3"})
+    assert (given.snapshot_every, given.api_processes) == (7, 3)
+    # The first variable set wins, and only it is read.
+    both = {"STAKEOUT_API_PROCESSES": "2", "WEB_CONCURRENCY": "many"}
+    assert Settings.from_env(both).api_processes == 2
+    assert Settings.from_env({"STAKEOUT_HOT_ROUTES": "0"}).hot_routes is False
+    assert Settings.from_env({"REDIS_URL": ""}).redis_url is None
+    assert Settings.from_env({"STAKEOUT_API_KEYS": " a, ,b "}).api_keys == ("a", "b")
