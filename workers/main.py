@@ -155,29 +155,9 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
         if not lifeline.is_alive():
             lifeline.start()
             if not burst and BOT_QUEUE in names:  # the sweep's jobs run on the bots queue
-                threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
-                # A dispatcher takes leases only once its lifeline is listed: a peer that
-                # finds this process holding a shard then finds its connection too.
-                lifeline.connected.wait(timeout=FIRST_WAIT_SECONDS * 4)
-                dispatcher = threading.Thread(
-                    target=_dispatch,
-                    args=(settings, lifeline.process, dispatching, lifeline.dead),
-                    daemon=True,
-                )
-                dispatcher.start()
+                dispatcher = _start_bot_queue_duties(settings, lifeline, dispatching)
         generation += 1
-        # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and
-        # share a warm context (workers/jobs.py). A killed worker's job is put back by a
-        # live worker's lifeline within seconds (workers/recovery.py).
-        worker = ReliableWorker(
-            [ReliableQueue(name, connection=connection) for name in names],
-            connection=connection,
-            name=f"{lifeline.process}-{generation}",
-            # A short TTL makes an idle worker heartbeat at least every ~45 s, so the
-            # liveness probe below can tell a live idle worker from a stuck one.
-            worker_ttl=HEARTBEAT_TTL,
-            maintenance_interval=15,
-        )
+        worker = _worker(connection, names, f"{lifeline.process}-{generation}")
         lifeline.worker = worker
         if stopping.is_set():  # SIGTERM before RQ's own handlers are in place
             break
@@ -193,6 +173,39 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
     if dispatcher is not None:  # it gives its shards back (the next holder needs no wait)
         dispatcher.join(timeout=5.0)
     lifeline.stop()
+
+
+def _start_bot_queue_duties(
+    settings: Settings, lifeline: Lifeline, dispatching: threading.Event
+) -> threading.Thread:
+    """The sweep's timer and the outbox dispatcher, which run beside the bots queue's
+    worker; the dispatcher's thread (it stops once ``dispatching`` is set)."""
+    threading.Thread(target=_sweep_timer, args=(settings,), daemon=True).start()
+    # A dispatcher takes leases only once its lifeline is listed: a peer that finds this
+    # process holding a shard then finds its connection too.
+    lifeline.connected.wait(timeout=FIRST_WAIT_SECONDS * 4)
+    dispatcher = threading.Thread(
+        target=_dispatch,
+        args=(settings, lifeline.process, dispatching, lifeline.dead),
+        daemon=True,
+    )
+    dispatcher.start()
+    return dispatcher
+
+
+def _worker(connection: redis.Redis, names: tuple[str, ...], name: str) -> ReliableWorker:
+    # A SimpleWorker runs jobs in this process (no fork per job): jobs are short and share a
+    # warm context (workers/jobs.py). A killed worker's job is put back by a live worker's
+    # lifeline within seconds (workers/recovery.py).
+    return ReliableWorker(
+        [ReliableQueue(queue, connection=connection) for queue in names],
+        connection=connection,
+        name=name,
+        # A short TTL makes an idle worker heartbeat at least every ~45 s, so the liveness
+        # probe (`worker_healthy`) can tell a live idle worker from a stuck one.
+        worker_ttl=HEARTBEAT_TTL,
+        maintenance_interval=15,
+    )
 
 
 def rq_level(settings: Settings) -> str:
