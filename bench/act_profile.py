@@ -1,11 +1,12 @@
 """The API's own work per act, in one process, without a server. Not a test.
 
     .venv/bin/python bench/act_profile.py [--acts 3000] [--games 8] [--profile] [--prefer]
-        [--lean] [--rate-limit PER_MINUTE]
+        [--lean] [--rate-limit PER_MINUTE] [--presence-seconds 30]
 
 The whole stakeout app (rate limit off unless ``--rate-limit``: that refill a minute, the
 default burst, so a bucket's Redis round trip comes as often as in production but no
-request is refused; ``--lean``: without the hot-route layer, ``STAKEOUT_HOT_ROUTES=0``)
+request is refused; ``--lean``: without the hot-route layer, ``STAKEOUT_HOT_ROUTES=0``;
+``--presence-seconds 0``: presence off, to tell its cost from the rest)
 is called as ASGI directly, no socket: ``--games``
 concurrent 4-player FBI games, every seat a client, each running the loop the Node driver
 runs (GET the awaited seat's view, POST one legal act; the act's answer names the seat
@@ -226,6 +227,9 @@ def main() -> None:
     parser.add_argument("--lean", action="store_true", help="without the hot-route layer")
     parser.add_argument("--rate-limit", type=int, default=0, help="requests a minute (0: off)")
     parser.add_argument(
+        "--presence-seconds", type=int, default=30, help="STAKEOUT_PRESENCE_SECONDS (0: off)"
+    )
+    parser.add_argument(
         "--tcp", action="store_true", help="reach Valkey over loopback TCP, not its Unix socket"
     )
     args = parser.parse_args()
@@ -244,10 +248,16 @@ def main() -> None:
                 rate_limit_per_minute=args.rate_limit,
                 max_active_games=0,
                 hot_routes=not args.lean,
+                presence_seconds=args.presence_seconds,
             )
             with contextlib.redirect_stdout(sys.__stdout__):
                 limit = f"rate limit {args.rate_limit}/min" if args.rate_limit else "no rate limit"
-                print(f"hot routes {'off' if args.lean else 'on'}, {limit}")
+                presence = (
+                    f"presence {args.presence_seconds} s"
+                    if args.presence_seconds
+                    else "no presence"
+                )
+                print(f"hot routes {'off' if args.lean else 'on'}, {limit}, {presence}")
                 asyncio.run(
                     run(create_app(settings), args.acts, args.games, args.prefer, args.profile)
                 )
