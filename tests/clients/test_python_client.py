@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import queue
 import random
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from tests.clients.conftest import Server
 from tests.helpers import API_KEY, wait_for
 from tests.processes import Processes, quick_options, service_env
 from tests.receiver import Receiver
+from tests.reply_dropper import ReplyDropper
 
 from stakeout_client import (  # isort: skip (clients/python is on the path from conftest)
     RateLimited,
@@ -136,62 +136,6 @@ def test_a_reveal_that_does_not_match_raises_with_the_servers_preimage(api: Stak
     assert tag_of(accepted.events[0].event) == "seal.revealed"
 
 
-class DroppingProxy:
-    """A TCP proxy to the server that, once armed, forwards the next request holding
-    ``needle`` and then closes the client's connection without its answer (the answer is
-    lost on the way back, after the server acted). It records every request it forwards."""
-
-    def __init__(self, upstream: str) -> None:
-        host, port = upstream.removeprefix("http://").split(":")
-        self.upstream = (host, int(port))
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.armed: bytes | None = None
-        self.requests: list[bytes] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            dropped = threading.Event()
-            threading.Thread(target=self._up, args=(client, server, dropped), daemon=True).start()
-            threading.Thread(target=self._down, args=(server, client, dropped), daemon=True).start()
-
-    def _up(self, client: socket.socket, server: socket.socket, dropped: threading.Event) -> None:
-        while chunk := _recv(client):
-            self.requests.append(chunk)
-            if self.armed is not None and self.armed in chunk:
-                self.armed = None
-                dropped.set()
-            server.sendall(chunk)
-        server.close()
-
-    def _down(self, server: socket.socket, client: socket.socket, dropped: threading.Event) -> None:
-        while chunk := _recv(server):
-            if dropped.is_set():  # the server answered: the client never hears it
-                for conn in (client, server):
-                    with contextlib.suppress(OSError):
-                        conn.shutdown(socket.SHUT_RDWR)  # wakes the other thread's recv
-                    conn.close()
-                return
-            client.sendall(chunk)
-        client.close()
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _recv(conn: socket.socket) -> bytes:
-    try:
-        return conn.recv(65536)
-    except OSError:
-        return b""
-
-
 def _header(request: bytes, name: bytes) -> bytes:
     line = next(x for x in request.split(b"\r\n") if x.lower().startswith(name.lower() + b":"))
     return line.split(b":", 1)[1].strip()
@@ -200,20 +144,20 @@ def _header(request: bytes, name: bytes) -> bytes:
 def test_an_act_whose_answer_was_lost_is_retried_with_its_key_and_applied_once(
     stakeout_run: Server,
 ) -> None:
-    proxy = DroppingProxy(stakeout_run.base)
+    host, port = stakeout_run.base.removeprefix("http://").split(":")
+    proxy = ReplyDropper((host, int(port)))
+    url = f"http://127.0.0.1:{proxy.port}"
     retries: list[Retry] = []
     # One connection per request, so the proxy sees each request on a connection of its own.
-    http = httpx.Client(
-        base_url=proxy.url, timeout=10, limits=httpx.Limits(max_keepalive_connections=0)
-    )
+    http = httpx.Client(base_url=url, timeout=10, limits=httpx.Limits(max_keepalive_connections=0))
     try:
-        with Stakeout(proxy.url, API_KEY, http=http, on_retry=retries.append) as api:
+        with Stakeout(url, API_KEY, http=http, on_retry=retries.append) as api:
             game = api.create_game("fbi", seats=[human(), bot()])
             seat = game.seat(0)
             turn = seat.wait_for_turn()
             assert turn is not None
             assert turn.action == "move"
-            proxy.armed = b"/moves"
+            proxy.arm(b"/moves")
             accepted = seat.play(turn.legal[-1])
             released = [
                 e for e in game.events()

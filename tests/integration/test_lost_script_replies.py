@@ -15,10 +15,7 @@ drops its reply and closes the connection.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -33,85 +30,7 @@ from service.settings import Settings
 from service.store.scripts.streams import APPEND, CREATE
 from tests.helpers import API_KEY, act, auth, create, view
 from tests.processes import read_seed, read_stream, verify_stream
-
-
-class ReplyDropper:
-    """A TCP proxy to Redis. Armed with a script's SHA, the next connection to call that
-    script gets no reply: the proxy reads the reply from Redis, drops it and closes both
-    ends (so the script ran, and its caller never hears of it)."""
-
-    def __init__(self, upstream: tuple[str, int]) -> None:
-        self.upstream = upstream
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.armed: bytes | None = None  # the SHA of the script call to cut off
-        self.dropped = 0
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            doomed = threading.Event()
-            threading.Thread(target=self._up, args=(client, server, doomed), daemon=True).start()
-            threading.Thread(target=self._down, args=(server, client, doomed), daemon=True).start()
-
-    def _up(self, client: socket.socket, server: socket.socket, doomed: threading.Event) -> None:
-        with _closing(client, server):
-            while data := _recv(client):
-                with self._lock:
-                    if self.armed is not None and self.armed in data:
-                        self.armed = None
-                        doomed.set()
-                _send(server, data)
-
-    def _down(self, server: socket.socket, client: socket.socket, doomed: threading.Event) -> None:
-        with _closing(client, server):
-            while data := _recv(server):
-                if doomed.is_set():  # the script ran; its caller never hears of it
-                    with self._lock:
-                        self.dropped += 1
-                    return
-                _send(client, data)
-
-    def arm(self, script: str) -> None:
-        with self._lock:
-            self.armed = hashlib.sha1(script.encode()).hexdigest().encode()
-
-    def is_armed(self) -> bool:
-        with self._lock:
-            return self.armed is not None
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _recv(sock: socket.socket) -> bytes:
-    """What the socket has, or nothing once either end of the pair is closed."""
-    try:
-        return sock.recv(65536)
-    except OSError:
-        return b""
-
-
-def _send(sock: socket.socket, data: bytes) -> None:
-    with contextlib.suppress(OSError):  # the other end is gone: the loops end on their own
-        sock.sendall(data)
-
-
-@contextlib.contextmanager
-def _closing(*socks: socket.socket) -> Iterator[None]:
-    try:
-        yield
-    finally:
-        for sock in socks:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
+from tests.reply_dropper import ReplyDropper
 
 
 @pytest.fixture
@@ -122,6 +41,11 @@ def dropper(clean_redis: str) -> Iterator[ReplyDropper]:
         yield proxy
     finally:
         proxy.close()
+
+
+def _sha(script: str) -> bytes:
+    """What a call of the script names it by (EVALSHA)."""
+    return hashlib.sha1(script.encode()).hexdigest().encode()
 
 
 def _through(dropper: ReplyDropper, settings: Settings) -> Settings:
@@ -144,7 +68,7 @@ def test_an_act_whose_reply_was_lost_is_answered_as_stored_once(
             legal = view(client, game_id, tokens[seat])["legal"]
             before = seen["version"]
             if number % 2:  # every other act loses its reply (no Idempotency-Key either way)
-                dropper.arm(APPEND)
+                dropper.arm(_sha(APPEND))
             move = legal[0] if legal else {}  # a reveal sends what was committed
             response = act(client, game_id, tokens[seat], seat, action, move, kept)
             assert response.status_code == 200, response.text
@@ -173,7 +97,7 @@ def test_a_game_whose_creation_reply_was_lost_is_created_once(
 ) -> None:
     with TestClient(app=create_app(_through(dropper, settings))) as client:
         create(client, "fbi", [{"type": "human"}] * 4)  # the script is loaded
-        dropper.arm(CREATE)
+        dropper.arm(_sha(CREATE))
         created = create(client, "fbi", [{"type": "human"}] * 4)  # asserts a 201
         assert dropper.dropped == 1
         game_id = created["id"]
