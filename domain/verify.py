@@ -18,11 +18,13 @@ Any difference raises `VerificationError` with the version where it was found.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
 from domain import registry
+from domain.descriptions import AT_MS, GAME_ID, GAME_NAME
+from domain.engine import doc
 from domain.errors import DomainError, VerificationError
 from domain.match import Act, GameCreated, Match, MatchEngine, event_union
 from domain.rng import seed_commitment
@@ -32,20 +34,33 @@ __all__ = ["ReplayDocument", "ReplayRecord", "VerificationError", "Verified", "v
 
 
 class ReplayRecord(msgspec.Struct, frozen=True):
-    version: int
-    event: dict[str, Any]
-    act: dict[str, Any] | None = None
-    at_ms: int = 0
+    """One event of a replay."""
+
+    version: Annotated[int, doc("The event's position in the log, from 1.")]
+    event: Annotated[dict[str, Any], doc("The event, unredacted.")]
+    act: Annotated[
+        dict[str, Any] | None,
+        doc(
+            "On the first event of each batch: the act that produced the batch (a move, "
+            "commitment, reveal, timeout, resignation, abort or the result); null otherwise."
+        ),
+    ] = None
+    at_ms: Annotated[int, doc(AT_MS)] = 0
 
 
+# What ``GET /v1/games/{id}/replay`` returns and ``stakeout verify`` reads. Its docstring
+# is its description in the contract, one line (a wrapped docstring keeps its line breaks).
 class ReplayDocument(msgspec.Struct, frozen=True):
-    """What ``GET /v1/games/{id}/replay`` returns and ``stakeout verify`` reads."""
+    __doc__ = (
+        "A finished (or abandoned or aborted) game, whole: every event unredacted, the act "
+        "behind each batch and the secret seed; `stakeout verify` re-runs it."
+    )
 
-    game_id: str
-    game: str
-    seed: str
-    seed_commitment: str
-    events: list[ReplayRecord]
+    game_id: Annotated[str, doc(GAME_ID)]
+    game: Annotated[str, doc(GAME_NAME)]
+    seed: Annotated[str, doc("The secret shuffle seed (hex); SHA-256 of it is `seed_commitment`.")]
+    seed_commitment: Annotated[str, doc("The commitment published at creation.")]
+    events: Annotated[list[ReplayRecord], doc("Every event, oldest first.")]
 
 
 class Verified(msgspec.Struct, frozen=True):

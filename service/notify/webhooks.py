@@ -31,10 +31,12 @@ import hmac
 import secrets
 import time
 from collections.abc import Collection, Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
+from domain.descriptions import GAME_ID
+from domain.engine import doc
 from service.notify import delivery_client
 from service.notify.errors import WebhookUrlInvalid
 from service.store.clients import AnyRedis
@@ -120,17 +122,19 @@ class Notification(msgspec.Struct, frozen=True):
 
 
 class Attempt(msgspec.Struct, frozen=True):
-    """One delivery attempt, as listed by ``GET /v1/webhooks/{id}/deliveries``."""
+    """One delivery attempt of a notification."""
 
-    delivery_id: str
-    kind: EventKind
-    game_id: str
-    attempt: int
-    at_ms: int
-    duration_ms: int
-    status_code: int | None
-    error: str | None
-    delivered: bool
+    delivery_id: Annotated[str, doc("The notification's id (the same across retries).")]
+    kind: Annotated[EventKind, doc("The notification kind.")]
+    game_id: Annotated[str, doc(GAME_ID)]
+    attempt: Annotated[int, doc("1 for the first attempt, then 2, 3, … for retries.")]
+    at_ms: Annotated[int, doc("When it was made (epoch milliseconds).")]
+    duration_ms: Annotated[int, doc("How long it took (milliseconds).")]
+    status_code: Annotated[int | None, doc("The receiver's HTTP status, null when none came.")]
+    error: Annotated[
+        str | None, doc("Why it failed (no answer, refused address, …), null on success.")
+    ]
+    delivered: Annotated[bool, doc("True when the receiver answered 2xx.")]
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:

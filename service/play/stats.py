@@ -13,10 +13,12 @@ so the script also runs on Redis Cluster.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
+from domain.descriptions import GAME_NAME
+from domain.engine import doc
 from domain.match import SeatSpec
 from service.store.clients import AnyRedis
 from service.store.keys import stats_counted_key, stats_key
@@ -31,19 +33,27 @@ return 1
 
 
 class SeatStats(msgspec.Struct, frozen=True):
-    kind: str  # "human", or the bot level
-    played: int
-    won: int
+    """Seats of one kind in finished games."""
+
+    kind: Annotated[str, doc("human, or the bot level (random, greedy, expert).")]
+    played: Annotated[int, doc("Seats of this kind in finished games.")]
+    won: Annotated[int, doc("Of those, the seats among the winners.")]
 
 
 class GameStats(msgspec.Struct, frozen=True):
-    game: str
-    finished: int
-    seats: list[SeatStats]
+    """Results of one game's finished games."""
+
+    game: Annotated[str, doc(GAME_NAME)]
+    finished: Annotated[
+        int, doc("How many of the key's games of this kind finished (counted once each).")
+    ]
+    seats: Annotated[list[SeatStats], doc("Per kind of seat: seats played and won.")]
 
 
 class Stats(msgspec.Struct, frozen=True):
-    games: list[GameStats]
+    """The calling API key's results, per game."""
+
+    games: Annotated[list[GameStats], doc("One entry per game with finished games.")]
 
 
 def _text(value: bytes | str) -> str:

@@ -7,15 +7,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from domain.descriptions import GAME_ID, GAME_NAME
 from domain.engine import BotLevel
 from domain.match import ExternalId, SeatName
-from service.views.descriptions import (
-    EXTERNAL_ID_RULE,
-    GAME_ID,
-    GAME_NAME,
-    SEAT_NAME_GIVEN,
-    STATUS,
-)
+from service.views.descriptions import EXTERNAL_ID_RULE, SEAT_NAME_GIVEN, SEAT_NUMBER, STATUS
 from service.views.schemas import GameStatus, GameSummary, SeatInfo
 
 
@@ -23,7 +18,7 @@ def _d(text: str) -> msgspec.Meta:
     return msgspec.Meta(description=text)
 
 
-SeatNumber = Annotated[int, _d("The seat number (0-based, in creation order).")]
+SeatNumber = Annotated[int, _d(SEAT_NUMBER)]
 
 
 class InviteInfo(msgspec.Struct, frozen=True):

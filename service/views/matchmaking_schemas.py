@@ -4,15 +4,16 @@ Described in code (field metadata); the design is in service/matchmaking/."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 import msgspec
 
 from domain import registry
+from domain.descriptions import GAME_ID, GAME_NAME
 from domain.engine import BotLevel, tagged_union
 from domain.match import Clock, SeatName
 from service.matchmaking.tickets import DEFAULT_CLOCK, Ticket, TicketStatus
-from service.views.descriptions import EXTERNAL_ID_RULE, GAME_ID, GAME_NAME, SEAT_NAME_GIVEN
+from service.views.descriptions import EXTERNAL_ID_RULE, SEAT_NAME_GIVEN
 
 
 def _d(text: str) -> msgspec.Meta:
@@ -35,7 +36,26 @@ class TicketPlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: Annotated[SeatName, _d(SEAT_NAME_GIVEN)] = None
 
 
+TICKET_OPTIONS = (
+    "The game's options (see GET /v1/rules/{game}); a ticket is matched only with tickets "
+    "asking for the same. Omitted: the defaults."
+)
+
+
 class CreateTicketBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="game"):
+    # The schema's description, one line (as service/views/schemas.py writes them), and
+    # what no field Meta can describe: the tag, and the Struct-typed fields.
+    __doc__ = (
+        "Ask for a game of this kind for one player: the matcher seats it with players of its "
+        "strength (and bots, when asked) in one of the seat counts it accepts."
+    )
+
+    DESCRIBED_OUTSIDE_META: ClassVar[dict[str, str]] = {
+        "game": "Which game (the tag).",
+        "player": "Who the ticket seats: a player of the API key and a seat name.",
+        "options": TICKET_OPTIONS,
+    }
+
     player: TicketPlayer
     seats: Any
     options: Any

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import msgspec
 
+from domain.descriptions import GAME_NAME
 from domain.engine import BotLevel
 from service.players.rating_store import Ranked
 from service.players.ratings import BOT_PREFIX, PLAYER_PREFIX, PROVISIONAL_GAMES, Rating
-from service.views.descriptions import GAME_NAME
 
 
 def _d(text: str) -> msgspec.Meta:

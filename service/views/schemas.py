@@ -1,15 +1,35 @@
 """Wire types of API v1. The game-specific parts are tagged unions built from the registry,
-so adding a game adds its moves, views and events to the contract without touching this."""
+so adding a game adds its moves, views and events to the contract without touching this.
+
+Each type says what it means in the contract (OpenAPI) itself: its docstring is its
+schema's description, each field's ``doc(...)`` its property's. A description longer than
+a docstring line is written ``__doc__ = (...)``: a wrapped docstring keeps its line breaks
+in the contract. What no field ``Meta`` can describe (a tag; a field of a Struct type, which
+the document generator would wrap in ``allOf``) is in ``DESCRIBED_OUTSIDE_META``
+(service/http/openapi/schema_descriptions.py). A test fails when a schema or a property has
+no description."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import msgspec
 
 from domain import registry
-from domain.engine import BotLevel, HouseRule, Outcome, tagged_union
+from domain.descriptions import AT_MS, GAME_ID, GAME_NAME
+from domain.engine import BotLevel, HouseRule, Outcome, doc, tagged_union
 from domain.match import MATCH_EVENT_TYPES, AwaitingAction, Clock, ExternalId, SeatName, SeatType
+from service.views.descriptions import (
+    AWAITING,
+    BOT_LEVEL_OR_NULL,
+    EXTERNAL_ID,
+    RESULT,
+    SEAT_NAME,
+    SEAT_NUMBER,
+    SEATS,
+    STATUS,
+    VERSION,
+)
 
 
 def _strict(command: type[msgspec.Struct]) -> type[msgspec.Struct]:
@@ -83,22 +103,37 @@ class HumanSeat(
 ):
     """A seat played by a client; its token is returned once, at creation."""
 
+    DESCRIBED_OUTSIDE_META: ClassVar[dict[str, str]] = {"type": "human."}
+
     name: SeatName = None
     external_id: ExternalId = None
 
 
 class BotSeat(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="bot", tag_field="type"):
-    """A seat played by the server's bot of ``level``."""
+    """A seat played by the server's bot."""
 
-    level: BotLevel
+    DESCRIBED_OUTSIDE_META: ClassVar[dict[str, str]] = {"type": "bot."}
+
+    level: Annotated[
+        BotLevel,
+        doc(
+            "random (uniform over legal moves), greedy (a one-move heuristic) or expert "
+            "(a search over what the seat can know)."
+        ),
+    ]
     name: SeatName = None
 
 
 class OpenSeat(
     msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="open", tag_field="type"
 ):
-    """A seat for someone to claim with its invite (returned at creation); the game waits
-    until no seat is open."""
+    __doc__ = (
+        "A seat someone claims later with its invite (returned at creation); the game "
+        "waits (status waiting) until no seat is open, or until its creator fills the rest "
+        "with bots."
+    )
+
+    DESCRIBED_OUTSIDE_META: ClassVar[dict[str, str]] = {"type": "open."}
 
     name: SeatName = None
     external_id: ExternalId = None
@@ -107,27 +142,88 @@ class OpenSeat(
 SeatRequest = HumanSeat | BotSeat | OpenSeat
 
 
+CREATE_SEATS = (
+    "Who plays each seat, in seat order (seat 0 first): a human seat (a token is returned) "
+    "or a bot of a level; as many as the game allows."
+)
+CREATE_OPTIONS = "The game's options (see GET /v1/rules/{game}); omitted: the defaults."
+
+
 class CreateGameBase(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="game"):
-    seats: list[SeatRequest]
+    __doc__ = (
+        "Create a game of this kind: its seats, its options, and two settings every game "
+        "has (private, turn_seconds)."
+    )
+
+    DESCRIBED_OUTSIDE_META: ClassVar[dict[str, str]] = {
+        "game": "Which game (the tag).",
+        "options": CREATE_OPTIONS,
+    }
+
+    seats: Annotated[list[SeatRequest], doc(CREATE_SEATS)]
     options: Any
-    # Private: no spectator view, events or replay for anyone but the seats and the
-    # API key that created the game.
-    private: bool = False
-    # Turn deadline: a seat that has not acted this many seconds after it became awaited
-    # is played by a bot for that turn (the event says so).
-    turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=7 * 24 * 3600)] | None = None
-    # A seat awaited while away this long has its turns played as time-outs until it is back.
-    away_seconds: Annotated[int, msgspec.Meta(ge=5, le=30 * 24 * 3600)] | None = None
-    # Public: listed in GET /v1/lobby (a private game never is).
-    public: bool = False
-    # Time banks (issue 34); not together with turn_seconds.
-    clock: Clock | None = None
+    private: Annotated[
+        bool,
+        doc(
+            "True: no spectator view, event log or replay for anyone but the seats and "
+            "the creating API key."
+        ),
+    ] = False
+    turn_seconds: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=5,
+                le=7 * 24 * 3600,
+                description="A turn deadline in seconds (5 to 604800): a human seat that has "
+                "not acted this long after its turn began is played by a bot for that turn. "
+                "Null: no deadline.",
+            ),
+        ]
+        | None
+    ) = None
+    away_seconds: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=5,
+                le=30 * 24 * 3600,
+                description="Seconds (5 to 2592000): when the game awaits a human seat whose "
+                "player has been away (presence) this long, its turn is played as a time-out, "
+                "and so are its next turns until the player is online again (then the seat is "
+                "theirs from its next turn; it is not resigned). Null: never. Needs the "
+                "server's presence (STAKEOUT_PRESENCE_SECONDS above 0). Not with a clock (422 "
+                "invalid-options): its bank decides when a bot plays.",
+            ),
+        ]
+        | None
+    ) = None
+    public: Annotated[
+        bool,
+        doc(
+            "True: listed in GET /v1/lobby for anyone to find (to claim an open seat or to "
+            "watch). Not together with private."
+        ),
+    ] = False
+    # Time banks: issue 34.
+    clock: Annotated[
+        Clock | None,
+        doc(
+            "Time banks: each human seat has a bank of initial_seconds, charged while the "
+            "game awaits it, increment_seconds added after each of its acts (capped at the "
+            "initial bank); when it runs out, on_time_out says what follows. Null: no clock. "
+            "Not together with turn_seconds."
+        ),
+    ] = None
 
 
 def _create_type(game: Any) -> type[CreateGameBase]:
     """``POST /v1/games`` body for one game: its seat range and its typed options."""
     seats = Annotated[
-        list[SeatRequest], msgspec.Meta(min_length=game.min_seats, max_length=game.max_seats)
+        list[SeatRequest],
+        msgspec.Meta(
+            min_length=game.min_seats, max_length=game.max_seats, description=CREATE_SEATS
+        ),
     ]
     name = "Create" + "".join(part.title() for part in game.name.split("_")) + "Game"
     created: Any = msgspec.defstruct(
@@ -154,66 +250,141 @@ else:
 
 
 class Invite(msgspec.Struct, frozen=True):
-    """An open seat's invite: pass the code (or the URL) to the person who should sit there."""
+    __doc__ = (
+        "An open seat's invite. The code is a secret: whoever holds it may claim the seat "
+        "(once; the seat's claimer may leave before the start, and the code works again)."
+    )
 
-    code: str
-    url: str
+    code: Annotated[str, doc("The invite code (URL-safe text).")]
+    url: Annotated[str, doc("Where to look at it (GET) and claim it (POST): /v1/invites/{code}.")]
 
 
 class SeatGrant(msgspec.Struct, frozen=True):
-    """A seat of a new game; ``token`` (human seats only) is shown this once."""
+    """A seat of a new game and, for a human seat, its token (shown this once)."""
 
-    seat: int
-    type: SeatType
-    level: BotLevel | None
-    token: str | None
-    name: str | None = None
-    external_id: str | None = None
-    invite: Invite | None = None
+    seat: Annotated[int, doc(SEAT_NUMBER)]
+    type: Annotated[SeatType, doc("human, bot or open (claimed later with its invite).")]
+    level: Annotated[BotLevel | None, doc(BOT_LEVEL_OR_NULL)]
+    token: Annotated[
+        str | None,
+        doc(
+            "The seat token (human seats only; null for bots and open seats): send it as "
+            "`Authorization: Bearer <token>` to play this seat. Shown only here."
+        ),
+    ]
+    name: Annotated[str | None, doc(SEAT_NAME)] = None
+    external_id: Annotated[str | None, doc(EXTERNAL_ID)] = None
+    invite: Annotated[
+        Invite | None,
+        doc(
+            "An open seat's invite (null for other seats): pass it on to the person who "
+            "should claim the seat."
+        ),
+    ] = None
 
 
 class GameCreatedResponse(msgspec.Struct, frozen=True):
-    id: str
-    game: str
-    version: int
-    seed_commitment: str
-    seats: list[SeatGrant]
+    """A new game: its id, version and seed commitment, and a token per human seat."""
+
+    id: Annotated[str, doc(GAME_ID)]
+    game: Annotated[str, doc(GAME_NAME)]
+    version: Annotated[int, doc(VERSION)]
+    seed_commitment: Annotated[
+        str,
+        doc(
+            "hex(SHA-256(seed)) of the game's secret shuffle seed: the replay publishes the "
+            "seed once the game is over, so anyone can check every shuffle."
+        ),
+    ]
+    seats: Annotated[list[SeatGrant], doc("Every seat, in order, with the human seats' tokens.")]
 
 
+# Presence is kept by service/play/presence.py.
 class Presence(msgspec.Struct, frozen=True):
-    """Whether a seat's player is at the table (service/play/presence.py)."""
+    __doc__ = (
+        "Whether a seat's player is at the table: online while a live feed of the seat is "
+        "open (SSE, NDJSON, a long poll) or its token made a request in the last "
+        "STAKEOUT_PRESENCE_SECONDS; away after that; never when it has not been seen. Not a "
+        "fact of the game: it is not in the event log."
+    )
 
-    status: Literal["online", "away", "never"]
-    last_seen_ms: int | None
+    status: Annotated[
+        Literal["online", "away", "never"],
+        doc("online, away or never (not seen since the game began)."),
+    ]
+    last_seen_ms: Annotated[
+        int | None,
+        doc(
+            "When the seat was last seen (epoch milliseconds, server clock): about now while "
+            "online; null when never seen."
+        ),
+    ]
 
 
 class Substitution(msgspec.Struct, frozen=True):
-    """A bot plays an away seat's turns (the game's ``away_seconds``) until its player is back."""
+    __doc__ = (
+        "A bot plays the seat's turns (as time-outs, recorded as `turn.timed_out` or "
+        "`seal.forfeited`) because its player was away too long; the seat is not resigned."
+    )
 
-    since_ms: int
-    until: Literal["back"] = "back"
+    since_ms: Annotated[int, doc("When the first of those turns was played (epoch milliseconds).")]
+    until: Annotated[
+        Literal["back"],
+        doc("back: it ends when the player is online again; the seat's next turn is theirs."),
+    ] = "back"
 
 
 class SeatClock(msgspec.Struct, frozen=True):
-    """A seat's time bank (a game with a clock)."""
+    __doc__ = (
+        "A seat's time bank, derived from the event log's times. In a view it is as of "
+        "server_time_ms; in the game list and the lobby, as of the game's last change. While "
+        "running, a client counts down from remaining_ms, starting at server_time_ms."
+    )
 
-    remaining_ms: int
-    running: bool
+    remaining_ms: Annotated[
+        int, doc("What is left of the bank (milliseconds, 0 once its flag fell).")
+    ]
+    running: Annotated[
+        bool, doc("True while the game awaits the seat (its bank is being charged).")
+    ]
 
 
 class SeatInfo(msgspec.Struct, frozen=True):
-    seat: int
-    type: SeatType
-    level: BotLevel | None
-    # The seat's player resigned: a bot (``type`` bot, ``level`` random) plays it now.
-    resigned: bool = False
-    name: str | None = None
-    external_id: str | None = None
-    open: bool = False
-    # Views only (null in the game list, and for seats no person plays).
-    presence: Presence | None = None
-    substituted: Substitution | None = None
-    clock: SeatClock | None = None
+    """Who plays a seat now."""
+
+    seat: Annotated[int, doc(SEAT_NUMBER)]
+    type: Annotated[
+        SeatType,
+        doc(
+            "human: played by a client with the seat token; bot: by the server; open: "
+            "waiting to be claimed with its invite."
+        ),
+    ]
+    level: Annotated[BotLevel | None, doc(BOT_LEVEL_OR_NULL)]
+    resigned: Annotated[
+        bool, doc("True when the seat's player resigned: a bot (level random) plays it.")
+    ] = False
+    name: Annotated[str | None, doc(SEAT_NAME)] = None
+    external_id: Annotated[str | None, doc(EXTERNAL_ID)] = None
+    open: Annotated[bool, doc("True while the seat waits to be claimed with its invite.")] = False
+    presence: Annotated[
+        Presence | None,
+        doc(
+            "Whether the seat's player is at the table now (docs/api-guide.md, "
+            '"Presence"); null for a seat no person plays (a bot, a resigned or open seat), '
+            "in the game list, once the game is over, and when the server's presence is off."
+        ),
+    ] = None
+    substituted: Annotated[
+        Substitution | None,
+        doc(
+            "Set while a bot plays this seat's turns because its player has been away "
+            "`away_seconds` (the game's option); null otherwise, and once the player is back."
+        ),
+    ] = None
+    clock: Annotated[
+        SeatClock | None, doc("The seat's time bank in a game with a clock, null without one.")
+    ] = None
 
 
 # "waiting": a seat is open (the game starts once every seat is claimed or filled).
@@ -223,108 +394,218 @@ GameStatus = Literal["waiting", "active", "finished", "abandoned", "aborted"]
 
 
 class RematchLink(msgspec.Struct, frozen=True):
-    """The next game of this table (POST /v1/games/{id}/rematch made it)."""
+    """The next game of this table."""
 
-    game_id: str
+    game_id: Annotated[str, doc("The rematch's game id (24 hex digits).")]
 
 
 class GameView(msgspec.Struct, frozen=True):
-    """Everything the caller may know now. Every item of ``legal`` can be posted as is."""
+    __doc__ = (
+        "Everything the caller may know now: its seat's view (or a spectator's), who must "
+        "act, and every move it may make. Every item of `legal` can be posted as is."
+    )
 
-    id: str
-    game: str
-    version: int
-    status: GameStatus
-    you: int | None
-    seats: list[SeatInfo]
-    awaiting: list[AwaitingAction]
-    legal: list[Move]
-    state: StateView
-    result: Outcome | None
-    rematch: RematchLink | None = None
-    server_time_ms: int = 0
+    id: Annotated[str, doc(GAME_ID)]
+    game: Annotated[str, doc(GAME_NAME)]
+    version: Annotated[int, doc(VERSION)]
+    status: Annotated[GameStatus, doc(STATUS)]
+    you: Annotated[
+        int | None, doc("The caller's seat number, or null for a spectator (no seat token).")
+    ]
+    seats: Annotated[list[SeatInfo], doc(SEATS)]
+    awaiting: Annotated[list[AwaitingAction], doc(AWAITING)]
+    legal: Annotated[
+        list[Move],
+        doc(
+            "Every move the caller's seat may post now, complete (post one as is to /moves, "
+            "or commit to one in a sealed step); empty when it has nothing to do or must "
+            "reveal."
+        ),
+    ]
+    state: Annotated[
+        StateView,
+        doc(
+            "What the caller may see of the game: a per-game view (its `game` field says "
+            "which), redacted for the caller's seat."
+        ),
+    ]
+    result: Annotated[Outcome | None, doc(RESULT)]
+    rematch: Annotated[
+        RematchLink | None,
+        doc(
+            "The next game of this table once someone asked for a rematch "
+            "(POST /v1/games/{id}/rematch); null before."
+        ),
+    ] = None
+    server_time_ms: Annotated[
+        int,
+        doc(
+            "The server's time when it made this view (epoch milliseconds): count a seat's "
+            "clock down from here rather than from the client's own clock."
+        ),
+    ] = 0
 
 
 class EventRecord(msgspec.Struct, frozen=True):
-    version: int
-    event: Event
-    at_ms: int = 0
+    """One event of the log, redacted for the caller."""
+
+    version: Annotated[
+        int, doc("The game's version after this event (its position in the log, from 1).")
+    ]
+    event: Annotated[Event, doc("What happened; `type` says which event.")]
+    at_ms: Annotated[int, doc(AT_MS)] = 0
 
 
 class MoveAccepted(msgspec.Struct, frozen=True):
-    """The new version, the events the caller may see and the seats awaited now; with
-    ``Prefer: return=representation``, also the caller's view after the act (``view``)."""
+    """The game's new version and the events the caller's act produced (redacted for the caller)."""
 
-    version: int
-    events: list[EventRecord]
-    awaiting: list[AwaitingAction]
-    replayed: bool = False
-    view: GameView | None = None
+    version: Annotated[int, doc(VERSION)]
+    events: Annotated[
+        list[EventRecord], doc("The events this act appended, as the caller may see them.")
+    ]
+    awaiting: Annotated[
+        list[AwaitingAction],
+        doc(
+            "Who the game waits for after the act, and for what (public: the same list the "
+            "view's `awaiting` shows), so a client knows whose turn it is without reading the "
+            "view. For a repeated Idempotency-Key: as the game is now."
+        ),
+    ]
+    replayed: Annotated[
+        bool,
+        doc("True when this answers a repeated Idempotency-Key: nothing new was appended."),
+    ] = False
+    view: Annotated[
+        GameView | None,
+        doc(
+            "With `Prefer: return=representation` only: the caller's view after the act, as "
+            "GET /v1/games/{id} gives it (then `Preference-Applied: return=representation`)."
+        ),
+    ] = None
 
 
 class EventPage(msgspec.Struct, frozen=True):
-    events: list[EventRecord]
-    next_after: int
-    has_more: bool
+    """A page of the event log, oldest first."""
+
+    events: Annotated[list[EventRecord], doc("The events after `after`, at most `limit` of them.")]
+    next_after: Annotated[
+        int, doc("Pass it as `after` to read the next page (the last version here).")
+    ]
+    has_more: Annotated[bool, doc("True when more events follow this page.")]
 
 
 class Commit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """hex(SHA-256("sealed-v1|{game_id}|{step}|{seat}|{move}|{salt}")); ``step`` optional guard."""
+    __doc__ = (
+        "A sealed commitment: hex(SHA-256(UTF-8 'sealed-v1|{game_id}|{step}|{seat}|{move}|"
+        "{salt}')), `move` being the move's JSON with sorted keys and no spaces. A seat may "
+        "commit again until every seat has committed; the last one counts."
+    )
 
     commitment: Hex64
-    step: str | None = None
+    step: Annotated[
+        str | None,
+        doc(
+            "Optional guard: the step the commitment is for (refused if the game is at "
+            "another step)."
+        ),
+    ] = None
 
 
 class Reveal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The committed move, exactly as hashed (canonical JSON of this object), and its salt."""
+    """The committed move and its salt, once every seat of the step has committed."""
 
-    move: Move
+    move: Annotated[
+        Move, doc("The move exactly as committed (its canonical JSON is what was hashed).")
+    ]
     salt: Salt
 
 
 class RulesDocument(msgspec.Struct, frozen=True):
-    """``house_rules``: what this server decided where the rulebook is silent, open or
-    incomplete, in plain text; ``rules`` holds the numbers those decisions use."""
+    __doc__ = (
+        "A game's rules data: seats, bot levels, the numbers its rules use, its options and "
+        "the house rules this server plays by."
+    )
 
-    game: str
-    title: str
-    min_seats: int
-    max_seats: int
-    bot_levels: list[BotLevel]
-    rules: RulesData
-    house_rules: list[HouseRule]
+    game: Annotated[str, doc(GAME_NAME)]
+    title: Annotated[str, doc("The game's printed title.")]
+    min_seats: Annotated[int, doc("Fewest seats a game may be created with.")]
+    max_seats: Annotated[int, doc("Most seats a game may be created with.")]
+    bot_levels: Annotated[list[BotLevel], doc("The bot levels a bot seat may have.")]
+    rules: Annotated[
+        RulesData,
+        doc("The game's rules data (decks, tables, options, moves); `rules_of` says which game."),
+    ]
+    house_rules: Annotated[
+        list[HouseRule],
+        doc(
+            "What this server decided where the rulebook is silent, open or incomplete, in "
+            "plain text."
+        ),
+    ]
 
 
 class GameList(msgspec.Struct, frozen=True):
-    games: list[str]
+    """The games this server runs."""
+
+    games: Annotated[list[str], doc("Their names.")]
 
 
 class GameSummary(msgspec.Struct, frozen=True):
-    id: str
-    game: str
-    status: GameStatus
-    version: int
-    created_ms: int
-    seats: list[SeatInfo]
-    awaiting: list[AwaitingAction]
-    result: Outcome | None
-    # The places ratings and players' histories count (a resigned seat below the others).
-    rated_places: list[int] | None = None
+    """One game in a listing: the spectator's facts, without the board."""
+
+    id: Annotated[str, doc(GAME_ID)]
+    game: Annotated[str, doc(GAME_NAME)]
+    status: Annotated[GameStatus, doc(STATUS)]
+    version: Annotated[int, doc(VERSION)]
+    created_ms: Annotated[int, doc("When the game was created (epoch milliseconds).")]
+    seats: Annotated[list[SeatInfo], doc(SEATS)]
+    awaiting: Annotated[list[AwaitingAction], doc(AWAITING)]
+    result: Annotated[Outcome | None, doc(RESULT)]
+    rated_places: Annotated[
+        list[int] | None,
+        doc(
+            "Each seat's place as ratings, wins and the players' histories count it, "
+            "indexed by seat number (1, 1, 3 as in `result`): the result's places, except "
+            "that every seat whose player resigned is placed below every seat whose player "
+            "did not (they share the last place), wherever the bot that took it over "
+            "finished. `result` still says what was played. Null while the game has no "
+            "result."
+        ),
+    ] = None
 
 
 class GamePage(msgspec.Struct, frozen=True):
-    """A page of the caller's games, newest first; pass ``next_cursor`` to continue."""
+    """A page of the caller's games, newest first."""
 
-    games: list[GameSummary]
-    next_cursor: str | None
+    games: Annotated[list[GameSummary], doc("The games of this page.")]
+    next_cursor: Annotated[
+        str | None, doc("Pass it as `cursor` for the next page; null on the last page.")
+    ]
 
 
 class Health(msgspec.Struct, frozen=True, omit_defaults=True):
-    status: Literal["ok"]
-    # /readyz only, once this process has found the event store behind its warm cache.
-    store_regressions: int | None = None
-    last_store_regression_ms: int | None = None
-    # /readyz only: the changes not yet followed up (service/store/outbox.py), over all
-    # shards: not yet read by a dispatcher, and read but not yet done.
-    outbox_lag: int | None = None
-    outbox_pending: int | None = None
+    """The process answers."""
+
+    status: Annotated[Literal["ok"], doc("Always ok.")]
+    store_regressions: Annotated[
+        int | None,
+        doc(
+            "/readyz only: how many times this process found the event store behind its "
+            "warm cache (a restore, a failover to a lagging replica) and reloaded."
+        ),
+    ] = None
+    last_store_regression_ms: Annotated[
+        int | None, doc("/readyz only: when it last did (epoch milliseconds).")
+    ] = None
+    # The outbox: service/store/outbox.py.
+    outbox_lag: Annotated[
+        int | None,
+        doc(
+            "/readyz only: changes of games whose follow-ups (bot turns, deadlines, "
+            "webhooks, feed entries, scoring) no dispatcher has taken yet, over all outbox "
+            "shards."
+        ),
+    ] = None
+    outbox_pending: Annotated[
+        int | None, doc("/readyz only: changes a dispatcher has taken and not yet finished.")
+    ] = None

@@ -1,9 +1,9 @@
 """Every schema and property of the committed contract says what it means.
 
-Descriptions come from the types themselves (struct docstrings, field ``Meta``) and, for
-the service's wire types, from `service.views.descriptions`. The check covers every schema
-of the document: a type made at import time (a game's creation body, its ticket) is no
-exception."""
+Descriptions come from the types themselves: struct docstrings, field ``Meta``, and for
+what no ``Meta`` can describe (a tag, a Struct-typed field) the class's
+``DESCRIBED_OUTSIDE_META``. The check covers every schema of the document: a type made at
+import time (a game's creation body, its ticket) is no exception."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 from domain import registry
+from service.http.openapi.schema_descriptions import describe_schemas
 from service.views.schemas import RulesDocument, rules_data
 
 CONTRACT = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "v1.json").read_text())
@@ -45,6 +46,19 @@ def test_the_shared_concepts_are_explained_where_they_are_defined() -> None:
     step = SCHEMAS["AwaitingAction"]["properties"]["step"]["description"]
     for grammar in ("t{turn}.release.{seat}", "r{round}.agents", "t{turn}.{n}.{phase}"):
         assert grammar in step
+
+
+def _human_seat_with(prop: dict[str, Any]) -> dict[str, Any]:
+    return {"components": {"schemas": {"HumanSeat": {"properties": {"type": prop}}}}}
+
+
+def test_a_description_outside_meta_goes_only_where_no_meta_can_give_one() -> None:
+    doc = _human_seat_with({"const": "human", "type": "string"})
+    describe_schemas(doc)
+    tag = doc["components"]["schemas"]["HumanSeat"]["properties"]["type"]
+    assert tag == {"const": "human", "type": "string", "description": "human.", "default": "human"}
+    with pytest.raises(ValueError, match=r"HumanSeat\.type: describe it with a field Meta"):
+        describe_schemas(_human_seat_with({"type": "string"}))
 
 
 COMMON_RULES_FIELDS = {"name", "title", "summary", "min_seats", "max_seats", "options", "commands"}

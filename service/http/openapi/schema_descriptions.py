@@ -1,4 +1,4 @@
-"""Descriptions on the schemas and their fields, from the code."""
+"""Descriptions on the schemas, from the code: what Litestar leaves out."""
 
 from __future__ import annotations
 
@@ -9,30 +9,32 @@ from service.http.openapi.struct_classes import classes_of, own_doc, struct_clas
 
 def describe_schemas(doc: dict[str, Any]) -> None:
     """Schema descriptions from the Structs' docstrings (Litestar keeps only the fields'
-    ``Meta(description=...)``), and one for every tag field (a constant)."""
-    from service.views.descriptions import DESCRIPTIONS
-
+    ``Meta(description=...)``), and the fields no ``Meta`` can describe: a class's
+    ``DESCRIBED_OUTSIDE_META`` (its tag, which is no field, and a field of a Struct type,
+    which Litestar would wrap in ``allOf`` and whose text it would copy onto that Struct's
+    own schema), else for a tag a sentence naming it."""
     classes = struct_classes()
     for key, schema in doc["components"]["schemas"].items():
-        table = DESCRIPTIONS.get(schema.get("title", key), {})
-        if "description" not in schema and "" in table:
-            schema["description"] = table[""]
-        for field, prop in schema.get("properties", {}).items():
-            if "description" not in prop and field in table:
-                prop["description"] = table[field]
         candidates = classes_of(key, classes)
         if "description" not in schema and candidates:
             text = own_doc(candidates[0])
             if text:
                 schema["description"] = text
-        for field, prop in schema.get("properties", {}).items():
+        props = schema.get("properties", {})
+        outside: dict[str, str] = getattr(candidates[0], "DESCRIBED_OUTSIDE_META", {})
+        for field, text in (outside if candidates else {}).items():
+            prop = props[field]
+            if "description" in prop or not ("const" in prop or set(prop) == {"$ref"}):
+                raise ValueError(f"{key}.{field}: describe it with a field Meta")
+            prop["description"] = text
+        for field, prop in props.items():
             if "const" not in prop:
                 continue
-            if "description" not in prop:
-                prop["description"] = (
-                    f"Always `{prop['const']}`: says which kind of object this is "
-                    f"(the `{field}` tag of a union)."
-                )
+            prop.setdefault(
+                "description",
+                f"Always `{prop['const']}`: says which kind of object this is "
+                f"(the `{field}` tag of a union).",
+            )
             # Still required (the server needs the tag), but with its only value as the
             # default, so generated clients fill it in: ``HumanSeat()``, not
             # ``HumanSeat(type_="human")``.

@@ -26,7 +26,10 @@ def optional_string_limits(doc: dict[str, Any]) -> None:
             kind = field.type
             if isinstance(kind, msgspec.inspect.Metadata):  # a description around it
                 kind = kind.type
-            options = getattr(kind, "types", ())
+            options = [  # a member may carry the description too: its limits are inside
+                t.type if isinstance(t, msgspec.inspect.Metadata) else t
+                for t in getattr(kind, "types", ())
+            ]
             strings = [t for t in options if isinstance(t, msgspec.inspect.StrType)]
             prop = schema.get("properties", {}).get(field.encode_name)
             if len(strings) != 1 or prop is None:

@@ -24,10 +24,19 @@ def struct_classes() -> dict[str, list[type[msgspec.Struct]]]:
                 and value not in found.get(value.__name__, [])
             ):
                 found.setdefault(value.__name__, []).append(value)
-    # Types made with defstruct (creation bodies, tagged rules data) live only in unions.
+    # Types made with defstruct (creation bodies, tickets, tagged rules data) live only in
+    # unions.
+    from service.views import matchmaking_schemas as tickets
     from service.views import schemas as wire
 
-    roots = [wire.CreateGame, wire.RulesData, wire.Move, wire.Event, wire.StateView]
+    roots = [
+        wire.CreateGame,
+        tickets.CreateTicket,
+        wire.RulesData,
+        wire.Move,
+        wire.Event,
+        wire.StateView,
+    ]
     for info in msgspec.inspect.multi_type_info(roots):
         for member in getattr(info, "types", (info,)):
             if isinstance(member, msgspec.inspect.StructType):
