@@ -49,6 +49,7 @@ def game_view(
         result=engine.result(match),
         rematch=RematchLink(match.rematch) if match.rematch is not None else None,
         server_time_ms=now,
+        clock=match.clock,
     )
 
 

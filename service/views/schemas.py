@@ -444,6 +444,14 @@ class GameView(msgspec.Struct, frozen=True):
             "clock down from here rather than from the client's own clock."
         ),
     ] = 0
+    clock: Annotated[
+        Clock | None,
+        doc(
+            "The game's clock as it was created (each seat's initial bank, the increment, "
+            "what a time-out does); null without a clock. Each seat's bank now is its "
+            "`clock` in `seats`."
+        ),
+    ] = None
 
 
 class EventRecord(msgspec.Struct, frozen=True):

@@ -35,7 +35,6 @@ let revealing = null;
 const log = [];
 let logged = 0; // the last version whose event is in the log
 const serverTime = new ServerTime();
-let initialBankMs = null; // the clock's initial bank (game.created), for a bank's "low" look
 
 const ui = {
   title: $("#title"),
@@ -174,7 +173,7 @@ function seatList() {
 function drawSeats() {
   const away = view.seats.map((info) => awayLine(info, info.name || `Seat ${info.seat}`, info.seat === view.you));
   fill(ui.seats, seatList(), away);
-  tick(serverTime.now(), initialBankMs, ui.seats);
+  tick(serverTime.now(), initialBank(view), ui.seats);
 }
 
 /** A `presence` message of the feed: the dots and away lines now, not at the next view. */
@@ -182,21 +181,6 @@ function onPresence(message) {
   if (!view) return;
   view = merge(view, message);
   drawSeats();
-}
-
-/** The clock's initial bank, from the game's first event (once; the view has only what
- * is left): a bank under a tenth of it looks low. Without it, only the last 30 s do. */
-async function readInitialBank() {
-  if (readInitialBank.done || !view.seats.some((s) => s.clock)) return;
-  readInitialBank.done = true;
-  try {
-    const page = await api(`/v1/games/${gameId}/events?after=0&limit=1`, { auth });
-    const clock = page.events.length && page.events[0].event.clock;
-    if (clock && clock.initial_seconds) initialBankMs = clock.initial_seconds * 1000;
-    tick(serverTime.now(), initialBankMs, ui.seats);
-  } catch {
-    /* a courtesy: the banks count down without it */
-  }
 }
 
 function draw() {
@@ -247,7 +231,6 @@ async function apply(next) {
   draw();
   revealIfOpen();
   catchUpLog();
-  readInitialBank();
 }
 
 /** Events the feed did not bring (the first view, a resumed feed): read them once. */
@@ -386,7 +369,7 @@ function onState(state) {
 setInterval(() => {
   const now = serverTime.now();
   for (const node of document.querySelectorAll("[data-deadline]")) node.textContent = `time left ${countdown(Number(node.dataset.deadline), now)}`;
-  tick(now, initialBankMs, ui.seats);
+  tick(now, initialBank(view), ui.seats);
 }, 250);
 
 /** Watching, though a seat was asked for (or none said): why, and how to play instead. */
@@ -431,3 +414,9 @@ async function main() {
 
 window.addEventListener("hashchange", () => location.reload());
 main();
+
+/** The clock's initial bank in ms (null without a clock): a bank under a tenth of it looks
+ * low; without it, only the last 30 s do. */
+function initialBank(shown) {
+  return shown && shown.clock ? shown.clock.initial_seconds * 1000 : null;
+}

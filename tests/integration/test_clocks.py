@@ -77,6 +77,10 @@ def test_banks_are_charged_while_awaited_in_public_and_sealed_steps_and_credited
     game_id, tokens = created["id"], [s["token"] for s in created["seats"]]
     opened = _at(client, game_id, created["version"])
     seen = view(client, game_id, tokens[0])
+    # The view says the clock the game was made with, for each seat's share of its bank.
+    clock = {"initial_seconds": 600, "increment_seconds": 1, "on_time_out": "lose"}
+    assert seen["clock"] == clock
+    assert view(client, game_id, None)["clock"] == clock  # a spectator's too
     assert seen["awaiting"][0]["deadline"] == opened + cap  # the moment the flag falls
     # The first seat is awaited from the opening on: its bank runs, the other's does not.
     first = seen["awaiting"][0]["seat"]

@@ -2576,6 +2576,8 @@ export interface components {
         GameView: {
             /** @description Every seat the game waits for now and what it must do (move, commit or reveal); empty when the game is over, abandoned or aborted. Several seats at once in a sealed step. */
             awaiting: components["schemas"]["AwaitingAction"][];
+            /** @description The game's clock as it was created (each seat's initial bank, the increment, what a time-out does); null without a clock. Each seat's bank now is its `clock` in `seats`. */
+            clock?: components["schemas"]["Clock"] | null;
             /** @description The game: fbi, feds (The Feds) or bonnie_clyde (Bonnie and Clyde). */
             game: string;
             /** @description The game's id (24 hex digits), returned at creation. */

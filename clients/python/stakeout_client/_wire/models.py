@@ -4853,6 +4853,16 @@ class GameView(Struct, kw_only=True):
         ]
         | None
     )
+    clock: (
+        Annotated[
+            Clock,
+            Meta(
+                description="The game's clock as it was created (each seat's initial bank, the increment, what a time-out does); null without a clock. Each seat's bank now is its `clock` in `seats`."
+            ),
+        ]
+        | None
+        | UnsetType
+    ) = UNSET
     rematch: (
         Annotated[
             RematchLink,
