@@ -1,11 +1,13 @@
-"""Real processes for the cluster, scale-out and shutdown tests, and a stream verifier.
+"""Real processes for the cluster, scale-out and shutdown tests (and the benches that start
+processes), and a stream verifier.
 
-- `Processes` starts API servers, RQ workers and Valkey servers as real OS processes (each
+- `Processes` starts API servers, RQ workers and `stakeout run` as real OS processes (each
   in its own process group, output in a log file) and stops every one it started when the
-  test ends: SIGTERM, then SIGKILL to that process group after a bound.
-- `own_redis` is a fresh embedded Valkey (AOF on) owned by one test, so tests that flood
-  the queues or count jobs never share a server with other tests (``make test`` runs two
-  pytest processes at once).
+  test ends: SIGTERM, then SIGKILL to that process group after a bound. `running` is the
+  same as a context manager (the benches').
+- `embedded_redis` is a fresh embedded Valkey (AOF on) until the block ends; `own_redis` is
+  one owned by one test, so tests that flood the queues or count jobs never share a server
+  with other tests (``make test`` runs two pytest processes at once).
 - `verify_stream` replays a game's stream as Redis holds it and re-decides every act that
   was stored beside its events: versions must run 1..N without a gap, and each batch of
   events must be exactly what its act produces on the state before it.
@@ -70,11 +72,39 @@ def service_env(redis_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+def run_env(
+    data: Path, port: int, redis_url: str | None = None, *, api_key: bool = True, **extra: str
+) -> dict[str, str]:
+    """`stakeout run`'s environment (`service_env`'s) with its own port and data folder: the
+    embedded Valkey unless ``redis_url``; the tests' API key, or with ``api_key=False`` the
+    key run makes and keeps in ``data``."""
+    env = service_env(redis_url or "", PORT=str(port), STAKEOUT_DATA_DIR=str(data), **extra)
+    if redis_url is None:
+        del env["REDIS_URL"]  # the embedded Valkey
+    if not api_key:
+        del env["STAKEOUT_API_KEYS"]
+    return env
+
+
 @dataclass
 class Api:
     proc: subprocess.Popen[bytes]
     base: str
     log: Path
+
+
+@dataclass
+class Run:
+    """A ready `stakeout run`: its process, URL and data folder."""
+
+    proc: subprocess.Popen[bytes]
+    base: str
+    data: Path
+
+    @property
+    def key(self) -> str:
+        """The API key run made and kept in its data folder (with no STAKEOUT_API_KEYS)."""
+        return (self.data / "api-key").read_text().strip()
 
 
 class Processes:
@@ -84,13 +114,15 @@ class Processes:
         self.log_dir = log_dir
         self.started: list[tuple[subprocess.Popen[bytes], Path]] = []
 
-    def spawn(self, name: str, args: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def spawn(
+        self, name: str, args: Sequence[str], env: dict[str, str], cwd: Path = ROOT
+    ) -> subprocess.Popen[bytes]:
         log = self.log_dir / f"{name}-{len(self.started)}.log"
         with log.open("wb") as out:
             proc = subprocess.Popen(
                 list(args),
                 env=env,
-                cwd=ROOT,
+                cwd=cwd,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own group: a worker's forked job dies with it
@@ -105,25 +137,50 @@ class Processes:
         text = self.log_of(proc).read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    def api(self, env: dict[str, str], timeout: float = 30.0) -> Api:
-        port = free_port()
-        args = [sys.executable, "-m", "stakeout.cli", "serve"]
-        proc = self.spawn("api", args, {**env, "PORT": str(port)})
-        base = f"http://127.0.0.1:{port}"
+    def wait_ready(self, proc: subprocess.Popen[bytes], base: str, timeout: float) -> None:
+        """Until ``base``'s /readyz answers 200; RuntimeError if ``proc`` exits first or
+        ``timeout`` passes."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"the API exited ({proc.returncode}):\n{self.tail(proc)}")
+                raise RuntimeError(f"{proc.args} exited ({proc.returncode}):\n{self.tail(proc)}")
             try:
-                if httpx.get(base + "/readyz", timeout=1).status_code == 200:
-                    return Api(proc, base, self.log_of(proc))
+                if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+                    return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError(f"the API did not become ready:\n{self.tail(proc)}")
+        raise RuntimeError(f"{proc.args} did not become ready:\n{self.tail(proc)}")
+
+    def api(
+        self,
+        env: dict[str, str],
+        timeout: float = 30.0,
+        python: str = sys.executable,
+        cwd: Path = ROOT,
+    ) -> Api:
+        """A ready `stakeout serve` on a free port (``python`` and ``cwd``: another
+        checkout's, as a bench compares builds)."""
+        port = free_port()
+        args = [python, "-m", "stakeout.cli", "serve"]
+        proc = self.spawn("api", args, {**env, "PORT": str(port)}, cwd)
+        base = f"http://127.0.0.1:{port}"
+        self.wait_ready(proc, base, timeout)
+        return Api(proc, base, self.log_of(proc))
 
     def worker(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
         return self.spawn("worker", [sys.executable, "-m", "stakeout.cli", "worker"], env)
+
+    def run(self, env: dict[str, str], timeout: float = 120.0) -> Run:
+        """A ready `stakeout run` with ``env`` (`run_env`'s: its port and data folder)."""
+        proc = self.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
+        base = f"http://127.0.0.1:{env['PORT']}"
+        self.wait_ready(proc, base, timeout)
+        return Run(proc, base, Path(env["STAKEOUT_DATA_DIR"]))
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGKILL ``proc``'s whole process group (its forked job too), as a crash does."""
+        self._kill_group(proc)
 
     def stop(
         self, proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 25.0
@@ -153,24 +210,38 @@ class Processes:
             self.stop(proc, timeout=15.0)
 
 
-@pytest.fixture
-def processes(tmp_path: Path) -> Iterator[Processes]:
-    procs = Processes(tmp_path)
+@contextlib.contextmanager
+def running(log_dir: Path) -> Iterator[Processes]:
+    """The processes started in the block, stopped when it ends (also on an error)."""
+    procs = Processes(log_dir)
     try:
         yield procs
     finally:
         procs.close()
 
 
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[str]:
-    """A Valkey server (AOF on) for this test only."""
-    server = EmbeddedRedis(tmp_path / "valkey")
+@contextlib.contextmanager
+def embedded_redis(folder: Path) -> Iterator[str]:
+    """A Valkey server (AOF on, in ``folder``) on a free port until the block ends: its URL."""
+    server = EmbeddedRedis(folder)
     url = server.start()
     try:
         yield url
     finally:
         server.stop()
+
+
+@pytest.fixture
+def processes(tmp_path: Path) -> Iterator[Processes]:
+    with running(tmp_path) as procs:
+        yield procs
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[str]:
+    """A Valkey server (AOF on) for this test only."""
+    with embedded_redis(tmp_path / "valkey") as url:
+        yield url
 
 
 # ---- playing over HTTP ------------------------------------------------------------------
