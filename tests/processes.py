@@ -4,7 +4,7 @@ processes), and a stream verifier.
 - `Processes` starts API servers, RQ workers and `stakeout run` as real OS processes (each
   in its own process group, output in a log file) and stops every one it started when the
   test ends: SIGTERM, then SIGKILL to that process group after a bound. `running` is the
-  same as a context manager (the benches').
+  same as a context manager, `valkey_and_processes` that on a Valkey of its own (a bench's).
 - `embedded_redis` is a fresh embedded Valkey (AOF on) until the block ends; `own_redis` is
   one owned by one test, so tests that flood the queues or count jobs never share a server
   with other tests (``make test`` runs two pytest processes at once).
@@ -22,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -168,8 +169,10 @@ class Processes:
         self.wait_ready(proc, base, timeout)
         return Api(proc, base, self.log_of(proc))
 
-    def worker(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
-        return self.spawn("worker", [sys.executable, "-m", "stakeout.cli", "worker"], env)
+    def worker(self, env: dict[str, str], queues: str | None = None) -> subprocess.Popen[bytes]:
+        """`stakeout worker` (a game worker, or one of ``queues``: "webhooks")."""
+        args = [sys.executable, "-m", "stakeout.cli", "worker"]
+        return self.spawn("worker", [*args, "--queues", queues] if queues else args, env)
 
     def run(self, env: dict[str, str], timeout: float = 120.0) -> Run:
         """A ready `stakeout run` with ``env`` (`run_env`'s: its port and data folder)."""
@@ -229,6 +232,18 @@ def embedded_redis(folder: Path) -> Iterator[str]:
         yield url
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def valkey_and_processes() -> Iterator[tuple[str, Processes]]:
+    """A temporary folder with an embedded Valkey (its URL) and the processes started on
+    it (their logs there), all stopped and removed when the block ends: a bench's setup."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        embedded_redis(Path(tmp) / "valkey") as url,
+        running(Path(tmp)) as procs,
+    ):
+        yield url, procs
 
 
 @pytest.fixture
