@@ -55,6 +55,24 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def child_processes(pid: int, *, zombies: bool = True) -> dict[int, str]:
+    """The direct children of ``pid`` (read from /proc): their command lines. Ended ones
+    not reaped yet (zombies) only with ``zombies``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and (zombies or fields[0] != "Z"):
+            found[int(entry.name)] = cmdline
+    return found
+
+
 def service_env(redis_url: str, **extra: str) -> dict[str, str]:
     """The environment of a service process: inherited, minus settings a test must own."""
     env = {

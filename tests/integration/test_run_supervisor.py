@@ -21,6 +21,7 @@ from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import (
     HumanSeat,
     Processes,
+    child_processes,
     free_port,
     next_request,
     own_redis,
@@ -31,29 +32,12 @@ from tests.processes import (
 __all__ = ["own_redis", "processes"]
 
 
-def _children(pid: int) -> dict[int, str]:
-    """The direct children of ``pid``: their command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid:
-            found[int(entry.name)] = cmdline
-    return found
-
-
 def _workers(run_pid: int) -> dict[int, str]:
-    return {p: c for p, c in _children(run_pid).items() if "stakeout.cli worker" in c}
+    return {p: c for p, c in child_processes(run_pid).items() if "stakeout.cli worker" in c}
 
 
 def _valkey(run_pid: int) -> int | None:
-    return next((p for p, c in _children(run_pid).items() if "valkey" in c), None)
+    return next((p for p, c in child_processes(run_pid).items() if "valkey" in c), None)
 
 
 def _play_until_bots_answer(http: httpx.Client, seat: HumanSeat, rng: random.Random) -> int:
@@ -186,7 +170,7 @@ def test_sigterm_stops_run_its_workers_and_the_embedded_valkey(
     run = processes.run(env).proc
     wait_for(lambda: len(_workers(run.pid)) == 3, timeout=30)
     valkey = _valkey(run.pid)
-    children = list(_children(run.pid))
+    children = list(child_processes(run.pid))
     assert valkey in children
     os.kill(run.pid, signal.SIGTERM)
     assert run.wait(timeout=90) == 0, processes.tail(run)

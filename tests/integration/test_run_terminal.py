@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from tests.helpers import auth, wait_for
-from tests.processes import ROOT, Processes, free_port, processes, run_env
+from tests.processes import ROOT, Processes, child_processes, free_port, processes, run_env
 
 __all__ = ["processes"]
 
@@ -120,23 +120,6 @@ def test_a_taken_port_is_one_sentence_before_any_banner(tmp_path: Path) -> None:
     assert not (tmp_path / ".data" / "api-key").exists()
 
 
-def _children(pid: int) -> dict[int, str]:
-    """The live children of ``pid``: their command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found[int(entry.name)] = cmdline
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -154,7 +137,7 @@ def test_a_killed_runs_workers_stop_and_the_next_run_takes_its_valkey_over(
     started = processes.run(env)
     killed, base, key = started.proc, started.base, started.key
     game = _bot_game(base, key)
-    children = _children(killed.pid)
+    children = child_processes(killed.pid, zombies=False)
     workers = [p for p, c in children.items() if "stakeout.cli worker" in c]
     valkey = next(p for p, c in children.items() if "valkey" in c)
     assert len(workers) == 3, children
