@@ -37,14 +37,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -59,7 +56,7 @@ from service.players.ratings import Rating, display_value, player_identity
 from service.settings import Settings
 from service.store.keys import board_key, ratings_key
 from service.wiring import Wiring, open_wiring
-from tests.processes import Processes, free_port, service_env
+from tests.processes import Processes, cli_module, exported, free_port, service_env
 
 API_KEY = "sk_bench"
 
@@ -206,19 +203,6 @@ FLOOD_QUOTA = 40
 BOTS_ONLY = [{"type": "bot", "level": "random"}] * 3
 
 
-@contextlib.contextmanager
-def _exported(ref: str) -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="stakeout-ref-"))
-    try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 class _Stack:
     """One build's processes on a Valkey of their own: an API, a game worker and the
     workers ``queues`` names (``None``: a plain ``stakeout worker``, as the ref has it)."""
@@ -235,7 +219,7 @@ class _Stack:
             STAKEOUT_MAX_ACTIVE_GAMES=str(FLOOD_QUOTA),
         )
         self.procs = Processes(folder)
-        cli = [sys.executable, "-m", _cli_of(tree)]
+        cli = [sys.executable, "-m", cli_module(tree)]
         api = self.procs.spawn("api", [*cli, "serve"], self.env, tree)
         for queues in workers:
             args = ["worker", *(["--queues", ",".join(queues)] if queues else [])]
@@ -246,11 +230,6 @@ class _Stack:
     def close(self) -> None:
         self.procs.close()
         self.server.stop()
-
-
-def _cli_of(tree: Path) -> str:
-    """The module of the ``stakeout`` command in ``tree`` (it moved out of service/)."""
-    return "stakeout.cli" if (tree / "stakeout" / "cli.py").exists() else "service.ops.cli"
 
 
 def _auth(key: str) -> dict[str, str]:
@@ -324,7 +303,7 @@ def _figures(base: str, rounds: int, first: int) -> tuple[float, float]:
 
 
 def flood_main(rounds: int, backlog: int, ref: str) -> None:
-    with _exported(ref) as old_tree, tempfile.TemporaryDirectory() as folder:
+    with exported(ref) as old_tree, tempfile.TemporaryDirectory() as folder:
         builds: list[tuple[str, Path, list[list[str]]]] = [
             (f"{ref} (matcher on the game worker's thread)", old_tree, [[]]),
             ("this tree, matcher in its own process", ROOT, [["bots", "scoring"], ["matchmaking"]]),

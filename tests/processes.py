@@ -159,17 +159,18 @@ class Processes:
     def wait_ready(self, proc: subprocess.Popen[bytes], base: str, timeout: float) -> None:
         """Until ``base``'s /readyz answers 200; RuntimeError if ``proc`` exits first or
         ``timeout`` passes."""
+        name = self.log_of(proc).stem  # "api-0", "run-2"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"{proc.args} exited ({proc.returncode}):\n{self.tail(proc)}")
+                raise RuntimeError(f"{name} exited ({proc.returncode}):\n{self.tail(proc)}")
             try:
                 if httpx.get(base + "/readyz", timeout=2).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError(f"{proc.args} did not become ready:\n{self.tail(proc)}")
+        raise RuntimeError(f"{name} did not become ready:\n{self.tail(proc)}")
 
     def api(
         self,
@@ -262,6 +263,24 @@ def valkey_and_processes() -> Iterator[tuple[str, Processes]]:
         running(Path(tmp)) as procs,
     ):
         yield url, procs
+
+
+def cli_module(tree: Path) -> str:
+    """The module of the ``stakeout`` command in ``tree`` (an older build had it in
+    service/)."""
+    return "stakeout.cli" if (tree / "stakeout" / "cli.py").exists() else "service.ops.cli"
+
+
+@contextlib.contextmanager
+def exported(ref: str) -> Iterator[Path]:
+    """The tree of ``ref`` (`git archive`) in a temporary folder until the block ends: an
+    older build a bench starts processes from (with this venv), beside this one."""
+    with tempfile.TemporaryDirectory(prefix="stakeout-ref-", ignore_cleanup_errors=True) as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        yield Path(tmp)
 
 
 @pytest.fixture
