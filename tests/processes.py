@@ -73,6 +73,14 @@ def child_processes(pid: int, *, zombies: bool = True) -> dict[int, str]:
     return found
 
 
+def _group_of(pid: int) -> int | None:
+    """The process group of ``pid`` (None once it is gone)."""
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
 def service_env(redis_url: str, **extra: str) -> dict[str, str]:
     """The environment of a service process: inherited, minus settings a test must own."""
     env = {
@@ -207,7 +215,9 @@ class Processes:
     def stop(
         self, proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 25.0
     ) -> int:
-        """Signal ``proc`` and wait; SIGKILL its process group after ``timeout``."""
+        """Signal ``proc`` and wait; SIGKILL its process group after ``timeout``, and what
+        it started in sessions of their own (`stakeout run`'s Valkey) if they outlive it."""
+        apart = self._apart(proc)
         if proc.poll() is None:
             proc.send_signal(sig)
             try:
@@ -215,6 +225,7 @@ class Processes:
             except subprocess.TimeoutExpired:
                 self._kill_group(proc)
         self._kill_group(proc)  # leftovers of the group (a forked job, a scheduler)
+        self._kill_left(apart)
         return int(proc.returncode)
 
     @staticmethod
@@ -224,12 +235,36 @@ class Processes:
         if proc.poll() is None:
             proc.wait(timeout=10)
 
+    @staticmethod
+    def _apart(proc: subprocess.Popen[bytes]) -> dict[int, str]:
+        """The children of a live ``proc`` outside its process group: their command lines."""
+        if proc.poll() is not None:
+            return {}
+        kids = child_processes(proc.pid, zombies=False).items()
+        return {pid: line for pid, line in kids if _group_of(pid) not in {None, proc.pid}}
+
+    @staticmethod
+    def _kill_left(apart: dict[int, str]) -> None:
+        """SIGKILL those of ``apart`` still running (the same command line: not a new
+        process given a freed pid)."""
+        for pid, line in apart.items():
+            try:
+                now = (Path(f"/proc/{pid}") / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if now.decode() == line:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
     def close(self) -> None:
+        apart = [self._apart(proc) for proc, _ in self.started]
         for proc, _ in reversed(self.started):
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         for proc, _ in reversed(self.started):
             self.stop(proc, timeout=15.0)
+        for left in apart:
+            self._kill_left(left)
 
 
 @contextlib.contextmanager
