@@ -28,17 +28,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-import httpx
+from tests.processes import free_port, run_env, running
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "clients" / "python"))
@@ -51,34 +49,6 @@ TABLES: dict[str, tuple[int, dict[str, Any]]] = {
     "feds": (3, {}),
     "bonnie_clyde": (1, {"target": 10}),
 }
-
-
-def start_run(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STAKEOUT_", "REDIS"))}
-    env.update(
-        PORT=str(port), STAKEOUT_DATA_DIR=str(folder), STAKEOUT_API_KEYS=API_KEY,
-        STAKEOUT_RATE_LIMIT_PER_MINUTE="0", STAKEOUT_API_PROCESSES="1", LOG_LEVEL="WARNING",
-    )  # fmt: skip
-    log = (folder.parent / "run.log").open("wb")
-    run = subprocess.Popen(
-        [sys.executable, "-m", "stakeout.cli", "run"], env=env, cwd=ROOT,
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(base + "/readyz", timeout=2).status_code == 200:
-                return run, base
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    run.terminate()
-    raise SystemExit("stakeout run did not become ready")
 
 
 def seats(kind: str) -> list[dict[str, Any]]:
@@ -147,27 +117,25 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2)
     args = parser.parse_args()
     program = readme_loop()
-    with tempfile.TemporaryDirectory() as scratch:
-        run, base = start_run(Path(scratch) / "data")
-        try:
-            print(f"{'game':<13} {'client':<8} {'acts':>6} {'requests':>9} {'per act':>8}")
-            for kind in TABLES:
-                for client in ("sdk", "sdk-live", "ts", "readme"):
-                    acts = requests = 0
-                    if client == "ts":
-                        acts, requests = ts_games(base, kind, args.games)
-                    for _ in range(args.games if client != "ts" else 0):
-                        a, r = (
-                            sdk_game(base, kind, live=client == "sdk-live")
-                            if client.startswith("sdk")
-                            else readme_game(base, kind, program)
-                        )
-                        acts, requests = acts + a, requests + r
-                    per = requests / acts if acts else float("nan")
-                    print(f"{kind:<13} {client:<8} {acts:>6} {requests:>9} {per:>8.2f}")
-        finally:
-            run.terminate()
-            run.wait(timeout=60)
+    with tempfile.TemporaryDirectory() as scratch, running(Path(scratch)) as procs:
+        data = Path(scratch) / "data"
+        env = run_env(data, free_port(), STAKEOUT_API_KEYS=API_KEY, STAKEOUT_API_PROCESSES="1")
+        base = procs.run(env, timeout=180).base
+        print(f"{'game':<13} {'client':<8} {'acts':>6} {'requests':>9} {'per act':>8}")
+        for kind in TABLES:
+            for client in ("sdk", "sdk-live", "ts", "readme"):
+                acts = requests = 0
+                if client == "ts":
+                    acts, requests = ts_games(base, kind, args.games)
+                for _ in range(args.games if client != "ts" else 0):
+                    a, r = (
+                        sdk_game(base, kind, live=client == "sdk-live")
+                        if client.startswith("sdk")
+                        else readme_game(base, kind, program)
+                    )
+                    acts, requests = acts + a, requests + r
+                per = requests / acts if acts else float("nan")
+                print(f"{kind:<13} {client:<8} {acts:>6} {requests:>9} {per:>8.2f}")
 
 
 if __name__ == "__main__":

@@ -18,14 +18,9 @@ before its due moment, then p50, p99 and the max.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -34,30 +29,11 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.ops.embedded import EmbeddedRedis
-from tests.conftest import free_port
+from tests.helpers import API_KEY, auth
+from tests.processes import service_env, valkey_and_processes
 
-KEY = "bench-key"
-ROOT = Path(__file__).resolve().parents[1]
 SEED = 3434
 BOTS = [{"type": "bot", "level": "random"}] * 3
-
-
-def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "stakeout.cli", *args],
-            env=env,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def kill(proc: subprocess.Popen[bytes]) -> None:
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
 
 
 def flagged_at(http: httpx.Client, game_id: str) -> int | None:
@@ -85,35 +61,12 @@ def percentile(values: list[int], p: float) -> int:
 
 def main(games: int, every: float, seconds: int) -> None:
     rng = random.Random(SEED)
-    work = Path(tempfile.mkdtemp())
-    server = EmbeddedRedis(work / "valkey")
-    url = server.start()
-    port = free_port()
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"REDIS_URL", "REDIS_CLUSTER", "QUEUE_REDIS_URL", "PORT", "HOST"}
-    }
-    env.update(
-        REDIS_URL=url,
-        STAKEOUT_API_KEYS=KEY,
-        STAKEOUT_RATE_LIMIT_PER_MINUTE="0",
-        LOG_LEVEL="WARNING",
-    )
-    api = spawn(["serve"], {**env, "PORT": str(port)}, work / "api.log")
-    worker: subprocess.Popen[bytes] | None = None
     clock = {"initial_seconds": seconds, "increment_seconds": 0, "on_time_out": "bot_seat"}
-    try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(base + "/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        with httpx.Client(base_url=base, timeout=30) as http:
-            worker = spawn(["worker"], env, work / "worker.log")
+    with valkey_and_processes() as (url, procs):
+        env = service_env(url)
+        api = procs.api(env, timeout=60)
+        with httpx.Client(base_url=api.base, timeout=30) as http:
+            worker = procs.worker(env)
             ids: list[str] = []
             due: dict[str, int] = {}
             fell: dict[str, int] = {}
@@ -125,16 +78,14 @@ def main(games: int, every: float, seconds: int) -> None:
                 now = time.monotonic()
                 if len(ids) < games and now >= next_game:
                     body = {"game": "fbi", "seats": [{"type": "human"}, *BOTS], "clock": clock}
-                    created = http.post(
-                        "/v1/games", json=body, headers={"Authorization": f"Bearer {KEY}"}
-                    )
+                    created = http.post("/v1/games", json=body, headers=auth(API_KEY))
                     assert created.status_code == 201, created.text
                     ids.append(created.json()["id"])
                     next_game = now + every
                 if now >= next_kill:
-                    kill(worker)
+                    procs.kill(worker)
                     kill_ms.append(int(time.time() * 1000))
-                    worker = spawn(["worker"], env, work / "worker.log")
+                    worker = procs.worker(env)
                     next_kill = now + rng.uniform(3.0, 5.0)
                 for game_id in ids:
                     if game_id not in due:
@@ -146,28 +97,21 @@ def main(games: int, every: float, seconds: int) -> None:
                         if at is not None:
                             fell[game_id] = at
                 time.sleep(0.05)
-        late: list[int] = []
-        for game_id in ids:
-            if game_id not in fell:
-                print(f"game {game_id}: no flag within the run (due {due.get(game_id)})")
-                continue
-            lateness = fell[game_id] - due[game_id]
-            late.append(lateness)
-            before = [k for k in kill_ms if k <= due[game_id]]
-            since = f"{(due[game_id] - before[-1]) / 1000:.1f} s" if before else "none"
-            print(f"game {game_id}: flag {lateness} ms late; last kill before due: {since}")
-        print(
-            f"{len(late)} flags, {len(kill_ms)} kills: lateness p50 {percentile(late, 0.5)} ms, "
-            f"p99 {percentile(late, 0.99)} ms, max {max(late)} ms "
-            f"(mean {statistics.fmean(late):.0f} ms, earliest {min(late)} ms)"
-        )
-    finally:
-        for proc in (api, worker):
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
-        server.stop()
-        shutil.rmtree(work, ignore_errors=True)
+    late: list[int] = []
+    for game_id in ids:
+        if game_id not in fell:
+            print(f"game {game_id}: no flag within the run (due {due.get(game_id)})")
+            continue
+        lateness = fell[game_id] - due[game_id]
+        late.append(lateness)
+        before = [k for k in kill_ms if k <= due[game_id]]
+        since = f"{(due[game_id] - before[-1]) / 1000:.1f} s" if before else "none"
+        print(f"game {game_id}: flag {lateness} ms late; last kill before due: {since}")
+    print(
+        f"{len(late)} flags, {len(kill_ms)} kills: lateness p50 {percentile(late, 0.5)} ms, "
+        f"p99 {percentile(late, 0.99)} ms, max {max(late)} ms "
+        f"(mean {statistics.fmean(late):.0f} ms, earliest {min(late)} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -21,14 +21,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import random
-import shutil
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -38,31 +33,12 @@ import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.ops.embedded import EmbeddedRedis
-from tests.conftest import free_port
+from tests.helpers import API_KEY, auth
+from tests.processes import service_env, valkey_and_processes
 
-KEY = "bench-key"
-ROOT = Path(__file__).resolve().parents[1]
 SEED = 4242
 KINDS = ("fbi", "feds", "bonnie_clyde")
 LEVELS = ("random", "greedy", "expert")
-
-
-def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "stakeout.cli", *args],
-            env=env,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def kill(proc: subprocess.Popen[bytes]) -> None:
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
 
 
 def append_times(connection: redis.Redis, game_id: str) -> list[int]:
@@ -95,33 +71,16 @@ def last_event_before(connection: redis.Redis, game_id: str, at_ms: int) -> str:
 
 def main(seconds: float, games: int, game: str) -> None:
     rng = random.Random(SEED)
-    work = Path(tempfile.mkdtemp())
-    server = EmbeddedRedis(work / "valkey")
-    url = server.start()
-    port = free_port()
-    env = {
-        **os.environ,
-        "REDIS_URL": url,
-        "STAKEOUT_API_KEYS": KEY,
-        "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
-        "LOG_LEVEL": "WARNING",
-    }
-    api = spawn(["serve"], {**env, "PORT": str(port)}, work / "api.log")
-    connection = redis.Redis.from_url(url)
-    worker: subprocess.Popen[bytes] | None = None
-    try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(base + "/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
+    with (
+        valkey_and_processes() as (url, procs),
+        redis.Redis.from_url(url) as connection,
+    ):
+        env = service_env(url)
+        api = procs.api(env, timeout=60)
         mix = [(k, lv) for lv in LEVELS for k in KINDS] if game == "mix" else [(game, "random")]
         kinds = [mix[i % len(mix)] for i in range(games)]
-        with httpx.Client(base_url=base, timeout=30) as http:
-            worker = spawn(["worker"], env, work / "worker.log")
+        with httpx.Client(base_url=api.base, timeout=30) as http:
+            worker = procs.worker(env)
             ids = [
                 http.post(
                     "/v1/games",
@@ -130,7 +89,7 @@ def main(seconds: float, games: int, game: str) -> None:
                         "seats": [{"type": "bot", "level": level}] * 3,
                         "options": {"target": 100} if name == "bonnie_clyde" else {},
                     },
-                    headers={"Authorization": f"Bearer {KEY}"},
+                    headers=auth(API_KEY),
                 ).json()["id"]
                 for name, level in kinds
             ]
@@ -140,9 +99,9 @@ def main(seconds: float, games: int, game: str) -> None:
             stop = time.monotonic() + seconds
             while time.monotonic() < stop:
                 time.sleep(rng.uniform(3.0, 5.0))
-                kill(worker)
+                procs.kill(worker)
                 kill_ms.append(int(time.time() * 1000))
-                worker = spawn(["worker"], env, work / "worker.log")
+                worker = procs.worker(env)
             kills = len(kill_ms)
             end_ms = int(time.time() * 1000)
             over = {g: http.get(f"/v1/games/{g}").json()["status"] != "active" for g in ids}
@@ -169,14 +128,6 @@ def main(seconds: float, games: int, game: str) -> None:
                 f"stall of any game {max(stalls.values()):.1f} s (median of the games' worst "
                 f"{statistics.median(stalls.values()):.1f} s)"
             )
-    finally:
-        for proc in (api, worker):
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
-        connection.close()
-        server.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -28,21 +28,20 @@ medians, and the min and max of the per-round ratios). Needs Linux (/proc).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import secrets
 import statistics
-import subprocess
 import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from domain.sealed import commitment
-from service.ops.embedded import EmbeddedRedis
+from tests.processes import Processes, embedded_redis, running, service_env
 
 ROOT = Path(__file__).resolve().parents[1]
 API_KEY = "sk_bench_live_table"
@@ -57,14 +56,6 @@ KINDS: dict[str, tuple[bool, bool, int | None]] = {
 }
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU of the process and its waited-for children (/proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -73,48 +64,16 @@ def _cpu_seconds(pid: int) -> float:
 
 
 class Api:
-    def __init__(self, checkout: Path, redis_url: str, presence: int | None, log: Path) -> None:
-        port = _free_port()
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in {"REDIS_URL", "REDIS_CLUSTER", "QUEUE_REDIS_URL", "PORT", "HOST"}
-        }
-        env.update(
-            REDIS_URL=redis_url,
-            STAKEOUT_API_KEYS=API_KEY,
-            STAKEOUT_RATE_LIMIT_PER_MINUTE="0",
-            STAKEOUT_MAX_ACTIVE_GAMES="0",
-            LOG_LEVEL="WARNING",
-            PORT=str(port),
-        )
-        if presence is not None:
-            env["STAKEOUT_PRESENCE_SECONDS"] = str(presence)
-        python = checkout / ".venv" / "bin" / "python"
-        with log.open("ab") as out:
-            self.proc = subprocess.Popen(
-                [str(python), "-m", "stakeout.cli", "serve"],
-                env=env,
-                cwd=checkout,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        self.base = f"http://127.0.0.1:{port}"
-        self.client = httpx.Client(base_url=self.base, timeout=30)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                if self.client.get("/readyz").status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"the API did not become ready (see {log})")
+    """An API process (`stakeout serve`) of ``checkout``'s own build, and a client of it."""
 
-    def close(self) -> None:
-        self.client.close()
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
+    def __init__(self, procs: Processes, checkout: Path, redis_url: str, presence: int | None):
+        extra = {"STAKEOUT_API_KEYS": API_KEY, "STAKEOUT_MAX_ACTIVE_GAMES": "0"}
+        if presence is not None:
+            extra["STAKEOUT_PRESENCE_SECONDS"] = str(presence)
+        python = str(checkout / ".venv" / "bin" / "python")
+        served = procs.api(service_env(redis_url, **extra), timeout=90, python=python, cwd=checkout)
+        self.proc, self.base = served.proc, served.base
+        self.client = httpx.Client(base_url=self.base, timeout=30)
 
 
 class Feed(threading.Thread):
@@ -221,35 +180,29 @@ def main() -> None:
     if not (baseline / ".venv" / "bin" / "python").exists():
         raise SystemExit(f"{baseline} has no .venv (make .venv/.installed-stamp there)")
     rng = random.Random(34)
-    with tempfile.TemporaryDirectory() as tmp:
+    figures: dict[str, list[float]] = {name: [] for name in KINDS}
+    by_round: list[dict[str, list[float]]] = []
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         work = Path(tmp)
-        servers = {b: EmbeddedRedis(work / f"valkey-{b}") for b in (True, False)}
-        urls = {b: s.start() for b, s in servers.items()}
+        urls = {b: stack.enter_context(embedded_redis(work / f"valkey-{b}")) for b in (True, False)}
+        procs = stack.enter_context(running(work))
         apis: list[tuple[str, Api]] = []
-        figures: dict[str, list[float]] = {name: [] for name in KINDS}
-        by_round: list[dict[str, list[float]]] = []
-        try:
-            for name, (old, _, presence) in KINDS.items():
-                checkout = baseline if old else ROOT
-                for _ in range(args.pairs):
-                    log = work / f"api-{len(apis)}.log"
-                    apis.append((name, Api(checkout, urls[old], presence, log)))
-            for name, api in apis:  # warm up: imports, caches, scripts loaded
-                _round(api, KINDS[name][1], 30, rng)
-            for r in range(args.rounds):
-                this_round: dict[str, list[float]] = {name: [] for name in KINDS}
-                for name, api in random.Random(rng.random()).sample(apis, len(apis)):
-                    ms = _round(api, KINDS[name][1], args.acts, rng) * 1000
-                    figures[name].append(ms)
-                    this_round[name].append(ms)
-                by_round.append(this_round)
-                line = ", ".join(f"{n} {statistics.median(v):.3f}" for n, v in this_round.items())
-                print(f"round {r + 1}: API CPU ms an act: {line}", flush=True)
-        finally:
-            for _, api in apis:
-                api.close()
-            for server in servers.values():
-                server.stop()
+        for name, (old, _, presence) in KINDS.items():
+            checkout = baseline if old else ROOT
+            for _ in range(args.pairs):
+                apis.append((name, Api(procs, checkout, urls[old], presence)))
+                stack.callback(apis[-1][1].client.close)
+        for name, api in apis:  # warm up: imports, caches, scripts loaded
+            _round(api, KINDS[name][1], 30, rng)
+        for r in range(args.rounds):
+            this_round: dict[str, list[float]] = {name: [] for name in KINDS}
+            for name, api in random.Random(rng.random()).sample(apis, len(apis)):
+                ms = _round(api, KINDS[name][1], args.acts, rng) * 1000
+                figures[name].append(ms)
+                this_round[name].append(ms)
+            by_round.append(this_round)
+            line = ", ".join(f"{n} {statistics.median(v):.3f}" for n, v in this_round.items())
+            print(f"round {r + 1}: API CPU ms an act: {line}", flush=True)
     print(
         f"{args.pairs} API processes of each kind, {args.rounds} rounds of {args.acts} acts "
         "per process (4-player FBI, all human, seat 0's feed open)"

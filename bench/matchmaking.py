@@ -37,17 +37,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import os
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -62,6 +56,7 @@ from service.players.ratings import Rating, display_value, player_identity
 from service.settings import Settings
 from service.store.keys import board_key, ratings_key
 from service.wiring import Wiring, open_wiring
+from tests.processes import Processes, cli_module, exported, free_port, service_env
 
 API_KEY = "sk_bench"
 
@@ -208,25 +203,6 @@ FLOOD_QUOTA = 40
 BOTS_ONLY = [{"type": "bot", "level": "random"}] * 3
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _exported(ref: str) -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="stakeout-ref-"))
-    try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 class _Stack:
     """One build's processes on a Valkey of their own: an API, a game worker and the
     workers ``queues`` names (``None``: a plain ``stakeout worker``, as the ref has it)."""
@@ -234,57 +210,26 @@ class _Stack:
     def __init__(self, tree: Path, folder: Path, workers: list[list[str]]) -> None:
         self.server = EmbeddedRedis(folder / "valkey")
         url = self.server.start()
-        self.port = _free_port()
-        self.env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "PORT"}}
-        self.env.update(
-            REDIS_URL=url,
+        self.port = free_port()
+        self.env = service_env(
+            url,
             PORT=str(self.port),
             PYTHONPATH=str(tree),
-            LOG_LEVEL="WARNING",
             STAKEOUT_API_KEYS=f"{KEY_A},{KEY_B}",
-            STAKEOUT_RATE_LIMIT_PER_MINUTE="0",
             STAKEOUT_MAX_ACTIVE_GAMES=str(FLOOD_QUOTA),
         )
-        self.procs = [self._spawn(tree, folder, ["serve"], "api")]
-        for number, queues in enumerate(workers):
+        self.procs = Processes(folder)
+        cli = [sys.executable, "-m", cli_module(tree)]
+        api = self.procs.spawn("api", [*cli, "serve"], self.env, tree)
+        for queues in workers:
             args = ["worker", *(["--queues", ",".join(queues)] if queues else [])]
-            self.procs.append(self._spawn(tree, folder, args, f"worker-{number}"))
+            self.procs.spawn("worker", [*cli, *args], self.env, tree)
         self.base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.base + "/readyz", timeout=1).status_code == 200:
-                    return
-            time.sleep(0.2)
-        raise RuntimeError("the API did not start")
-
-    def _spawn(self, tree: Path, folder: Path, args: list[str], name: str) -> Any:
-        with (folder / f"{name}.log").open("wb") as out:
-            return subprocess.Popen(
-                [sys.executable, "-m", _cli_of(tree), *args],
-                cwd=tree,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        self.procs.wait_ready(api, self.base, 60)
 
     def close(self) -> None:
-        for proc in self.procs:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        self.procs.close()
         self.server.stop()
-
-
-def _cli_of(tree: Path) -> str:
-    """The module of the ``stakeout`` command in ``tree`` (it moved out of service/)."""
-    return "stakeout.cli" if (tree / "stakeout" / "cli.py").exists() else "service.ops.cli"
 
 
 def _auth(key: str) -> dict[str, str]:
@@ -358,7 +303,7 @@ def _figures(base: str, rounds: int, first: int) -> tuple[float, float]:
 
 
 def flood_main(rounds: int, backlog: int, ref: str) -> None:
-    with _exported(ref) as old_tree, tempfile.TemporaryDirectory() as folder:
+    with exported(ref) as old_tree, tempfile.TemporaryDirectory() as folder:
         builds: list[tuple[str, Path, list[list[str]]]] = [
             (f"{ref} (matcher on the game worker's thread)", old_tree, [[]]),
             ("this tree, matcher in its own process", ROOT, [["bots", "scoring"], ["matchmaking"]]),

@@ -16,11 +16,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -29,9 +27,7 @@ import redis as redis_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.ops.embedded import EmbeddedRedis
-from tests.conftest import free_port
-from tests.processes import HumanSeat, next_request
+from tests.processes import HumanSeat, next_request, service_env, valkey_and_processes
 
 KEY = "bench-key"
 
@@ -115,22 +111,10 @@ def redis_connections(url: str) -> tuple[int, int]:
 
 
 async def main(streams: int, game_count: int, seconds: float) -> None:
-    redis = EmbeddedRedis(Path(tempfile.mkdtemp()))
-    url = redis.start()
-    port = free_port()
-    env = {**os.environ, "REDIS_URL": url, "STAKEOUT_API_KEYS": KEY, "PORT": str(port)}
-    env["LOG_LEVEL"] = "WARNING"
-    env["STAKEOUT_RATE_LIMIT_PER_MINUTE"] = "0"
-    server = subprocess.Popen([sys.executable, "-m", "stakeout.cli", "serve"], env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with valkey_and_processes() as (url, procs):
+        served = procs.api(service_env(url, STAKEOUT_API_KEYS=KEY))
+        server, base = served.proc, served.base
         async with httpx.AsyncClient(base_url=base, timeout=60) as client:
-            for _ in range(100):
-                try:
-                    if (await client.get("/readyz")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    await asyncio.sleep(0.1)
             games = [await new_game(client) for _ in range(game_count)]
             quiet_acts, quiet_probes = await load(client, games, seconds)
             created = (
@@ -207,10 +191,6 @@ async def main(streams: int, game_count: int, seconds: float) -> None:
                 f"one move fanned out to the {streams - streams // 2} feeds of its game: the"
                 f" last got it {last_got - sent:.2f} s later"
             )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        redis.stop()
 
 
 async def hold(base: str, at: dict[str, int], fresh: str, streams: int) -> None:

@@ -27,14 +27,11 @@ both kinds off gave 0.79 with one process of each), hence several processes of e
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import secrets
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +39,9 @@ import httpx
 import redis
 
 from domain.sealed import commitment
-from service.ops.embedded import EmbeddedRedis
+from tests.processes import Processes, service_env, valkey_and_processes
 
-ROOT = Path(__file__).resolve().parents[1]
 API_KEY = "sk_bench_presence"
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -69,39 +57,17 @@ def _commands(client: redis.Redis) -> int:
 
 
 class Api:
-    def __init__(self, redis_url: str, presence_seconds: int) -> None:
-        port = _free_port()
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "STAKEOUT_API_KEYS": API_KEY,
-            "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
-            "STAKEOUT_PRESENCE_SECONDS": str(presence_seconds),
-            "LOG_LEVEL": "WARNING",
-            "PORT": str(port),
-        }
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "stakeout.cli", "serve"],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        self.client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if self.client.get("/readyz").status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("the API did not become ready")
+    """An API process (`stakeout serve`) with presence on or off, and a client of it."""
 
-    def close(self) -> None:
-        self.client.close()
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
+    def __init__(self, procs: Processes, redis_url: str, presence_seconds: int) -> None:
+        env = service_env(
+            redis_url,
+            STAKEOUT_API_KEYS=API_KEY,
+            STAKEOUT_PRESENCE_SECONDS=str(presence_seconds),
+        )
+        served = procs.api(env, timeout=60)
+        self.proc = served.proc
+        self.client = httpx.Client(base_url=served.base, timeout=30)
 
 
 class Table:
@@ -174,26 +140,23 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     args = parser.parse_args()
     rng = random.Random(34)
-    with tempfile.TemporaryDirectory() as tmp:
-        server = EmbeddedRedis(Path(tmp))
-        url = server.start()
-        store = redis.Redis.from_url(url)
+    figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
+    with (
+        valkey_and_processes() as (url, procs),
+        redis.Redis.from_url(url) as store,
+        contextlib.ExitStack() as clients,
+    ):
         # Several processes of each: one process may run faster than its twin throughout
         # (measured: two identical processes differed by 20 %).
-        apis = [("off", Api(url, 0)) for _ in range(args.pairs)]
-        apis += [("on", Api(url, 30)) for _ in range(args.pairs)]
-        figures: dict[str, list[tuple[float, float, float]]] = {"off": [], "on": []}
-        try:
-            for _, api in apis:  # warm up: imports, caches, scripts loaded
-                _round(api, store, 30, rng)
-            for _ in range(args.rounds):
-                for name, api in random.Random(rng.random()).sample(apis, len(apis)):
-                    figures[name].append(_round(api, store, args.acts, rng))
-        finally:
-            for _, api in apis:
-                api.close()
-            store.close()
-            server.stop()
+        apis = [("off", Api(procs, url, 0)) for _ in range(args.pairs)]
+        apis += [("on", Api(procs, url, 30)) for _ in range(args.pairs)]
+        for _, api in apis:
+            clients.callback(api.client.close)
+        for _, api in apis:  # warm up: imports, caches, scripts loaded
+            _round(api, store, 30, rng)
+        for _ in range(args.rounds):
+            for name, api in random.Random(rng.random()).sample(apis, len(apis)):
+                figures[name].append(_round(api, store, args.acts, rng))
     print(
         f"{args.pairs} API processes each, {args.rounds} rounds of {args.acts} acts per "
         "process (4-player FBI, all human); medians over rounds and processes"

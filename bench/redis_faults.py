@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,10 +27,8 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from service.ops.embedded import EmbeddedRedis
-from tests.conftest import free_port
-
-KEY = "bench-key"
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import API_KEY, auth
+from tests.processes import running, service_env
 
 
 def hammer(http: httpx.Client, path: str, seconds: float) -> tuple[collections.Counter[int], float]:
@@ -45,31 +43,18 @@ def hammer(http: httpx.Client, path: str, seconds: float) -> tuple[collections.C
 
 
 def run(rate_limit: str, freeze: float) -> None:
-    server = EmbeddedRedis(Path(tempfile.mkdtemp()) / "valkey")
-    url = server.start()
-    port = free_port()
-    env = {
-        **os.environ,
-        "REDIS_URL": url,
-        "STAKEOUT_API_KEYS": KEY,
-        "STAKEOUT_RATE_LIMIT_PER_MINUTE": rate_limit,
-        "PORT": str(port),
-        "LOG_LEVEL": "ERROR",
-    }
-    api = subprocess.Popen([sys.executable, "-m", "stakeout.cli", "serve"], env=env, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        with httpx.Client(base_url=base, timeout=60) as http:
-            for _ in range(300):
-                try:
-                    if http.get("/readyz").status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        server = EmbeddedRedis(Path(tmp) / "valkey")
+        url = server.start()
+        stack.callback(server.stop)  # after the API's stop
+        procs = stack.enter_context(running(Path(tmp)))
+        env = service_env(url, STAKEOUT_RATE_LIMIT_PER_MINUTE=rate_limit, LOG_LEVEL="ERROR")
+        api = procs.api(env)
+        with httpx.Client(base_url=api.base, timeout=60) as http:
             game = http.post(
                 "/v1/games",
                 json={"game": "fbi", "seats": [{"type": "human"}, {"type": "human"}]},
-                headers={"Authorization": f"Bearer {KEY}"},
+                headers=auth(API_KEY),
             ).json()
             path = f"/v1/games/{game['id']}"
             label = "off" if rate_limit == "0" else f"{rate_limit}/min"
@@ -88,10 +73,6 @@ def run(rate_limit: str, freeze: float) -> None:
             server.kill()
             statuses, slowest = hammer(http, path, 3)
             print(f"rate limit {label}: killed 3 s: {dict(statuses)}, slowest {slowest:.2f} s")
-    finally:
-        api.terminate()
-        api.wait(timeout=30)
-        server.stop()
 
 
 if __name__ == "__main__":

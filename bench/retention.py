@@ -35,12 +35,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import os
 import random
 import re
 import secrets
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,7 +54,6 @@ import redis.asyncio
 from domain.match import CommitSeal, MakeMove, RevealSeal, SeatSpec
 from domain.sealed import commitment
 from service.notify.account_feed import FEED_LENGTH
-from service.ops.embedded import EmbeddedRedis
 from service.play.game_service import NewGame
 from service.play.records import Submission
 from service.play.results import record_result
@@ -64,8 +61,8 @@ from service.settings import Settings
 from service.store.clients import WORKER_TIMEOUT_SECONDS
 from service.store.keys import feed_key, seat_idempotency
 from service.wiring import Wiring, open_wiring
+from tests.processes import embedded_redis, running, service_env
 
-ROOT = Path(__file__).resolve().parents[1]
 OWNER = "bench"
 KINDS: tuple[tuple[str, int, dict[str, Any]], ...] = (
     ("fbi", 4, {}),
@@ -251,19 +248,15 @@ async def _play_humans(
             await _human_act(wiring, game_id, rng, kept)
 
 
-def _workers(url: str, args: argparse.Namespace) -> list[subprocess.Popen[bytes]]:
-    env = {
-        **os.environ,
-        "REDIS_URL": url,
-        "LOG_LEVEL": "WARNING",
+def _worker_env(url: str, args: argparse.Namespace) -> dict[str, str]:
+    extra = {
         "STAKEOUT_ARCHIVE_AFTER_SECONDS": str(args.window),
         "STAKEOUT_ARCHIVE_TTL_SECONDS": str(args.archive_ttl),
         "STAKEOUT_REMAINS_GRACE_SECONDS": str(args.remains_grace),
     }
     if args.job_result_ttl is not None:
-        env["STAKEOUT_JOB_RESULT_TTL_SECONDS"] = str(args.job_result_ttl)
-    command = [sys.executable, "-m", "stakeout.cli", "worker"]
-    return [subprocess.Popen(command, env=env, cwd=ROOT, start_new_session=True) for _ in range(2)]
+        extra["STAKEOUT_JOB_RESULT_TTL_SECONDS"] = str(args.job_result_ttl)
+    return service_env(url, **extra)
 
 
 class Played:
@@ -325,33 +318,31 @@ async def _archived(wiring: Wiring, client: Any, ids: list[str], tallies: dict[s
         tallies[KINDS[i % len(KINDS)][0]].archived.append(await _game_bytes(client, game_id))
 
 
-async def run(args: argparse.Namespace, url: str) -> None:
+async def run(args: argparse.Namespace, url: str, folder: Path) -> None:
     humans = args.seats == "humans"
     client = redis.asyncio.Redis.from_url(url)
     settings = Settings(
         redis_url=url, archive_after_seconds=args.window, max_active_games=0,
     )  # fmt: skip
-    workers = _workers(url, args)
-    try:
-        # The workers' timeout: the bench loads the machine as no API request path would.
-        async with open_wiring(settings, WORKER_TIMEOUT_SECONDS) as wiring:
-            await wiring.account_feed.touch(OWNER)  # the key reads its feed
-            await asyncio.sleep(5)  # the workers up (their registrations, metrics)
-            before = await _families(client)
-            played, ids = await _batch(wiring, client, args.games, humans, args.at_once)
-            print(f"{args.games} games played in {played.seconds:.0f} s")
-            await _archived(wiring, client, ids, played.tallies)
-            archived = await _families(client)
-            print(f"archived; waiting {args.settle} s")
-            await asyncio.sleep(args.settle)
-            after = await _families(client)
-            feed_entries = int(await client.xlen(feed_key(OWNER)))
-    finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            worker.wait(timeout=30)
-        await client.aclose()
+    with running(folder) as procs:
+        for _ in range(2):
+            procs.worker(_worker_env(url, args))
+        try:
+            # The workers' timeout: the bench loads the machine as no API request path would.
+            async with open_wiring(settings, WORKER_TIMEOUT_SECONDS) as wiring:
+                await wiring.account_feed.touch(OWNER)  # the key reads its feed
+                await asyncio.sleep(5)  # the workers up (their registrations, metrics)
+                before = await _families(client)
+                played, ids = await _batch(wiring, client, args.games, humans, args.at_once)
+                print(f"{args.games} games played in {played.seconds:.0f} s")
+                await _archived(wiring, client, ids, played.tallies)
+                archived = await _families(client)
+                print(f"archived; waiting {args.settle} s")
+                await asyncio.sleep(args.settle)
+                after = await _families(client)
+                feed_entries = int(await client.xlen(feed_key(OWNER)))
+        finally:
+            await client.aclose()
     _report(args, played, (before, archived, after), feed_entries)
 
 
@@ -454,13 +445,8 @@ def main() -> None:
         "--job-result-ttl", type=int, default=None, help="STAKEOUT_JOB_RESULT_TTL_SECONDS"
     )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        server = EmbeddedRedis(Path(folder))
-        url = server.start()
-        try:
-            asyncio.run(run(args, url))
-        finally:
-            server.stop()
+    with tempfile.TemporaryDirectory() as folder, embedded_redis(Path(folder) / "valkey") as url:
+        asyncio.run(run(args, url, Path(folder)))
 
 
 if __name__ == "__main__":

@@ -15,11 +15,8 @@ The delivery deadline is the default 5 s in both. A measurement, not a test.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,39 +29,32 @@ from litestar.testing import TestClient
 from rq import Worker
 
 from service.app import create_app
-from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 from service.store.keys import deliverer_alive_key
+from tests.processes import embedded_redis, running, service_env
 from tests.receiver import Receiver
 
 A, B = "bench-key-a", "bench-key-b"
 LAYOUTS = {"shared": ["bots,scoring,webhooks"], "separate": ["bots,scoring", "webhooks"]}
 
 
-def worker(url: str, queues: str) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "REDIS_URL": url,
-        "LOG_LEVEL": "CRITICAL",
-        "STAKEOUT_WEBHOOK_ALLOW_PRIVATE": "1",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "stakeout.cli", "worker", "--queues", queues],
-        env=env,
-        start_new_session=True,
-        stderr=subprocess.DEVNULL,
-    )
-
-
-def one_round(url: str, layout: str) -> float:
+def one_round(url: str, layout: str, folder: Path) -> float:
     redis.Redis.from_url(url).flushdb()
-    workers = [worker(url, queues) for queues in LAYOUTS[layout]]
-    connection = redis.Redis.from_url(url)
-    # All of them up first: the RQ worker (one in either layout), and the deliveries.
-    while not Worker.all(connection=connection) or not connection.exists(
-        deliverer_alive_key(socket.gethostname())
-    ):
-        time.sleep(0.05)
+    env = service_env(url, LOG_LEVEL="CRITICAL", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="1")
+    with running(folder) as procs, redis.Redis.from_url(url) as connection:
+        for queues in LAYOUTS[layout]:
+            procs.worker(env, queues)
+        # All of them up first: the RQ worker (one in either layout), and the deliveries.
+        while not Worker.all(connection=connection) or not connection.exists(
+            deliverer_alive_key(socket.gethostname())
+        ):
+            time.sleep(0.05)
+        return _first_bot_move(url)
+
+
+def _first_bot_move(url: str) -> float:
+    """Seconds from key B's game of two bots to its first move, while key A's webhook
+    delivery is held open."""
     receiver = Receiver(trickle_seconds=1.0, hold_seconds=60)
     settings = Settings(
         redis_url=url, api_keys=(A, B), rate_limit_per_minute=0, webhook_allow_private=True
@@ -88,32 +78,21 @@ def one_round(url: str, layout: str) -> float:
             return time.monotonic() - started
     finally:
         receiver.close()
-        for proc in workers:
-            proc.send_signal(signal.SIGTERM)
-        for proc in workers:
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    server = EmbeddedRedis(Path(tempfile.mkdtemp()))
-    url = server.start()
-    try:
+    with tempfile.TemporaryDirectory() as tmp, embedded_redis(Path(tmp) / "valkey") as url:
         print("| layout | rounds | another key's first bot move: median s | max s |")
         print("|---|---|---|---|")
         for layout in LAYOUTS:
-            times = [one_round(url, layout) for _ in range(args.rounds)]
+            times = [one_round(url, layout, Path(tmp)) for _ in range(args.rounds)]
             print(
                 f"| {layout} | {args.rounds} | {statistics.median(times):.2f} | {max(times):.2f} |",
                 flush=True,
             )
-    finally:
-        server.stop()
 
 
 if __name__ == "__main__":

@@ -51,14 +51,13 @@ import json
 import os
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -69,6 +68,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.ops.embedded import EmbeddedRedis  # noqa: E402
 from service.store.keys import DELIVERIES  # noqa: E402
+from tests.processes import Processes, cli_module, exported, free_port, running  # noqa: E402
 
 DEFAULT_REF = "ec0a6ab"
 
@@ -233,14 +233,6 @@ asyncio.run(main())
 )
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def group_cpu_seconds(pgid: int) -> float:
     """User + system CPU of every live process of the process group ``pgid``."""
     total = 0
@@ -298,16 +290,10 @@ class Build:
             check=True,
         )
 
-    def worker(self, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
-        with log.open("ab") as out:
-            return subprocess.Popen(
-                [sys.executable, "-m", "stakeout.cli", "worker", "--queues", "webhooks"],
-                cwd=self.tree,
-                env=self.env(redis_url),
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+    def worker(self, procs: Processes, redis_url: str) -> subprocess.Popen[bytes]:
+        """A webhook worker of this tree (its log in ``procs``' folder)."""
+        args = [sys.executable, "-m", cli_module(self.tree), "worker", "--queues", "webhooks"]
+        return procs.spawn(f"worker-{self.name}", args, self.env(redis_url), self.tree)
 
 
 def fill_of(tree: Path) -> str:
@@ -316,33 +302,8 @@ def fill_of(tree: Path) -> str:
     return FILL_STREAM if streamed else FILL_RQ
 
 
-@contextlib.contextmanager
-def exported(ref: str) -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix="stakeout-ref-"))
-    try:
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def stats(base: str) -> dict[str, int]:
     return dict(httpx.get(base + "/stats", timeout=5).json())
-
-
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=15)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    if proc.poll() is None:
-        proc.wait(timeout=10)
 
 
 def _frame(raw: str) -> str:
@@ -402,7 +363,7 @@ def measure(
     base: str,
     bases: list[str],
     args: argparse.Namespace,
-    folder: Path,
+    procs: Processes,
 ) -> tuple[dict[str, float], subprocess.Popen[bytes]]:
     import redis as redis_py
 
@@ -411,11 +372,11 @@ def measure(
     client.close()
     build.run_fill(redis.url, bases, args, args.rq if build.fill is FILL_RQ else args.deliveries)
     before = stats(base)
-    worker = build.worker(redis.url, folder / f"worker-{build.name}.log")
+    worker = build.worker(procs, redis.url)
     deadline = time.monotonic() + 60
     while stats(base)["posts"] == before["posts"]:
         if worker.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError(f"the {build.name} worker delivered nothing; see {folder}")
+            raise RuntimeError(f"the {build.name} worker delivered nothing:\n{procs.tail(worker)}")
         time.sleep(0.05)
     time.sleep(1.0)  # past its warm-up
     start, started = stats(base), time.monotonic()
@@ -504,11 +465,6 @@ def _node_driver(folder: Path) -> Callable[[str, int, float], float]:
     return drive
 
 
-def _stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
-    for proc in reversed(processes):
-        stop(proc)
-
-
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -523,39 +479,21 @@ def play(args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="stakeout-bench-webhook-play-"))
     server = EmbeddedRedis(folder / "valkey")
     url = server.start()
-    port, api_port = _free_port(), _free_port()
+    port = free_port()
     env = {
         **Build("now", ROOT, "").env(url),
         "STAKEOUT_API_KEYS": API_KEY,
         "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
         "STAKEOUT_MAX_ACTIVE_GAMES": "0",
-        "PORT": str(api_port),
     }
-    cli = [sys.executable, "-m", "stakeout.cli"]
-    started: list[subprocess.Popen[bytes]] = []
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, folder, ignore_errors=True)
         stack.callback(server.stop)
-        stack.callback(_stop_all, started)
-        log = stack.enter_context((folder / "processes.log").open("ab"))
-        for command in (
-            [sys.executable, "-c", RECEIVER, str(port)],
-            [*cli, "serve"],
-            [*cli, "worker"],
-            [*cli, "worker", "--queues", "webhooks"],
-        ):
-            started.append(
-                subprocess.Popen(command, env=env, stdout=log, stderr=log, start_new_session=True)
-            )
-        base, receiver = f"http://127.0.0.1:{api_port}", f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(base + "/readyz", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the API did not start; see {folder}")
-            time.sleep(0.2)
+        procs = stack.enter_context(running(folder))
+        procs.spawn("receiver", [sys.executable, "-c", RECEIVER, str(port)], env)
+        base, receiver = procs.api(env, timeout=60).base, f"http://127.0.0.1:{port}"
+        procs.worker(env)
+        procs.worker(env, "webhooks")
         hook = {"url": receiver + "/hook/0", "events": ["seat.awaited"]}
         httpx.post(base + "/v1/webhooks", json=hook, headers=_auth(API_KEY)).raise_for_status()
         time.sleep(1.2)  # the dispatcher knows the webhook (cached 1 s)
@@ -643,7 +581,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="stakeout-bench-webhooks-"))
     redis = EmbeddedRedis(folder / "valkey")
     redis.start()
-    ports = [_free_port() for _ in range(args.hosts)]
+    ports = [free_port() for _ in range(args.hosts)]
     receiver = subprocess.Popen(
         [sys.executable, "-c", RECEIVER, ",".join(map(str, ports))],
         stdout=subprocess.PIPE,
@@ -657,7 +595,8 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         stack.callback(shutil.rmtree, folder, ignore_errors=True)
         stack.callback(redis.stop)
-        stack.callback(stop, receiver)
+        procs = stack.enter_context(running(folder))
+        stack.callback(procs.stop, receiver)
         builds = [Build("now", ROOT, fill_of(ROOT))]
         if not args.skip_ref:
             ref_tree = stack.enter_context(exported(args.ref))
@@ -674,7 +613,7 @@ def main() -> None:
         ceiling_ms /= max(ceiling_rate * 3, 1)
         for round_ in range(args.rounds):
             for build in builds:
-                figures, worker = measure(build, redis, receiver, bases[0], bases, args, folder)
+                figures, worker = measure(build, redis, receiver, bases[0], bases, args, procs)
                 try:
                     results.setdefault(build.name, []).append(figures)
                     print(
@@ -685,7 +624,7 @@ def main() -> None:
                         spied = folder / f"profile-{len(profiles)}.txt"
                         profiles[build.name] = profile(worker.pid, args.profile, spied)
                 finally:
-                    stop(worker)
+                    procs.stop(worker)
     report(args, results, profiles, ceiling_rate, ceiling_ms)
 
 

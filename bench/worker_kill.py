@@ -14,13 +14,9 @@ trial. Prints each resume time, the median and the worst. A measurement, not a t
 from __future__ import annotations
 
 import argparse
-import os
-import signal
 import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,33 +26,8 @@ from rq import Queue, Worker
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.ops.embedded import EmbeddedRedis
-from tests.conftest import free_port
-
-KEY = "bench-key"
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def spawn(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "stakeout.cli", *args],
-            env=env,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def wait(predicate, timeout: float, interval: float = 0.02):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise TimeoutError("condition not reached")
+from tests.helpers import API_KEY, auth, wait_for
+from tests.processes import service_env, valkey_and_processes
 
 
 def running_expert_turn(connection: redis.Redis, pid: int) -> int | None:
@@ -73,75 +44,45 @@ def running_expert_turn(connection: redis.Redis, pid: int) -> int | None:
 
 
 def main(trials: int) -> None:
-    work = Path(tempfile.mkdtemp())
-    server = EmbeddedRedis(work / "valkey")
-    url = server.start()
-    port = free_port()
-    env = {
-        **os.environ,
-        "REDIS_URL": url,
-        "STAKEOUT_API_KEYS": KEY,
-        "STAKEOUT_RATE_LIMIT_PER_MINUTE": "0",
-        "LOG_LEVEL": "WARNING",
-    }
-    slow_env = {**env, "STAKEOUT_BOT_EFFORT": "100", "STAKEOUT_BOT_SECONDS": "20"}
-    api = spawn(["serve"], {**env, "PORT": str(port)}, work / "api.log")
-    quick: subprocess.Popen[bytes] | None = None
-    connection = redis.Redis.from_url(url)
     stalls: list[float] = []
-    slow: subprocess.Popen[bytes] | None = None
-    try:
-        base = f"http://127.0.0.1:{port}"
-
-        def ready() -> bool:
-            try:
-                return httpx.get(base + "/readyz").status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait(ready, 60, 0.2)
+    with (
+        valkey_and_processes() as (url, procs),
+        redis.Redis.from_url(url) as connection,
+    ):
+        env = service_env(url)
+        slow_env = {**env, "STAKEOUT_BOT_EFFORT": "100", "STAKEOUT_BOT_SECONDS": "20"}
+        api = procs.api(env, timeout=60)
         seats = [{"type": "bot", "level": "expert"}] + [{"type": "bot", "level": "random"}] * 2
-        with httpx.Client(base_url=base, timeout=30) as http:
+        with httpx.Client(base_url=api.base, timeout=30) as http:
             for trial in range(trials):
-                slow = spawn(["worker"], slow_env, work / "worker-a.log")
+                slow = procs.worker(slow_env)
                 game = http.post(
-                    "/v1/games",
-                    json={"game": "fbi", "seats": seats},
-                    headers={"Authorization": f"Bearer {KEY}"},
+                    "/v1/games", json={"game": "fbi", "seats": seats}, headers=auth(API_KEY)
                 ).json()
                 pid = slow.pid
-                version = wait(lambda pid=pid: running_expert_turn(connection, pid), 120)
+                version = wait_for(lambda pid=pid: running_expert_turn(connection, pid), 120, 0.02)
                 # B starts once A has the expert's turn (else B could take it first).
-                quick = spawn(["worker"], env, work / "worker-b.log")
+                quick = procs.worker(env)
                 b_name = f"{socket.gethostname()}-{quick.pid}-"
 
                 def listening(prefix: str = b_name) -> bool:
                     return any(w.name.startswith(prefix) for w in Worker.all(connection=connection))
 
-                wait(listening, 120, 0.1)
+                wait_for(listening, 120, 0.1)
                 killed = time.monotonic()
-                os.killpg(slow.pid, signal.SIGKILL)
-                slow.wait()
+                procs.kill(slow)
 
                 def moved(game_id: str = game["id"], v: int = version) -> bool:
                     return int(http.get(f"/v1/games/{game_id}").json()["version"]) > v
 
-                wait(moved, 300)
+                wait_for(moved, 300, 0.02)
                 stalls.append(time.monotonic() - killed)
-                quick.send_signal(signal.SIGTERM)
-                quick.wait(timeout=60)
+                procs.stop(quick, timeout=60)
                 print(f"trial {trial + 1}: the game resumed {stalls[-1]:.1f} s after the kill")
-        print(
-            f"resume after a worker killed mid-job: median {statistics.median(stalls):.1f} s, "
-            f"worst {max(stalls):.1f} s over {len(stalls)} trials"
-        )
-    finally:
-        for proc in (api, quick, slow):
-            if proc is not None and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=30)
-        connection.close()
-        server.stop()
+    print(
+        f"resume after a worker killed mid-job: median {statistics.median(stalls):.1f} s, "
+        f"worst {max(stalls):.1f} s over {len(stalls)} trials"
+    )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,13 @@
-"""Real processes for the cluster, scale-out and shutdown tests, and a stream verifier.
+"""Real processes for the cluster, scale-out and shutdown tests (and the benches that start
+processes), and a stream verifier.
 
-- `Processes` starts API servers, RQ workers and Valkey servers as real OS processes (each
+- `Processes` starts API servers, RQ workers and `stakeout run` as real OS processes (each
   in its own process group, output in a log file) and stops every one it started when the
-  test ends: SIGTERM, then SIGKILL to that process group after a bound.
-- `own_redis` is a fresh embedded Valkey (AOF on) owned by one test, so tests that flood
-  the queues or count jobs never share a server with other tests (``make test`` runs two
-  pytest processes at once).
+  test ends: SIGTERM, then SIGKILL to that process group after a bound. `running` is the
+  same as a context manager, `valkey_and_processes` that on a Valkey of its own (a bench's).
+- `embedded_redis` is a fresh embedded Valkey (AOF on) until the block ends; `own_redis` is
+  one owned by one test, so tests that flood the queues or count jobs never share a server
+  with other tests (``make test`` runs two pytest processes at once).
 - `verify_stream` replays a game's stream as Redis holds it and re-decides every act that
   was stored beside its events: versions must run 1..N without a gap, and each batch of
   events must be exactly what its act produces on the state before it.
@@ -20,6 +22,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +55,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def child_processes(pid: int, *, zombies: bool = True) -> dict[int, str]:
+    """The direct children of ``pid`` (read from /proc): their command lines. Ended ones
+    not reaped yet (zombies) only with ``zombies``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and (zombies or fields[0] != "Z"):
+            found[int(entry.name)] = cmdline
+    return found
+
+
+def _group_of(pid: int) -> int | None:
+    """The process group of ``pid`` (None once it is gone)."""
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
 def service_env(redis_url: str, **extra: str) -> dict[str, str]:
     """The environment of a service process: inherited, minus settings a test must own."""
     env = {
@@ -70,11 +99,39 @@ def service_env(redis_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
+def run_env(
+    data: Path, port: int, redis_url: str | None = None, *, api_key: bool = True, **extra: str
+) -> dict[str, str]:
+    """`stakeout run`'s environment (`service_env`'s) with its own port and data folder: the
+    embedded Valkey unless ``redis_url``; the tests' API key, or with ``api_key=False`` the
+    key run makes and keeps in ``data``."""
+    env = service_env(redis_url or "", PORT=str(port), STAKEOUT_DATA_DIR=str(data), **extra)
+    if redis_url is None:
+        del env["REDIS_URL"]  # the embedded Valkey
+    if not api_key:
+        del env["STAKEOUT_API_KEYS"]
+    return env
+
+
 @dataclass
 class Api:
     proc: subprocess.Popen[bytes]
     base: str
     log: Path
+
+
+@dataclass
+class Run:
+    """A ready `stakeout run`: its process, URL and data folder."""
+
+    proc: subprocess.Popen[bytes]
+    base: str
+    data: Path
+
+    @property
+    def key(self) -> str:
+        """The API key run made and kept in its data folder (with no STAKEOUT_API_KEYS)."""
+        return (self.data / "api-key").read_text().strip()
 
 
 class Processes:
@@ -84,13 +141,15 @@ class Processes:
         self.log_dir = log_dir
         self.started: list[tuple[subprocess.Popen[bytes], Path]] = []
 
-    def spawn(self, name: str, args: Sequence[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def spawn(
+        self, name: str, args: Sequence[str], env: dict[str, str], cwd: Path = ROOT
+    ) -> subprocess.Popen[bytes]:
         log = self.log_dir / f"{name}-{len(self.started)}.log"
         with log.open("wb") as out:
             proc = subprocess.Popen(
                 list(args),
                 env=env,
-                cwd=ROOT,
+                cwd=cwd,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own group: a worker's forked job dies with it
@@ -105,30 +164,60 @@ class Processes:
         text = self.log_of(proc).read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
 
-    def api(self, env: dict[str, str], timeout: float = 30.0) -> Api:
-        port = free_port()
-        args = [sys.executable, "-m", "stakeout.cli", "serve"]
-        proc = self.spawn("api", args, {**env, "PORT": str(port)})
-        base = f"http://127.0.0.1:{port}"
+    def wait_ready(self, proc: subprocess.Popen[bytes], base: str, timeout: float) -> None:
+        """Until ``base``'s /readyz answers 200; RuntimeError if ``proc`` exits first or
+        ``timeout`` passes."""
+        name = self.log_of(proc).stem  # "api-0", "run-2"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"the API exited ({proc.returncode}):\n{self.tail(proc)}")
+                raise RuntimeError(f"{name} exited ({proc.returncode}):\n{self.tail(proc)}")
             try:
-                if httpx.get(base + "/readyz", timeout=1).status_code == 200:
-                    return Api(proc, base, self.log_of(proc))
+                if httpx.get(base + "/readyz", timeout=2).status_code == 200:
+                    return
             except httpx.HTTPError:
                 pass
             time.sleep(0.1)
-        raise RuntimeError(f"the API did not become ready:\n{self.tail(proc)}")
+        raise RuntimeError(f"{name} did not become ready:\n{self.tail(proc)}")
 
-    def worker(self, env: dict[str, str]) -> subprocess.Popen[bytes]:
-        return self.spawn("worker", [sys.executable, "-m", "stakeout.cli", "worker"], env)
+    def api(
+        self,
+        env: dict[str, str],
+        timeout: float = 30.0,
+        python: str = sys.executable,
+        cwd: Path = ROOT,
+    ) -> Api:
+        """A ready `stakeout serve` on a free port (``python`` and ``cwd``: another
+        checkout's, as a bench compares builds)."""
+        port = free_port()
+        args = [python, "-m", "stakeout.cli", "serve"]
+        proc = self.spawn("api", args, {**env, "PORT": str(port)}, cwd)
+        base = f"http://127.0.0.1:{port}"
+        self.wait_ready(proc, base, timeout)
+        return Api(proc, base, self.log_of(proc))
+
+    def worker(self, env: dict[str, str], queues: str | None = None) -> subprocess.Popen[bytes]:
+        """`stakeout worker` (a game worker, or one of ``queues``: "webhooks")."""
+        args = [sys.executable, "-m", "stakeout.cli", "worker"]
+        return self.spawn("worker", [*args, "--queues", queues] if queues else args, env)
+
+    def run(self, env: dict[str, str], timeout: float = 120.0) -> Run:
+        """A ready `stakeout run` with ``env`` (`run_env`'s: its port and data folder)."""
+        proc = self.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
+        base = f"http://127.0.0.1:{env['PORT']}"
+        self.wait_ready(proc, base, timeout)
+        return Run(proc, base, Path(env["STAKEOUT_DATA_DIR"]))
+
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGKILL ``proc``'s whole process group (its forked job too), as a crash does."""
+        self._kill_group(proc)
 
     def stop(
         self, proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout: float = 25.0
     ) -> int:
-        """Signal ``proc`` and wait; SIGKILL its process group after ``timeout``."""
+        """Signal ``proc`` and wait; SIGKILL its process group after ``timeout``, and what
+        it started in sessions of their own (`stakeout run`'s Valkey) if they outlive it."""
+        apart = self._apart(proc)
         if proc.poll() is None:
             proc.send_signal(sig)
             try:
@@ -136,6 +225,7 @@ class Processes:
             except subprocess.TimeoutExpired:
                 self._kill_group(proc)
         self._kill_group(proc)  # leftovers of the group (a forked job, a scheduler)
+        self._kill_left(apart)
         return int(proc.returncode)
 
     @staticmethod
@@ -145,32 +235,100 @@ class Processes:
         if proc.poll() is None:
             proc.wait(timeout=10)
 
+    @staticmethod
+    def _apart(proc: subprocess.Popen[bytes]) -> dict[int, str]:
+        """The children of a live ``proc`` outside its process group: their command lines."""
+        if proc.poll() is not None:
+            return {}
+        kids = child_processes(proc.pid, zombies=False).items()
+        return {pid: line for pid, line in kids if _group_of(pid) not in {None, proc.pid}}
+
+    @staticmethod
+    def _kill_left(apart: dict[int, str]) -> None:
+        """SIGKILL those of ``apart`` still running (the same command line: not a new
+        process given a freed pid)."""
+        for pid, line in apart.items():
+            try:
+                now = (Path(f"/proc/{pid}") / "cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if now.decode() == line:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
     def close(self) -> None:
+        apart = [self._apart(proc) for proc, _ in self.started]
         for proc, _ in reversed(self.started):
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
         for proc, _ in reversed(self.started):
             self.stop(proc, timeout=15.0)
+        for left in apart:
+            self._kill_left(left)
 
 
-@pytest.fixture
-def processes(tmp_path: Path) -> Iterator[Processes]:
-    procs = Processes(tmp_path)
+@contextlib.contextmanager
+def running(log_dir: Path) -> Iterator[Processes]:
+    """The processes started in the block, stopped when it ends (also on an error)."""
+    procs = Processes(log_dir)
     try:
         yield procs
     finally:
         procs.close()
 
 
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[str]:
-    """A Valkey server (AOF on) for this test only."""
-    server = EmbeddedRedis(tmp_path / "valkey")
+@contextlib.contextmanager
+def embedded_redis(folder: Path) -> Iterator[str]:
+    """A Valkey server (AOF on, in ``folder``) on a free port until the block ends: its URL."""
+    server = EmbeddedRedis(folder)
     url = server.start()
     try:
         yield url
     finally:
         server.stop()
+
+
+@contextlib.contextmanager
+def valkey_and_processes() -> Iterator[tuple[str, Processes]]:
+    """A temporary folder with an embedded Valkey (its URL) and the processes started on
+    it (their logs there), all stopped and removed when the block ends: a bench's setup."""
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        embedded_redis(Path(tmp) / "valkey") as url,
+        running(Path(tmp)) as procs,
+    ):
+        yield url, procs
+
+
+def cli_module(tree: Path) -> str:
+    """The module of the ``stakeout`` command in ``tree`` (an older build had it in
+    service/)."""
+    return "stakeout.cli" if (tree / "stakeout" / "cli.py").exists() else "service.ops.cli"
+
+
+@contextlib.contextmanager
+def exported(ref: str) -> Iterator[Path]:
+    """The tree of ``ref`` (`git archive`) in a temporary folder until the block ends: an
+    older build a bench starts processes from (with this venv), beside this one."""
+    with tempfile.TemporaryDirectory(prefix="stakeout-ref-", ignore_cleanup_errors=True) as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        yield Path(tmp)
+
+
+@pytest.fixture
+def processes(tmp_path: Path) -> Iterator[Processes]:
+    with running(tmp_path) as procs:
+        yield procs
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[str]:
+    """A Valkey server (AOF on) for this test only."""
+    with embedded_redis(tmp_path / "valkey") as url:
+        yield url
 
 
 # ---- playing over HTTP ------------------------------------------------------------------

@@ -16,11 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
-
-from service.ops.embedded import EmbeddedRedis
 from tests.helpers import API_KEY
-from tests.processes import Processes, free_port, service_env
+from tests.processes import Processes, embedded_redis, free_port, running, service_env
 
 
 class Stack:
@@ -39,17 +36,7 @@ class Stack:
     def start_api(self) -> None:
         args = [sys.executable, "-m", "stakeout.cli", "serve"]
         self.api = self.processes.spawn("api", args, {**self.env, "PORT": str(self.port)})
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.api.poll() is not None:
-                raise RuntimeError(f"the API exited:\n{self.processes.tail(self.api)}")
-            try:
-                if httpx.get(self.base + "/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"the API did not become ready:\n{self.processes.tail(self.api)}")
+        self.processes.wait_ready(self.api, self.base, timeout=30)
 
     def drop_api(self) -> None:
         """Kill the API process: every open connection drops at once."""
@@ -63,17 +50,11 @@ class Stack:
 @contextmanager
 def running_stack(folder: Path) -> Iterator[Stack]:
     """Valkey, the API and a game worker, on free ports under ``folder``."""
-    redis = EmbeddedRedis(folder / "valkey")
-    url = redis.start()
-    processes = Processes(folder)
-    try:
+    with embedded_redis(folder / "valkey") as url, running(folder) as processes:
         stack = Stack(url, processes)
         stack.start_api()
         processes.worker(stack.env)
         yield stack
-    finally:
-        processes.close()
-        redis.stop()
 
 
 def main() -> None:

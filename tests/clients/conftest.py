@@ -9,11 +9,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.helpers import API_KEY, wait_for
-from tests.processes import Processes, free_port, service_env
+from tests.processes import Processes, free_port, run_env
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
@@ -28,23 +26,9 @@ class Server:
 def start_run(processes: Processes, data: Path, **extra: str) -> str:
     """`stakeout run` with its own port and data folder, the test's API key and ``extra``
     settings; its URL once ready."""
-    port = free_port()
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data), **extra)
-    env.pop("REDIS_URL")  # its embedded Valkey
+    env = run_env(data, free_port(), **extra)
     env.update(STAKEOUT_API_PROCESSES="1", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="1")
-    env.setdefault("STAKEOUT_API_KEYS", API_KEY)
-    run = processes.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
-    base = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert run.poll() is None, processes.tail(run)
-        try:
-            return httpx.get(base + "/readyz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_for(ready, timeout=120, interval=0.2)
-    return base
+    return processes.run(env).base
 
 
 @pytest.fixture(scope="module")

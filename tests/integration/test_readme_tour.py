@@ -11,14 +11,13 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.helpers import auth, wait_for
-from tests.processes import Processes, free_port, processes, service_env
+from tests.helpers import auth
+from tests.processes import Processes, Run, free_port, processes, run_env
 
 __all__ = ["processes"]
 
@@ -49,26 +48,12 @@ def test_the_tour_needs_only_curl_and_python3_and_uses_port_and_key() -> None:
         assert needed in text
 
 
-def _start_run(processes: Processes, data: Path) -> tuple[subprocess.Popen[bytes], str, str]:
-    """`stakeout run` as `make run` starts it, with its own port and data folder: the
-    process, its URL and the API key it made and kept in the data folder."""
-    port = free_port()
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data))
-    for name in ("REDIS_URL", "STAKEOUT_API_KEYS", "STAKEOUT_RATE_LIMIT_PER_MINUTE"):
-        env.pop(name)  # the embedded Valkey, a kept key, the default rate limit
-    env["STAKEOUT_API_PROCESSES"] = "1"
-    run = processes.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
-    base = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert run.poll() is None, processes.tail(run)
-        try:
-            return httpx.get(base + "/readyz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_for(ready, timeout=120, interval=0.2)
-    return run, base, (data / "api-key").read_text().strip()
+def _start_run(processes: Processes, data: Path) -> Run:
+    """`stakeout run` as `make run` starts it, with its own port and data folder (its URL,
+    and the API key it made and kept there)."""
+    env = run_env(data, free_port(), api_key=False, STAKEOUT_API_PROCESSES="1")
+    del env["STAKEOUT_RATE_LIMIT_PER_MINUTE"]  # the default rate limit
+    return processes.run(env)
 
 
 def _ctrl_c(run: subprocess.Popen[bytes]) -> None:
@@ -140,11 +125,11 @@ def test_the_readme_tour_runs_in_order_against_a_real_server(
     processes: Processes, tmp_path: Path
 ) -> None:
     blocks = tour_blocks()
-    run, base, key = _start_run(processes, tmp_path / ".data")
+    run = _start_run(processes, tmp_path / ".data")
     try:
-        result, events = _follow_the_tour(blocks, base, key, tmp_path)
+        result, events = _follow_the_tour(blocks, run.base, run.key, tmp_path)
     finally:
-        _ctrl_c(run)
+        _ctrl_c(run.proc)
     output = result.stdout + result.stderr
     finished = [i for i in range(len(blocks)) if DONE.format(i) in result.stdout]
     failed = len(finished)

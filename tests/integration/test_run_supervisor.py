@@ -8,9 +8,7 @@ import os
 import random
 import re
 import signal
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,57 +21,23 @@ from tests.helpers import API_KEY, auth, wait_for
 from tests.processes import (
     HumanSeat,
     Processes,
+    child_processes,
     free_port,
     next_request,
     own_redis,
     processes,
-    service_env,
+    run_env,
 )
 
 __all__ = ["own_redis", "processes"]
 
 
-def _children(pid: int) -> dict[int, str]:
-    """The direct children of ``pid``: their command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == pid:
-            found[int(entry.name)] = cmdline
-    return found
-
-
 def _workers(run_pid: int) -> dict[int, str]:
-    return {p: c for p, c in _children(run_pid).items() if "stakeout.cli worker" in c}
+    return {p: c for p, c in child_processes(run_pid).items() if "stakeout.cli worker" in c}
 
 
 def _valkey(run_pid: int) -> int | None:
-    return next((p for p, c in _children(run_pid).items() if "valkey" in c), None)
-
-
-def _start_run(
-    processes: Processes, env: dict[str, str], port: int
-) -> tuple[Any, str, Callable[[], bool]]:
-    """`stakeout run` started and ready: the process, its URL and its readiness check."""
-    run = processes.spawn("run", [sys.executable, "-m", "stakeout.cli", "run"], env)
-    base = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert run.poll() is None, processes.tail(run)
-        try:
-            return httpx.get(base + "/readyz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_for(ready, timeout=120, interval=0.2)
-    return run, base, ready
+    return next((p for p, c in child_processes(run_pid).items() if "valkey" in c), None)
 
 
 def _play_until_bots_answer(http: httpx.Client, seat: HumanSeat, rng: random.Random) -> int:
@@ -104,16 +68,9 @@ def _play_until_bots_answer(http: httpx.Client, seat: HumanSeat, rng: random.Ran
 def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
     processes: Processes, tmp_path: Path
 ) -> None:
-    port = free_port()
-    env = service_env(
-        "",
-        PORT=str(port),
-        STAKEOUT_DATA_DIR=str(tmp_path / "data"),
-        STAKEOUT_API_PROCESSES="2",
-        LOG_LEVEL="WARNING",
-    )
-    del env["REDIS_URL"]  # the embedded Valkey
-    run, base, ready = _start_run(processes, env, port)
+    env = run_env(tmp_path / "data", free_port(), STAKEOUT_API_PROCESSES="2", LOG_LEVEL="WARNING")
+    started = processes.run(env)
+    run, base = started.proc, started.base
     output = processes.log_of(run).read_text()
     assert re.search(r"API processes: 2 ", output), output
     assert "Workers:      bots,scoring; webhooks; matchmaking" in output, output
@@ -159,7 +116,7 @@ def test_run_restarts_a_killed_worker_and_a_killed_valkey_and_the_game_goes_on(
         assert valkey is not None
         os.kill(valkey, signal.SIGKILL)
         wait_for(lambda: (v := _valkey(run.pid)) is not None and v != valkey, timeout=60)
-        wait_for(ready, timeout=60, interval=0.2)
+        processes.wait_ready(run, base, timeout=60)
         # Nothing acknowledged was lost: the game is at least where we saw it.
         # (Each API process learns of the restart on its next command: a 503 then is fair.)
         after = wait_for(
@@ -186,11 +143,7 @@ def test_ctrl_c_stops_run_quietly_and_the_embedded_valkey_last(
     """A terminal's Ctrl+C signals the whole process group. The embedded Valkey runs in a
     session of its own (service/ops/embedded.py), so it outlives the workers' warm shutdown
     and `stakeout run` stops it last: no worker logs that Redis went away."""
-    port = free_port()
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
-    env["LOG_LEVEL"] = "WARNING"
-    del env["REDIS_URL"]  # the embedded Valkey
-    run, _, _ = _start_run(processes, env, port)
+    run = processes.run(run_env(tmp_path / "data", free_port(), LOG_LEVEL="WARNING")).proc
     wait_for(lambda: len(_workers(run.pid)) == 3, timeout=30)
     valkey = _valkey(run.pid)
     assert valkey is not None
@@ -211,14 +164,13 @@ def test_sigterm_stops_run_its_workers_and_the_embedded_valkey(
     API processes, workers and embedded Valkey and exits 0, leaving no process behind. With
     one API process uvicorn serves in run's own process and raises the signal again once it
     has shut down."""
-    port = free_port()
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
-    env.update(LOG_LEVEL="WARNING", STAKEOUT_API_PROCESSES=api_processes)
-    del env["REDIS_URL"]  # the embedded Valkey
-    run, _, _ = _start_run(processes, env, port)
+    env = run_env(
+        tmp_path / "data", free_port(), LOG_LEVEL="WARNING", STAKEOUT_API_PROCESSES=api_processes
+    )
+    run = processes.run(env).proc
     wait_for(lambda: len(_workers(run.pid)) == 3, timeout=30)
     valkey = _valkey(run.pid)
-    children = list(_children(run.pid))
+    children = list(child_processes(run.pid))
     assert valkey in children
     os.kill(run.pid, signal.SIGTERM)
     assert run.wait(timeout=90) == 0, processes.tail(run)
@@ -250,9 +202,8 @@ def test_run_gives_the_matchmaker_a_process_of_its_own(
 ) -> None:
     """Two tickets through the API are matched by `stakeout run`'s matchmaking worker, a
     process apart from the game worker's (whose bot turns its passes cannot slow)."""
-    port = free_port()
-    env = service_env(own_redis, PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
-    run, base, _ = _start_run(processes, env, port)
+    started = processes.run(run_env(tmp_path / "data", free_port(), own_redis))
+    run, base = started.proc, started.base
     workers = wait_for(lambda: len(w := _workers(run.pid)) == 3 and w, timeout=30)
     matchmaker = [p for p, c in workers.items() if " --queues matchmaking " in f"{c} "]
     assert len(matchmaker) == 1, workers
@@ -296,12 +247,10 @@ def test_run_keeps_its_api_key_in_the_data_folder_across_restarts(
     """With no STAKEOUT_API_KEYS, `stakeout run` makes a key the first time and keeps it in
     its data folder: after a restart it prints the same key, and the games made with it are
     still listed."""
-    port = free_port()
     data = tmp_path / "data"
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data))
-    del env["REDIS_URL"]  # the embedded Valkey, in the data folder too
-    del env["STAKEOUT_API_KEYS"]
-    run, base, _ = _start_run(processes, env, port)
+    env = run_env(data, free_port(), api_key=False)  # the embedded Valkey in data too
+    started = processes.run(env)
+    run, base = started.proc, started.base
     key = _banner_key(processes.log_of(run).read_text(errors="replace"))
     created = httpx.post(
         f"{base}/v1/games",
@@ -312,7 +261,8 @@ def test_run_keeps_its_api_key_in_the_data_folder_across_restarts(
     assert created.status_code == 201, created.text
     assert (data / "api-key").stat().st_mode & 0o777 == 0o600
     processes.stop(run, signal.SIGINT)
-    again, base, _ = _start_run(processes, env, port)
+    restarted = processes.run(env)
+    again, base = restarted.proc, restarted.base
     assert _banner_key(processes.log_of(again).read_text(errors="replace")) == key
     listed = httpx.get(f"{base}/v1/games", headers=auth(key), timeout=30).json()
     assert [g["id"] for g in listed["games"]] == [created.json()["id"]]
@@ -326,10 +276,8 @@ def test_ctrl_c_with_live_feeds_open_ends_them_and_exits_without_a_traceback(
     answers, the account feed is hung up; `stakeout run` exits with no error logged."""
     import threading
 
-    port = free_port()
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(tmp_path / "data"))
-    del env["REDIS_URL"]
-    run, base, _ = _start_run(processes, env, port)
+    started = processes.run(run_env(tmp_path / "data", free_port()))
+    run, base = started.proc, started.base
     created = httpx.post(
         f"{base}/v1/games",
         json={"game": "fbi", "seats": [{"type": "human"}] * 3},

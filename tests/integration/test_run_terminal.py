@@ -27,7 +27,7 @@ import httpx
 import pytest
 
 from tests.helpers import auth, wait_for
-from tests.processes import ROOT, Processes, free_port, processes, service_env
+from tests.processes import ROOT, Processes, child_processes, free_port, processes, run_env
 
 __all__ = ["processes"]
 
@@ -39,25 +39,7 @@ TEXT_LINE = re.compile(r"^\d\d:\d\d:\d\d (DEBUG|INFO|WARNING|ERROR|CRITICAL) +\S
 
 def _env(data: Path, port: int, **extra: str) -> dict[str, str]:
     """`make run`'s environment: the embedded Valkey and a kept key in ``data``."""
-    env = service_env("", PORT=str(port), STAKEOUT_DATA_DIR=str(data), **extra)
-    for name in ("REDIS_URL", "STAKEOUT_API_KEYS"):
-        env.pop(name)
-    env.setdefault("STAKEOUT_API_PROCESSES", "1")
-    return env
-
-
-def _ready(processes: Processes, run: subprocess.Popen[bytes], port: int) -> str:
-    base = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        assert run.poll() is None, processes.tail(run)
-        try:
-            return httpx.get(base + "/readyz", timeout=2).status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    wait_for(ready, timeout=120, interval=0.2)
-    return base
+    return run_env(data, port, api_key=False, **{"STAKEOUT_API_PROCESSES": "1", **extra})
 
 
 def _refused(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -94,9 +76,8 @@ def test_a_second_run_in_the_same_folder_refuses_and_banner_prints_the_first_aga
 ) -> None:
     data = tmp_path / ".data"
     port = free_port()
-    first = processes.spawn("run", RUN, _env(data, port, LOG_LEVEL="INFO"))
-    _ready(processes, first, port)
-    key = (data / "api-key").read_text().strip()
+    started = processes.run(_env(data, port, LOG_LEVEL="INFO"))
+    first, key = started.proc, started.key
 
     second = _refused(_env(data, free_port()))
     sentence = _one_sentence(second)
@@ -139,23 +120,6 @@ def test_a_taken_port_is_one_sentence_before_any_banner(tmp_path: Path) -> None:
     assert not (tmp_path / ".data" / "api-key").exists()
 
 
-def _children(pid: int) -> dict[int, str]:
-    """The live children of ``pid``: their command lines."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found[int(entry.name)] = cmdline
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -170,11 +134,10 @@ def test_a_killed_runs_workers_stop_and_the_next_run_takes_its_valkey_over(
     data = tmp_path / ".data"
     port = free_port()
     env = _env(data, port)
-    killed = processes.spawn("run", RUN, env)
-    base = _ready(processes, killed, port)
-    key = (data / "api-key").read_text().strip()
+    started = processes.run(env)
+    killed, base, key = started.proc, started.base, started.key
     game = _bot_game(base, key)
-    children = _children(killed.pid)
+    children = child_processes(killed.pid, zombies=False)
     workers = [p for p, c in children.items() if "stakeout.cli worker" in c]
     valkey = next(p for p, c in children.items() if "valkey" in c)
     assert len(workers) == 3, children
@@ -186,8 +149,8 @@ def test_a_killed_runs_workers_stop_and_the_next_run_takes_its_valkey_over(
         wait_for(lambda: not any(_alive(p) for p in workers), timeout=30, interval=0.2)
         assert _alive(valkey)
 
-        again = processes.spawn("run", RUN, env)
-        base = _ready(processes, again, port)
+        restarted = processes.run(env)
+        again, base = restarted.proc, restarted.base
         log = processes.log_of(again).read_text(errors="replace")
         assert log.lstrip().startswith(f"Stopped the embedded Valkey (pid {valkey})"), log
         assert "Traceback" not in log
@@ -228,7 +191,8 @@ def test_on_a_terminal_the_logs_are_text_lines_without_colour_codes_or_rq_chatte
     reader = threading.Thread(target=_read_all, args=(controller, output), daemon=True)
     reader.start()
     try:
-        base = _ready(processes, run, port)
+        base = f"http://127.0.0.1:{port}"
+        processes.wait_ready(run, base, timeout=120)
         key = (data / "api-key").read_text().strip()
         unknown = httpx.get(f"{base}/v1/games/{'f' * 24}", headers=auth(key), timeout=30)
         assert unknown.status_code == 404, unknown.text
