@@ -266,11 +266,13 @@ def test_webhooks_are_signed_and_the_account_feed_resumes(api: Stakeout) -> None
         hook = api.register_webhook(receiver.url, ["game.started"])
         assert hook.id in {h.id for h in api.webhooks()}
         feed: queue.Queue[dict[str, Any]] = queue.Queue()
+        everything: list[dict[str, Any]] = []  # what the live feed said, in its order
         first = api.feed()
 
         def read() -> None:
             with contextlib.suppress(httpx.HTTPError, RuntimeError):  # closed at the end
                 for message in first:
+                    everything.append(message)
                     feed.put(message)
 
         threading.Thread(target=read, daemon=True).start()
@@ -284,16 +286,33 @@ def test_webhooks_are_signed_and_the_account_feed_resumes(api: Stakeout) -> None
         assert not verify_signature("another-secret", signature, body)
         assert not verify_signature(hook.secret, signature, body, now=time.time() + 3600)
         assert wait_for(lambda: list(api.deliveries(hook.id, limit=1)), timeout=30)
-        # Resuming from a cursor gives what followed it, nothing before.
+        # Resuming from a cursor gives what followed it, nothing before: the same entries
+        # as the live feed after it (other games' included), up to this game's next one.
         game.seat(0).resign()
+        cursors = [m["cursor"] for m in everything]
+        start = cursors.index(started["cursor"])
+        followed = wait_for(
+            lambda: next(
+                (
+                    cursors_after(everything, start, i)
+                    for i in range(start + 1, len(everything))
+                    if everything[i]["game_id"] == game.id
+                ),
+                None,
+            ),
+            timeout=60,
+        )
         resumed = api.feed(after=started["cursor"])
-        after = next(resumed)
-        assert after["cursor"] != started["cursor"]
-        assert after["game_id"] == game.id
+        assert [next(resumed)["cursor"] for _ in followed] == followed
         api.delete_webhook(hook.id)
         assert hook.id not in {h.id for h in api.webhooks()}
     finally:
         receiver.close()
+
+
+def cursors_after(messages: list[dict[str, Any]], start: int, end: int) -> list[str]:
+    """The cursors of ``messages`` after index ``start``, up to and with ``end``."""
+    return [m["cursor"] for m in messages[start + 1 : end + 1]]
 
 
 def _until_the_feed_records(api: Stakeout, feed: queue.Queue[dict[str, Any]]) -> None:
