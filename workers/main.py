@@ -158,6 +158,7 @@ def _run_jobs(settings: Settings, burst: bool, names: tuple[str, ...]) -> None:
                 dispatcher = _start_bot_queue_duties(settings, lifeline, dispatching)
         generation += 1
         worker = _worker(connection, names, f"{lifeline.process}-{generation}")
+        worker.stopping = stopping  # a signal before RQ's handlers are in place stops it too
         lifeline.worker = worker
         if stopping.is_set():  # SIGTERM before RQ's own handlers are in place
             break

@@ -55,6 +55,9 @@ from service.store.keys import worker_alive_key, worker_reaped_key, worker_stran
 
 log = logging.getLogger("stakeout.worker")
 
+# How long a worker's command-channel thread waits for a message at a time (`subscribe`).
+PUBSUB_WAIT_SECONDS = 1.0
+
 BEAT_SECONDS = 1.0
 ALIVE_SECONDS = 5
 REAP_SECONDS = 2.0
@@ -301,6 +304,32 @@ class ReliableWorker(SimpleWorker):
     queue's intermediate list as the job starts (RQ does so only for single-queue workers)."""
 
     queue_class = ReliableQueue
+    # Set by the process's own SIGTERM/SIGINT handler, which is in place until RQ installs
+    # its own in `work` (after registering the worker and starting its scheduler).
+    stopping: threading.Event | None = None
+
+    def _install_signal_handlers(self) -> None:
+        super()._install_signal_handlers()  # type: ignore[no-untyped-call]
+        # A signal that came while RQ bootstrapped went to the process's handler: without
+        # this the worker would take jobs until it was killed (seen as a 15 s stop in CI).
+        if self.stopping is not None and self.stopping.is_set():
+            log.info("worker %s: asked to stop while starting; stopping", self.name)
+            self._shutdown_requested_date = datetime.now(UTC)
+            self._stop_requested = True
+
+    def subscribe(self) -> None:
+        """As RQ subscribes a worker to its command channel, but its thread waits at most
+        `PUBSUB_WAIT_SECONDS` a turn (RQ: 60). Stopping the worker waits for that thread
+        (redis-py's stop joins it); the thread wakes at the reply to the unsubscribe, but a
+        worker stopped as it starts may unsubscribe before the thread saw its subscription,
+        and the thread then waited the whole 60 s for one (a stop of a minute, seen in tests)."""
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(  # type: ignore[assignment]
+            sleep_time=PUBSUB_WAIT_SECONDS,
+            daemon=True,
+            exception_handler=self._pubsub_exception_handler,
+        )
 
     def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
         super().prepare_job_execution(job, remove_from_intermediate_queue=True)
