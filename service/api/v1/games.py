@@ -46,21 +46,17 @@ from service.play.identities import check_external_id, check_seats
 from service.play.replays import opened, replay_document
 from service.seats.answers import Answers, Poll
 from service.store.event_store import EventStore
-from service.views.game_list import GameFilter, GameList, parse_cursor
-from service.views.presenter import event_records
-from service.views.schemas import (
+from service.views.creation_schemas import (
     BotSeat,
     CreateGame,
-    EventPage,
     GameCreatedResponse,
-    GameName,
-    GamePage,
-    GameStatus,
-    GameView,
     Invite,
     OpenSeat,
     SeatGrant,
 )
+from service.views.game_list import GameFilter, GameList, parse_cursor
+from service.views.presenter import event_records
+from service.views.schemas import EventPage, GameName, GamePage, GameStatus, GameView
 from service.views.versions import etag, not_modified
 
 # The longest a view read may wait for a new version (`?after_version=N&wait=S`).

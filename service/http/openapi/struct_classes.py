@@ -26,11 +26,12 @@ def struct_classes() -> dict[str, list[type[msgspec.Struct]]]:
                 found.setdefault(value.__name__, []).append(value)
     # Types made with defstruct (creation bodies, tickets, tagged rules data) live only in
     # unions.
+    from service.views import creation_schemas as creation
     from service.views import matchmaking_schemas as tickets
     from service.views import schemas as wire
 
     roots = [
-        wire.CreateGame,
+        creation.CreateGame,
         tickets.CreateTicket,
         wire.RulesData,
         wire.Move,
