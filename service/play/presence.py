@@ -58,6 +58,9 @@ Status = Literal["online", "away", "never"]
 # the presence hash with every other hot key), and must not leave a hash behind it. The same
 # hash tag, so it runs on Redis Cluster. KEYS: the presence hash, the events stream. ARGV:
 # the TTL, how many fields to delete, those fields, then field/value pairs to set.
+# Sent as EVAL, not as a registered script (EVALSHA): the flush's pipeline may be a Redis
+# Cluster pipeline, which loads no script on a node that lacks it; the text is short and a
+# flush runs at most every `FLUSH_SECONDS`.
 _WRITE = """
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 local dropped = tonumber(ARGV[2])
