@@ -20,8 +20,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
+from tests.processes import embedded_redis
 
 
 @pytest.fixture(scope="session")
@@ -32,10 +32,8 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
         yield f"{external.rstrip('/').rsplit('/', 1)[0]}/{1 + int(worker.removeprefix('gw'))}"
         return
-    server = EmbeddedRedis(Path(tmp_path_factory.mktemp("valkey")))
-    url = server.start()
-    yield url
-    server.stop()
+    with embedded_redis(Path(tmp_path_factory.mktemp("valkey"))) as url:
+        yield url
 
 
 @pytest.fixture
