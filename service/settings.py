@@ -176,6 +176,12 @@ class Settings:
     # The ASGI server of `stakeout serve` and `run`: "granian" or "uvicorn"
     # (docs/design-move-path.md, "Which server, how many processes").
     api_server: str = "uvicorn"
+    # How long uvicorn keeps a connection open with no request on it. Longer than any
+    # client's or proxy's own idle limit (httpx's and Node's 4-5 s, a load balancer's 60 s),
+    # so the server is never the side that closes a connection a client is about to reuse:
+    # at uvicorn's 5 s a request sent as the server closed was lost unanswered
+    # ("Server disconnected without sending a response"). granian has no such setting.
+    keep_alive_seconds: int = 75
     # /metrics on its own port (0: on the API port, next to the API).
     metrics_port: int = 0
     # The view and the acts answered by a layer around Litestar's router when it is sure
@@ -230,6 +236,8 @@ class Settings:
                 raise ValueError(f"{name}: unknown queues {unknown}; the queues: {ALL_QUEUES}")
         if not 0 <= self.api_processes <= 64:
             raise ValueError("STAKEOUT_API_PROCESSES must be in [0, 64]")
+        if not 1 <= self.keep_alive_seconds <= 3600:
+            raise ValueError("STAKEOUT_KEEP_ALIVE_SECONDS must be in [1, 3600]")
         if self.api_server not in API_SERVERS:
             raise ValueError(f"STAKEOUT_API_SERVER must be one of {', '.join(API_SERVERS)}")
         if self.log_format not in LOG_FORMATS:
@@ -299,6 +307,7 @@ ENVIRONMENT: dict[str, tuple[tuple[str, ...], Callable[[str], object]]] = {
     "api_processes": (("STAKEOUT_API_PROCESSES", "WEB_CONCURRENCY"), int),
     "metrics_port": (("STAKEOUT_METRICS_PORT",), int),
     "api_server": (("STAKEOUT_API_SERVER",), _lower),
+    "keep_alive_seconds": (("STAKEOUT_KEEP_ALIVE_SECONDS",), int),
     "hot_routes": (("STAKEOUT_HOT_ROUTES",), _bool),
     "presence_seconds": (("STAKEOUT_PRESENCE_SECONDS",), int),
 }

@@ -47,6 +47,7 @@ def _uvicorn_options(settings: Settings) -> dict[str, Any]:
         "log_config": None,
         "access_log": False,
         "timeout_graceful_shutdown": GRACEFUL_SECONDS,
+        "timeout_keep_alive": settings.keep_alive_seconds,
         # The client's address is decided by STAKEOUT_TRUSTED_PROXIES alone
         # (service/http/ratelimit.py); uvicorn would otherwise believe X-Forwarded-For from
         # any local peer.

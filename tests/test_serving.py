@@ -1,16 +1,19 @@
 """How an API process serves: `stakeout serve`'s answers carry a date and no ``server``
-header, and the app (`service.app.for_serving`, used by `stakeout serve`, `run` and
-``uvicorn --factory service.app:app_factory``) keeps what start-up made out of the garbage
-collector's generations, so a full collection under load walks only what requests made
-and young collections come less often (checked in a fresh interpreter: freezing this test
-process would keep its objects)."""
+header, a connection idle past a client's own idle limit is still open, and the app
+(`service.app.for_serving`, used by `stakeout serve`, `run` and ``uvicorn --factory
+service.app:app_factory``) keeps what start-up made out of the garbage collector's
+generations, so a full collection under load walks only what requests made and young
+collections come less often (checked in a fresh interpreter: freezing this test process
+would keep its objects)."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -60,3 +63,43 @@ def test_answers_name_no_server_software(processes: Processes, clean_redis: str)
     assert answer.status_code == 200
     assert "server" not in answer.headers
     assert answer.headers["date"].endswith(" GMT")  # uvicorn's own headers otherwise stay
+
+
+def test_an_idle_connection_outlives_a_clients_own_idle_limit(
+    processes: Processes, clean_redis: str
+) -> None:
+    """A connection idle past httpx's pool expiry (5 s, uvicorn's own default too) is still
+    the server's to answer on: the client, not the server, is the side that lets it go, so
+    a request is never sent on a connection the server is closing."""
+    api = processes.api(service_env(clean_redis))
+    pool_expiry = httpx.Limits().keepalive_expiry
+    assert pool_expiry is not None
+    port = int(api.base.rsplit(":", 1)[1])
+    request = b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(request)
+        assert _answer(conn).startswith(b"HTTP/1.1 200")
+        # What is under test is an idle connection, so the test idles it.
+        time.sleep(pool_expiry + 1)
+        conn.sendall(request)
+        assert _answer(conn).startswith(b"HTTP/1.1 200")
+
+
+def _answer(conn: socket.socket) -> bytes:
+    """One whole answer off ``conn`` (head, then as many body bytes as it says)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        assert chunk, f"closed by the server after {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        assert chunk, "closed by the server mid-answer"
+        body += chunk
+    return head

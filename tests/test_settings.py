@@ -53,6 +53,7 @@ def test_a_bot_always_thinks_well_inside_its_jobs_timeout() -> None:
         ("STAKEOUT_API_PROCESSES", "many"),
         ("WEB_CONCURRENCY", "many"),
         ("STAKEOUT_METRICS_PORT", "70000"),
+        ("STAKEOUT_KEEP_ALIVE_SECONDS", "0"),
     ],
 )
 def test_bad_values_are_refused_by_name(name: str, value: str) -> None:
