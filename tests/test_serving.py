@@ -17,8 +17,10 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from service.app import YOUNG_GC_THRESHOLD
+from service.settings import API_SERVERS
 from tests.processes import Processes, processes, service_env
 
 __all__ = ["processes"]
@@ -65,13 +67,14 @@ def test_answers_name_no_server_software(processes: Processes, clean_redis: str)
     assert answer.headers["date"].endswith(" GMT")  # uvicorn's own headers otherwise stay
 
 
+@pytest.mark.parametrize("server", API_SERVERS)
 def test_an_idle_connection_outlives_a_clients_own_idle_limit(
-    processes: Processes, clean_redis: str
+    processes: Processes, clean_redis: str, server: str
 ) -> None:
     """A connection idle past httpx's pool expiry (5 s, uvicorn's own default too) is still
-    the server's to answer on: the client, not the server, is the side that lets it go, so
-    a request is never sent on a connection the server is closing."""
-    api = processes.api(service_env(clean_redis))
+    the server's to answer on, whichever server: the client, not the server, is the side
+    that lets it go, so a request is never sent on a connection the server is closing."""
+    api = processes.api(service_env(clean_redis, STAKEOUT_API_SERVER=server))
     pool_expiry = httpx.Limits().keepalive_expiry
     assert pool_expiry is not None
     port = int(api.base.rsplit(":", 1)[1])
