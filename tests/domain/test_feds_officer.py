@@ -60,6 +60,7 @@ def test_the_officers_mole_is_face_up_for_everyone() -> None:
     assert at(state, "docks").mole == mole(OFFICER, "plain-5")  # Club + 5 wraps to the Docks
     for seat in (BLUE, RED, None):
         seen = GAME.view(state, seat).locations[1].mole
+        assert seen is not None
         assert seen.agent == "plain-5"
         assert seen.face_up
 

@@ -10,6 +10,7 @@ from domain.feds.commands import ArrestCriminals
 from domain.feds.events import (
     BadgePassed,
     CriminalsArrested,
+    GameSetUp,
     SirenShare,
     SirenSounded,
 )
@@ -177,6 +178,7 @@ def test_sirens_are_set_one_per_location_at_random() -> None:
     from domain.feds import GAME
 
     (event,) = GAME.setup(FedsOptions(sirens=True), 3, Rng(b"x"))
+    assert isinstance(event, GameSetUp)
     assert sorted(s for s in event.siren_tokens if s is not None) == [3, 4, 5, 6]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import pytest
@@ -12,6 +12,7 @@ from domain.feds import GAME
 from domain.feds.cards import Agent
 from domain.feds.events import (
     AgentChosen,
+    FedsEvent,
     GameSetUp,
     MolePeeked,
     MolePlaced,
@@ -19,7 +20,7 @@ from domain.feds.events import (
 )
 from domain.feds.options import FedsOptions
 from domain.feds.state import Choice, FedsState, Mole, UtilityToken
-from domain.feds.views import FedsView
+from domain.feds.views import FedsView, MoleView
 from domain.match import Match, MatchEngine, event_union
 from domain.rng import Rng
 from tests.domain.feds_helpers import BLUE, GREEN, RED, crims, given, mole, spot
@@ -27,6 +28,22 @@ from tests.domain.playthrough import play
 
 DECODE_VIEW = msgspec.json.Decoder(FedsView).decode
 DECODE_EVENT = msgspec.json.Decoder(event_union(GAME)).decode
+
+E = TypeVar("E", bound=FedsEvent)
+
+
+def _redacted(event: E, seat: int | None) -> E:
+    """``GAME.redact``, checked to hand back an event of the same type."""
+    seen = GAME.redact(event, seat)
+    assert isinstance(seen, type(event))
+    return seen
+
+
+def _mole_seen(state: FedsState, seat: int | None) -> MoleView:
+    """The mole at the first location, as ``seat`` sees it (there must be one)."""
+    seen = GAME.view(state, seat).locations[0].mole
+    assert seen is not None
+    return seen
 
 
 def _states(options: dict[str, Any], seats: int, seed: int) -> tuple[list[FedsState], list[Any]]:
@@ -128,11 +145,11 @@ def test_a_seat_sees_its_own_hand_and_step_one_card_but_no_one_elses() -> None:
 
 def test_face_down_moles_show_only_their_owner_and_who_peeked() -> None:
     state = given(seats=3, club=spot(crims(pink=1), mole=mole(RED, "plain-6", seen_by=[GREEN])))
-    assert GAME.view(state, RED).locations[0].mole.agent == "plain-6"
-    assert GAME.view(state, GREEN).locations[0].mole.agent == "plain-6"
-    assert GAME.view(state, BLUE).locations[0].mole.agent is None
-    assert GAME.view(state, None).locations[0].mole.agent is None
-    assert GAME.view(state, BLUE).locations[0].mole.owner == RED
+    assert _mole_seen(state, RED).agent == "plain-6"
+    assert _mole_seen(state, GREEN).agent == "plain-6"
+    assert _mole_seen(state, BLUE).agent is None
+    assert _mole_seen(state, None).agent is None
+    assert _mole_seen(state, BLUE).owner == RED
 
 
 def test_face_down_utility_tokens_are_hidden_from_everyone_until_won() -> None:
@@ -148,7 +165,7 @@ def test_the_setup_event_hides_the_officer_deck_and_face_down_tokens_from_everyo
     assert isinstance(event, GameSetUp)
     assert event.officer_deck is not None
     for seat in (0, 1, None):
-        seen = GAME.redact(event, seat)
+        seen = _redacted(event, seat)
         assert seen.officer_deck is None
         assert seen.officer_deck_size == 7
         assert seen.criminals == event.criminals
@@ -167,9 +184,9 @@ def test_choices_and_face_down_deploys_are_redacted_for_other_seats_and_spectato
     assert GAME.redact(placed, RED) == placed
     assert GAME.redact(peek, GREEN) == peek
     for seat in (BLUE, None):
-        assert GAME.redact(chosen, seat).agent is None
-        assert GAME.redact(placed, seat).agent is None
-        assert GAME.redact(peek, seat).agent is None
+        assert _redacted(chosen, seat).agent is None
+        assert _redacted(placed, seat).agent is None
+        assert _redacted(peek, seat).agent is None
         assert GAME.redact(officer, seat) == officer
 
 
