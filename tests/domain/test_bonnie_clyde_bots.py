@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from domain.bonnie_clyde import GAME, greedy
-from domain.bonnie_clyde.cards import BONNIE
+from domain.bonnie_clyde.cards import BONNIE, Card
 from domain.bonnie_clyde.commands import (
     Discard,
     DrawFromCaseFile,
@@ -134,7 +134,7 @@ def test_greedy_takes_the_files_top_only_when_it_can_play_it_at_once() -> None:
 
 def test_greedy_steers_the_car_towards_a_fugitive_it_has_seen() -> None:
     state = table([[ev(3), ev(1)], [ev(2)]], under={3: None, 4: BONNIE})
-    seen = [[None] * 10, [None] * 10]
+    seen: list[list[Card | None]] = [[None] * 10, [None] * 10]
     seen[0][3] = BONNIE
     state = playing(state, tables=[[], melds((3, 3))], car=6, seen=seen)
     state, _ = act(state, 0, LayOff(3, 1))

@@ -29,6 +29,7 @@ from domain.bonnie_clyde.events import (
     MeldPlayed,
     TedHintonPlayed,
 )
+from domain.bonnie_clyde.state import BonnieClydeState
 from domain.match import Match, MatchEngine, command_union, event_union
 from domain.rng import Rng
 from tests.domain.playthrough import play
@@ -39,6 +40,7 @@ COMMANDS = msgspec.json.Decoder(command_union(GAME))
 
 def _cards_on_the_table(match: Match) -> int:
     state = match.state
+    assert isinstance(state, BonnieClydeState)
     in_front = sum(p.count for t in state.tables for p in t) + sum(map(len, state.fugitives))
     under = sum(1 for card in state.locations if card is not None)
     ted = 1 if state.ted_in_play else 0
@@ -142,6 +144,7 @@ def _play_and_check(seats: int, target: int, seed: int, try_every_move: bool) ->
     assert MatchEngine(GAME).replay(events).state == match.state
     assert outcome.scores == _recompute(events[1:], seats, target)
     assert outcome.winners == [match.state.winner]
+    assert isinstance(match.state, BonnieClydeState)
     hands = match.state.hand_number
     for hand in range(1, hands):
         assert sum(isinstance(e, HandScored) and e.hand_number == hand for e in events) == 1

@@ -23,6 +23,7 @@ from domain.feds.events import (
     CriminalDrawn,
     CriminalMoved,
     CriminalsArrested,
+    GameSetUp,
     MoleFlipped,
     MolePeeked,
     MolePlaced,
@@ -220,6 +221,7 @@ def test_chicago_patrol_moves_one_criminal_to_an_adjacent_location() -> None:
 
 def test_chicago_places_one_face_up_utility_token_per_location() -> None:
     (event,) = GAME.setup(FedsOptions(city="chicago"), 4, Rng(b"x"))
+    assert isinstance(event, GameSetUp)
     assert all(t is not None and t.face_up for t in event.utility_tokens)
 
 
@@ -254,10 +256,15 @@ def test_the_detroit_peek_is_seen_by_the_peeking_seat_only() -> None:
     state, events = when(_detroit_peek_table(), BLUE, PeekAtMole(location="docks"))
     peek = events[1]
     docks = 1
-    assert GAME.view(state, BLUE).locations[docks].mole.agent == "plain-6"
-    assert GAME.view(state, RED).locations[docks].mole.agent == "plain-6"  # Red's own card
+    blue_sees = GAME.view(state, BLUE).locations[docks].mole
+    assert blue_sees is not None
+    assert blue_sees.agent == "plain-6"
+    red_sees = GAME.view(state, RED).locations[docks].mole
+    assert red_sees is not None
+    assert red_sees.agent == "plain-6"  # Red's own card
     for other in (GREEN, None):
         seen = GAME.view(state, other).locations[docks].mole
+        assert seen is not None
         assert seen.agent is None
         assert seen.strength is None
         assert seen.seen_by == [BLUE]  # that Blue looked is public
@@ -286,6 +293,7 @@ def test_detroit_patrol_arrests_one_criminal_of_your_choice_from_its_location() 
 
 def test_detroit_has_no_utility_tokens() -> None:
     (event,) = GAME.setup(FedsOptions(city="detroit"), 3, Rng(b"x"))
+    assert isinstance(event, GameSetUp)
     assert event.utility_tokens == [None, None, None, None]
 
 
@@ -351,6 +359,7 @@ def test_new_orleans_patrol_cannot_draw_from_an_empty_bag() -> None:
 
 def test_new_orleans_sets_six_criminals_per_location_and_two_face_down_tokens() -> None:
     (event,) = GAME.setup(FedsOptions(city="new-orleans"), 3, Rng(b"x"))
+    assert isinstance(event, GameSetUp)
     assert [c.total() for c in event.criminals] == [6, 6, 6, 6]
     assert event.sirens
     assert sorted(t is not None and t.face_up for t in event.utility_tokens) == [

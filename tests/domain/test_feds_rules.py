@@ -47,6 +47,12 @@ from tests.domain.feds_helpers import (
 # ---- setup -------------------------------------------------------------------------------
 
 
+def _first_event(options: FedsOptions, seats: int, rng: Rng) -> GameSetUp:
+    event = GAME.setup(options, seats, rng)[0]
+    assert isinstance(event, GameSetUp)
+    return event
+
+
 def test_setup_draws_eight_criminals_per_location_and_records_the_badge_holder() -> None:
     (event,) = GAME.setup(FedsOptions(), 3, Rng(b"seed", "setup"))
     assert isinstance(event, GameSetUp)
@@ -63,17 +69,19 @@ def test_setup_draws_eight_criminals_per_location_and_records_the_badge_holder()
 
 
 def test_the_badge_starting_seat_comes_from_the_rng() -> None:
-    badges = {GAME.setup(FedsOptions(), 4, Rng(bytes([i]), "setup"))[0].badge for i in range(40)}
+    badges = {_first_event(FedsOptions(), 4, Rng(bytes([i]), "setup")).badge for i in range(40)}
     assert badges == {0, 1, 2, 3}
 
 
 def test_two_players_get_a_shuffled_officer_deck_and_the_car_on_the_club() -> None:
     (event,) = GAME.setup(FedsOptions(city="detroit"), 2, Rng(b"seed", "setup"))
+    assert isinstance(event, GameSetUp)
     assert event.officer_deck is not None
     assert sorted(event.officer_deck) == sorted(
         ["infiltrate", "redeploy", "patrol", "plain-3", "plain-4", "plain-5", "plain-6"]
     )
     state = GAME.evolve(None, event)
+    assert state.officer is not None
     assert state.officer.car == 0
     assert event.utility_tokens == [None] * 4
 
@@ -159,7 +167,9 @@ def test_a_field_of_seven_agents_closes_its_location_for_step_one() -> None:
     state, events = run(state)
     assert of_type(events, LocationClosed) == [LocationClosed(location="club")]
     assert at(state, "club").closed
-    assert all(move.location != "club" for move in legal(state, BLUE))
+    for move in legal(state, BLUE):
+        assert isinstance(move, ChooseAgent)
+        assert move.location != "club"
     with pytest.raises(IllegalMove):
         when(state, BLUE, ChooseAgent(agent="plain-4", location="club"))
 
