@@ -119,3 +119,19 @@ def batch(
 
     now = int(time.time() * 1000)
     return Batch(game_id, expected, events, now, key=key, fingerprint=fingerprint, tip=tip)
+
+
+def text(value: object) -> str:
+    """A string Redis answered with, as text (the tests' clients answer bytes)."""
+    assert isinstance(value, bytes), value
+    return value.decode()
+
+
+def fields_of(entries: object) -> list[dict[bytes, bytes]]:
+    """The fields of each entry of a stream range Redis answered with (XRANGE), in order."""
+    assert isinstance(entries, list), entries
+    out: list[dict[bytes, bytes]] = []
+    for _, fields in entries:
+        assert isinstance(fields, dict), fields
+        out.append(fields)
+    return out

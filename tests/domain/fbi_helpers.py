@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 
 from domain.fbi import GAME
-from domain.fbi.cards import CHARACTER_DECK, PURPLE_CARDS, Card, Colour, Variant, card
+from domain.fbi.cards import CHARACTER_DECK, PURPLE_CARDS, Agent, Card, Colour, Variant, card
+from domain.fbi.commands import SelectAgents
 from domain.fbi.state import FbiState, Phase, SeatRelease
 from domain.rng import Rng
 
@@ -126,8 +127,9 @@ def agents_it_may_hold(state: FbiState, selecting: FbiState, seat: int) -> list[
     bots' own reckoning, which tests compare with it."""
     options: list[list[Colour]] = []
     for move in GAME.legal(selecting, seat):
-        pair = [move.first, move.second]
-        held: list[Colour] = [pair[0], pair[0]] if "2x" in pair else [pair[0], pair[1]]
+        assert isinstance(move, SelectAgents)  # the agents phase offers nothing else
+        colours = [_colour(agent) for agent in (move.first, move.second) if agent != "2x"]
+        held = colours * 2 if len(colours) == 1 else colours  # 2x doubles the other
         for colour in state.played[seat]:
             if colour not in held:
                 break
@@ -136,6 +138,11 @@ def agents_it_may_hold(state: FbiState, selecting: FbiState, seat: int) -> list[
             if held not in options:
                 options.append(held)
     return options
+
+
+def _colour(agent: Agent) -> Colour:
+    assert agent != "2x"
+    return agent
 
 
 def with_agents(state: FbiState, seat: int, held: Sequence[Colour]) -> FbiState:

@@ -379,7 +379,9 @@ def test_the_same_agent_card_twice_is_refused(agent: str) -> None:
 
 def test_legal_agent_pairs_are_every_valid_pair_exactly_once() -> None:
     state = agents_phase([("black", -1), ("red", 4), ("blue", 2), ("red", 3)])
-    pairs = [(m.first, m.second) for m in GAME.legal(state, 0)]
+    moves = GAME.legal(state, 0)
+    assert all(isinstance(m, SelectAgents) for m in moves)
+    pairs = [(m.first, m.second) for m in moves if isinstance(m, SelectAgents)]
     assert pairs == [
         ("red", "blue"),
         ("red", "black"),
@@ -688,7 +690,10 @@ def test_an_illegal_sealed_agent_choice_is_forfeited_for_a_legal_one() -> None:
     assert [e.seat for e in forfeited] == [0]
     selected = [e for e in events if isinstance(e, AgentsSelected)]
     assert [e.seat for e in selected] == [0, 1, 2]
-    assert SelectAgents(first=selected[0].first, second=selected[0].second) in GAME.legal(
+    first, second = selected[0].first, selected[0].second
+    assert first is not None  # the stored event holds both
+    assert second is not None
+    assert SelectAgents(first=first, second=second) in GAME.legal(
         build(3, phase="agents", table=match.state.table), 0
     )
     assert match.state.phase == "arrest"

@@ -10,7 +10,7 @@ import pytest
 from domain.fbi import GAME
 from domain.fbi.cards import card
 from domain.fbi.commands import SelectAgents, UseAgent
-from domain.fbi.events import AgentsSelected, CharacterArrested, DeckShuffled
+from domain.fbi.events import AgentsSelected, CharacterArrested, DeckShuffled, FbiEvent
 from domain.fbi.state import FbiState
 from domain.fbi.views import FbiView
 from domain.match import Match, MatchEngine, SealRevealed
@@ -212,7 +212,7 @@ def test_redact_hides_the_deck_order_from_everyone(seat: int | None) -> None:
 @pytest.mark.parametrize("seat", VIEWERS)
 def test_redact_leaves_the_open_events_unchanged(seat: int | None) -> None:
     _, events = states_of_a_game()
-    fbi_events = [e for e in events if isinstance(e, GAME.event_types)]
+    fbi_events = [e for e in events if isinstance(e, FbiEvent)]
     for event in fbi_events:
         if not isinstance(event, DeckShuffled | AgentsSelected):
             assert GAME.redact(event, seat) == event

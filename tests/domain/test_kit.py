@@ -26,6 +26,9 @@ class Rolled(msgspec.Struct, frozen=True, tag="toy.rolled", tag_field="type"):
     """Automatic: the turn passes each time the total becomes even."""
 
 
+ToyEvent = Started | Added | Rolled
+
+
 class Add(msgspec.Struct, frozen=True, tag="toy.add", tag_field="type"):
     amount: int
 
@@ -74,7 +77,7 @@ COMMANDS = Commands[Toy, object](
 )
 
 
-def _automatic(state: Toy) -> list[object]:
+def _automatic(state: Toy) -> list[ToyEvent]:
     even = state.total % 2 == 0 and state.total != state.rolled_at
     return [Rolled()] if state.phase == "add" and even else []
 
@@ -117,10 +120,12 @@ def test_commands_are_refused_in_one_order() -> None:
 
 def test_settle_appends_the_automatic_events_until_a_seat_must_act() -> None:
     state = Toy(2, 0, total=1)
-    events, after = settle(EVOLVE, _automatic, state, [Added(0, 1)])
+    added: list[ToyEvent] = [Added(0, 1)]
+    events, after = settle(EVOLVE, _automatic, state, added)
     assert events == [Added(0, 1), Rolled()]
     assert after == Toy(2, 0, total=2, turn=1, rolled_at=2)
-    assert settle(EVOLVE, _automatic, state, [Added(0, 2)]) == (
+    added = [Added(0, 2)]
+    assert settle(EVOLVE, _automatic, state, added) == (
         [Added(0, 2)],
         replace(state, total=3),
     )

@@ -4,6 +4,7 @@ may abort. Each new act re-runs in `domain.verify` like every other."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from typing import Any
@@ -139,7 +140,7 @@ def test_a_reveal_mismatch_carries_the_exact_preimage_the_server_hashed() -> Non
     move = table.first_legal(0)
     salt = "ab" * 16
     spaced = json.dumps(move)  # Python's default separators: ", " and ": "
-    client_hash = sealed.hashlib.sha256(
+    client_hash = hashlib.sha256(
         f"sealed-v1|{GAME_ID}|{step}|0|{spaced}|{salt}".encode()
     ).hexdigest()
     table.apply(CommitSeal(0, client_hash, step))
@@ -150,7 +151,7 @@ def test_a_reveal_mismatch_carries_the_exact_preimage_the_server_hashed() -> Non
     canonical = json.dumps(move, sort_keys=True, separators=(",", ":"))
     assert refused.value.preimage == f"sealed-v1|{GAME_ID}|{step}|0|{canonical}|{salt}"
     assert refused.value.preimage != f"sealed-v1|{GAME_ID}|{step}|0|{spaced}|{salt}"
-    assert sealed.hashlib.sha256(refused.value.preimage.encode()).hexdigest() == sealed.commitment(
+    assert hashlib.sha256(refused.value.preimage.encode()).hexdigest() == sealed.commitment(
         GAME_ID, step, 0, move, salt
     )
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 import redis.asyncio
 
 from service.ops.embedded import EmbeddedRedis
 from service.store.event_store import EventStore
-from tests.helpers import batch
+from tests.helpers import batch, fields_of, text
+
+T = TypeVar("T")
 
 
-def run(coro):  # type: ignore[no-untyped-def]
+def run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
@@ -32,14 +36,12 @@ def test_a_new_stream_starts_at_version_one_with_its_outbox_entry_and_one_hash_t
         store = await _store(clean_redis)
         await _new_game(store)
         assert await store.version("g1") == 1
-        keys = sorted(k.decode() for k in await store.redis.keys("*"))
+        keys = sorted(text(k) for k in await store.redis.keys("*"))
         # The game's keys share its tag; the creation's outbox entry is in its shard.
         shard = store.outbox.shard_of("g1")
         assert keys == sorted(["game:{g1}:events", "game:{g1}:meta", "game:{g1}:seed", shard])
-        outbox = await store.redis.xrange(shard)
-        assert [fields for _, fields in outbox] == [
-            {b"g": b"g1", b"f": b"1", b"l": b"1", b"t": outbox[0][1][b"t"], b"s": b""}
-        ]
+        outbox = fields_of(await store.redis.xrange(shard))
+        assert outbox == [{b"g": b"g1", b"f": b"1", b"l": b"1", b"t": outbox[0][b"t"], b"s": b""}]
         assert not await store.create("g1", {"meta": "{}"}, b"\x02" * 32, [b"{}"])
         assert await store.seed("g1") == b"\x01" * 32
         await store.redis.aclose()

@@ -4,6 +4,7 @@ on), and a game its creator aborts (status, events, live feed, webhooks, replay)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from collections.abc import Iterator
@@ -76,7 +77,7 @@ def test_a_commitment_is_replaced_until_reveals_open_and_a_mismatch_shows_the_pr
     salt = "ab" * 16
     # The likeliest first mistake: Python's default JSON spacing.
     spaced = f"sealed-v1|{game_id}|{step}|0|{json.dumps(move)}|{salt}"
-    wrong = sealed.hashlib.sha256(spaced.encode()).hexdigest()
+    wrong = hashlib.sha256(spaced.encode()).hexdigest()
     assert _commit(client, game_id, tokens[0], wrong).status_code == 200
     # Still committed-only: the seat keeps its legal list and may commit again.
     mine = view(client, game_id, tokens[0])
@@ -91,7 +92,7 @@ def test_a_commitment_is_replaced_until_reveals_open_and_a_mismatch_shows_the_pr
     # Seat 1 commits with the default spacing: reveals open, and its commitment is fixed.
     move1 = view(client, game_id, tokens[1])["legal"][0]
     spaced1 = f"sealed-v1|{game_id}|{step}|1|{json.dumps(move1)}|{salt}"
-    wrong1 = sealed.hashlib.sha256(spaced1.encode()).hexdigest()
+    wrong1 = hashlib.sha256(spaced1.encode()).hexdigest()
     assert _commit(client, game_id, tokens[1], wrong1).status_code == 200
     before = _length(clean_redis, game_id)
     late = _commit(client, game_id, tokens[0], wrong)

@@ -20,6 +20,7 @@ from service.settings import Settings
 from service.store.keys import OUTBOX_GROUP, OUTBOX_SHARDS, outbox_key, outbox_parked_key
 from service.store.outbox import OutboxEntry
 from service.wiring import Wiring, open_wiring
+from tests.helpers import fields_of
 
 HUMANS = [SeatSpec("human")] * 4
 
@@ -77,9 +78,9 @@ def test_every_change_leaves_one_entry_in_its_games_shard(clean_redis: str) -> N
             applied = await games.act(Submission(game_id, act))
             shard = wiring.store.outbox.shard_of(game_id)
             client = redis.asyncio.Redis.from_url(clean_redis)
-            rows = await client.xrange(shard)
+            rows = fields_of(await client.xrange(shard))
             await client.aclose()
-            fields = [{k.decode(): v.decode() for k, v in f.items()} for _, f in rows]
+            fields = [{k.decode(): v.decode() for k, v in f.items()} for f in rows]
             first = applied.events[0].version
             assert [(f["g"], f["f"], f["l"], f["s"]) for f in fields] == [
                 (game_id, "1", str(created.version), ""),
@@ -118,11 +119,11 @@ def test_an_entry_that_keeps_failing_is_parked_and_the_shard_goes_on(clean_redis
             assert [g for g, _ in recorder.calls] == [good]
             client = redis.asyncio.Redis.from_url(clean_redis)
             shard = wiring.store.outbox.shard_of(bad).removeprefix("outbox:{").removesuffix("}")
-            parked = await client.xrange(outbox_parked_key(shard))
+            parked = fields_of(await client.xrange(outbox_parked_key(shard)))
             pending = await client.xpending(outbox_key(shard), OUTBOX_GROUP)
             await client.aclose()
-            assert [f[b"g"] for _, f in parked] == [bad.encode()]
-            assert b"this game's follow-up always fails" in parked[0][1][b"error"]
+            assert [f[b"g"] for f in parked] == [bad.encode()]
+            assert b"this game's follow-up always fails" in parked[0][b"error"]
             assert pending["pending"] == 0
 
     asyncio.run(scenario())
@@ -177,7 +178,7 @@ def test_acknowledged_entries_are_trimmed(clean_redis: str) -> None:
             await outbox.ack(shard, [e.entry_id for e in entries[:2]])
             await outbox.trim(shard)
             client = redis.asyncio.Redis.from_url(clean_redis)
-            left = [f[b"g"].decode() for _, f in await client.xrange(outbox_key(shard))]
+            left = [f[b"g"].decode() for f in fields_of(await client.xrange(outbox_key(shard)))]
             assert left == ids[2:]  # the unacknowledged ones stay
             await outbox.ack(shard, [e.entry_id for e in entries[2:]])
             await outbox.trim(shard)

@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from service.store.keys import MM_LEASE
-from tests.helpers import API_KEY, auth, wait_for
+from tests.helpers import API_KEY, auth, text, wait_for
 from tests.processes import (
     HumanSeat,
     Processes,
@@ -224,8 +224,7 @@ def test_run_gives_the_matchmaker_a_process_of_its_own(
 
         wait_for(matched, timeout=60, interval=0.2)
     holder = redis.Redis.from_url(own_redis).get(MM_LEASE)
-    assert holder is not None
-    assert int(holder.decode().rsplit("-", 1)[1]) == matchmaker[0]
+    assert int(text(holder).rsplit("-", 1)[1]) == matchmaker[0]
 
 
 def _state(pid: int) -> str:

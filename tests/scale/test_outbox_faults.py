@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import redis
 
-from tests.helpers import API_KEY, wait_for
+from tests.helpers import API_KEY, fields_of, wait_for
 from tests.processes import (
     Api,
     Processes,
@@ -45,7 +45,7 @@ def _feed_notes(redis_url: str) -> list[dict[str, Any]]:
     try:
         keys = connection.keys("owner:*:feed")
         assert len(keys) == 1, keys
-        return [json.loads(fields[b"n"]) for _, fields in connection.xrange(keys[0])]
+        return [json.loads(fields[b"n"]) for fields in fields_of(connection.xrange(keys[0]))]
     finally:
         connection.close()
 

@@ -30,7 +30,7 @@ from service.notify.delivery_queue import Delivery, DeliveryQueue
 from service.notify.webhooks import Attempt, Notification, verify_signature
 from service.ops.embedded import EmbeddedRedis
 from service.store.keys import DELIVERIES, DELIVERIES_DUE, DELIVERY_GROUP, webhook_attempts_key
-from tests.helpers import API_KEY, wait_for
+from tests.helpers import API_KEY, fields_of, wait_for
 from tests.processes import Processes, auth, service_env
 from tests.receiver import Receiver
 
@@ -71,7 +71,7 @@ def _delivered_attempts(
     """(webhook, delivery id) of every attempt recorded as delivered, counted."""
     found: Counter[tuple[str, str]] = Counter()
     for hook in hooks:
-        for raw in client.lrange(webhook_attempts_key(hook["id"]), 0, -1):  # type: ignore[union-attr]
+        for raw in client.lrange(webhook_attempts_key(hook["id"]), 0, -1):
             attempt = msgspec.json.decode(raw, type=Attempt)
             if attempt.delivered:
                 found[(hook["id"], attempt.delivery_id)] += 1
@@ -214,7 +214,7 @@ def _fed_ids(events_url: str) -> set[str]:
         if not keys:  # nothing fed yet
             return set()
         assert len(keys) == 1, keys
-        return {json.loads(fields[b"n"])["id"] for _, fields in client.xrange(keys[0])}
+        return {json.loads(fields[b"n"])["id"] for fields in fields_of(client.xrange(keys[0]))}
     finally:
         client.close()
 

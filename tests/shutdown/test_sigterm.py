@@ -33,7 +33,7 @@ from service.follow_ups.jobs import QUEUES
 from service.play.game_service import NewGame
 from service.settings import Settings
 from service.wiring import open_wiring
-from tests.helpers import API_KEY
+from tests.helpers import API_KEY, text
 from tests.processes import (
     HumanSeat,
     Processes,
@@ -291,7 +291,7 @@ def test_sigterm_to_a_busy_worker_is_a_warm_shutdown_and_a_new_worker_finishes_t
             # batches and the recorded keys' ranges match one to one.
             batches = [(b.first, b.last) for b in verified.batches[1:]]
             recorded = [
-                tuple(int(x) for x in v.decode().rsplit("|", 2)[1:])
+                tuple(int(x) for x in text(v).rsplit("|", 2)[1:])
                 for v in connection.hvals(f"game:{{{game_id}}}:idem")
             ]
             assert sorted(recorded) == batches, "an act appended twice, or without its key"
