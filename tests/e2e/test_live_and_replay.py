@@ -152,7 +152,7 @@ def test_fbi_agents_stay_out_of_the_others_event_log_but_are_in_the_replay(
 
 
 def _tampered(replay: dict[str, Any], how: str) -> dict[str, Any]:
-    doc = json.loads(json.dumps(replay))
+    doc: dict[str, Any] = json.loads(json.dumps(replay))
     events = doc["events"]
     if how == "seed":
         doc["seed"] = ("0" if doc["seed"][0] != "0" else "1") + doc["seed"][1:]

@@ -16,7 +16,7 @@ def _play_human_to_the_end(client: Any, game_id: str, token: str, seed: int) -> 
     rng = random.Random(seed)
     secrets_: dict[int, tuple[dict[str, Any], str]] = {}
     for _ in range(5000):
-        seen = wait_for(
+        seen: dict[str, Any] = wait_for(
             lambda: (
                 v
                 if (v := view(client, game_id, token))["status"] == "finished"

@@ -114,7 +114,7 @@ def test_bytes_kept_for_a_connection_that_closed_are_dropped_without_an_error() 
         loop.set_exception_handler(lambda _loop, context: errors.append(context))
         ours, theirs = socket.socketpair()
         transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
-        kept = _Coalescing(transport, loop)  # type: ignore[arg-type]
+        kept = _Coalescing(transport, loop)
         transport.close()
         await asyncio.sleep(0.05)
         kept.write(b"late piece")

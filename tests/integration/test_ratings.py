@@ -80,7 +80,9 @@ def test_a_seeded_series_gives_openskills_own_ratings(clean_redis: str) -> None:
             for s in seats
         ]
         teams = [[expected.get(name) or model.rating()] for name in names]
-        for name, team in zip(names, model.rate(teams, ranks=places), strict=True):
+        for name, team in zip(
+            names, model.rate(teams, ranks=[float(p) for p in places]), strict=True
+        ):
             expected[name] = team[0]
 
     async def scenario() -> dict[str, Any]:
@@ -106,7 +108,7 @@ def test_a_seeded_series_gives_openskills_own_ratings(clean_redis: str) -> None:
                 if s.external_id
                 else ratings.bot_identity(s.level or "")
             ] += 1
-    assert {name: got[name][0].games for name in expected} == played  # type: ignore[index]
+    assert {name: got[name][0].games for name in expected} == played
 
 
 def test_a_game_is_rated_once_when_two_workers_rate_it_at_the_same_time(

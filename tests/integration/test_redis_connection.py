@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 import redis
+import redis.asyncio
 
 from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
+from service.store.clients import event_redis
 from service.store.connection import DirectConnection, DirectUnixConnection
-from service.wiring import event_redis
 
 
 def _counting_tasks(loop: asyncio.AbstractEventLoop, made: list[int]) -> None:
@@ -30,6 +31,7 @@ def _counting_tasks(loop: asyncio.AbstractEventLoop, made: list[int]) -> None:
 def test_store_commands_make_no_task_each(settings: Settings) -> None:
     async def scenario() -> tuple[type, int, list[Any]]:
         client = event_redis(settings)
+        assert isinstance(client, redis.asyncio.Redis)  # a single server, not a cluster
         try:
             await client.ping()  # connected before counting
             made = [0]
@@ -57,6 +59,7 @@ def test_over_the_embedded_servers_unix_socket_too(tmp_path: Path) -> None:
 
         async def scenario() -> tuple[type, int, Any]:
             client = event_redis(Settings(redis_url=url))
+            assert isinstance(client, redis.asyncio.Redis)
             try:
                 await client.ping()
                 made = [0]

@@ -35,8 +35,8 @@ def test_every_game_serves_its_house_rules_in_plain_text(client: Any, game: str)
         assert item["topic"].strip(), item
         assert item["text"].strip(), item
         for field in ("topic", "text"):
-            found = _MARKUP.search(item[field])
-            assert found is None, f"{game}/{item['id']} {field}: markup {found.group()!r}"
+            markup = _MARKUP.search(item[field])
+            assert markup is None, f"{game}/{item['id']} {field}: markup {markup.group()!r}"
 
 
 def test_the_markup_check_catches_rest_literals_and_citations() -> None:

@@ -64,7 +64,12 @@ def _started_on(connection: redis.Redis, pid: int, seat: int) -> tuple[str, int]
         job = queue.fetch_job(job_id)
         name = "" if job is None else job.worker_name or ""
         mine = name == f"{host}-{pid}" or name.startswith(f"{host}-{pid}-")
-        if job is not None and mine and job.func_name.endswith("bot_turn") and job.args[1] == seat:
+        if (
+            job is not None
+            and mine
+            and (job.func_name or "").endswith("bot_turn")
+            and job.args[1] == seat
+        ):
             return job.id, int(job.args[2])
     return None
 
