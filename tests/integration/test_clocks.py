@@ -49,7 +49,8 @@ def _events(client: Any, game_id: str) -> list[dict[str, Any]]:
 
 def _at(client: Any, game_id: str, version: int) -> int:
     """The time the log records for ``version``."""
-    return next(e["at_ms"] for e in _events(client, game_id) if e["version"] == version)
+    at: int = next(e["at_ms"] for e in _events(client, game_id) if e["version"] == version)
+    return at
 
 
 def _clocks(seen: dict[str, Any]) -> list[tuple[int, bool]]:
@@ -241,9 +242,17 @@ def test_matched_games_get_the_default_clock_unless_their_tickets_name_one(
     api: Any, two_keys: Any
 ) -> None:
     ann, bob = ticket(api, "ann", seats=[2]), ticket(api, "bob", seats=[2])
-    default = {"initial_seconds": 300, "increment_seconds": 10, "on_time_out": "bot_seat"}
+    default: dict[str, Any] = {
+        "initial_seconds": 300,
+        "increment_seconds": 10,
+        "on_time_out": "bot_seat",
+    }
     assert ann["clock"] == default
-    slow = {"initial_seconds": 3 * 86400, "increment_seconds": 86400, "on_time_out": "lose"}
+    slow: dict[str, Any] = {
+        "initial_seconds": 3 * 86400,
+        "increment_seconds": 86400,
+        "on_time_out": "lose",
+    }
     cy, dee = ticket(api, "cy", seats=[2], clock=slow), ticket(api, "dee", seats=[2], clock=slow)
     eve = ticket(api, "eve", seats=[2], clock={**slow, "on_time_out": "bot_turn"})
     assert match_pass(two_keys).games == 2  # a ticket meets only tickets of its clock

@@ -18,7 +18,7 @@ import redis
 from domain.sealed import commitment
 from domain.verify import ReplayDocument, verify
 from tests.conftest import start_worker, stop_worker
-from tests.helpers import API_KEY, auth, view, wait_for
+from tests.helpers import API_KEY, auth, text, view, wait_for
 
 HUMANS2 = [{"type": "human"}, {"type": "human"}]
 
@@ -171,10 +171,10 @@ def test_workers_killed_mid_job_lead_to_exactly_one_move_per_bot_turn(
         keys = store.hgetall(f"game:{{{game_id}}}:idem")
     finally:
         store.close()
-    bot_keys = [k for k in keys if k.startswith(b"bot:")]
+    bot_keys = [k for k in keys if text(k).startswith("bot:")]
     # Each bot act was appended under exactly one job key, and each key appended once.
     assert len(acts) == len(bot_keys)
-    ranges = sorted(tuple(int(x) for x in v.decode().rsplit("|", 2)[1:]) for v in keys.values())
+    ranges = sorted(tuple(int(x) for x in text(v).rsplit("|", 2)[1:]) for v in keys.values())
     assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
     results = [e for e in replay["events"] if e["event"]["type"] == "game.result_recorded"]
     assert len(results) == 1

@@ -115,7 +115,7 @@ def test_a_listing_folds_no_stream_and_answers_what_loading_gives(
 
         # A summary in another format (written by another release) is not taken either.
         current = raw.get(summary_key(running["id"]))
-        assert current is not None
+        assert isinstance(current, bytes), current
         assert current.startswith(b"1.")
         raw.set(summary_key(running["id"]), b"0" + current[1:])
         calls.clear()

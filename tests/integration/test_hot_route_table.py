@@ -6,6 +6,7 @@ layer cannot check as Litestar would stops the start-up."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -59,7 +60,7 @@ APP.state.answers = "the answers"
 
 
 def _call(
-    routes: list[BaseRoute], path: str, headers: list[tuple[bytes, bytes]], body: bytes
+    routes: Sequence[BaseRoute], path: str, headers: list[tuple[bytes, bytes]], body: bytes
 ) -> tuple[int, list[Any], bool]:
     """One POST through a layer over ``routes``: (requests it served, what it sent, whether
     it handed the request to Litestar's stand-in)."""
@@ -84,6 +85,7 @@ def _call(
         "litestar_app": APP,
     }
     layer = HotRoutes(litestar, 1024, routes=routes)
+    # A hand-built scope, not a whole HTTPScope (no route handler, no session).
     asyncio.run(layer(scope, receive, send))  # type: ignore[arg-type]
     return layer.served, sent, bool(handed)
 

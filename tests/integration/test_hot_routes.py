@@ -303,7 +303,7 @@ def test_the_access_log_labels_the_layers_requests_as_litestars(
     hot, lean = pair
     created = create(hot, "fbi", HUMANS)
     game_id, token = created["id"], created["seats"][1]["token"]
-    requests = [
+    requests: list[tuple[str, str, dict[str, Any]]] = [
         ("GET", f"/v1/games/{game_id}", {}),
         ("GET", "/v1/games/0123456789abcdef01234567", {}),
         ("POST", f"/v1/games/{game_id}/moves", {"json": {"type": "fbi.nothing"}}),

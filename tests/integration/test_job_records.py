@@ -11,7 +11,7 @@ from rq import Queue
 from rq.job import Job, JobStatus
 
 from service.follow_ups.jobs import BOT_QUEUE, FAILURE_TTL_SECONDS, QUEUES, JobQueue, JobRequest
-from tests.helpers import create, view, wait_for
+from tests.helpers import create, text, view, wait_for
 
 BOTS3 = [{"type": "bot", "level": "random"}] * 3
 
@@ -26,7 +26,10 @@ def _records_of(connection: redis.Redis, game_id: str) -> list[bytes]:
     for name in QUEUES:
         queue = Queue(name, connection=connection)
         for registry in (queue.finished_job_registry, queue.started_job_registry):
-            keys += [e for e in connection.zrange(registry.key, 0, -1) if game_id.encode() in e]
+            for entry in connection.zrange(registry.key, 0, -1):
+                assert isinstance(entry, bytes), entry
+                if game_id.encode() in entry:
+                    keys.append(entry)
     return keys
 
 
@@ -53,9 +56,9 @@ def test_a_bot_games_job_records_are_gone_once_its_jobs_have_run(
         # (its id is free), runs, and makes no move: the move's idempotency key is in
         # the game's stream, not in RQ.
         moved = [
-            key.decode().split(":")
-            for key in connection.hkeys(f"game:{{{game_id}}}:idem")  # type: ignore[union-attr]
-            if key.startswith(b"bot:")
+            text(key).split(":")
+            for key in connection.hkeys(f"game:{{{game_id}}}:idem")
+            if text(key).startswith("bot:")
         ]
         again = [
             JobRequest(

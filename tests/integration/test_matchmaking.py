@@ -24,7 +24,7 @@ from service.players.ratings import DISPLAY_SCALE
 from service.settings import Settings
 from service.store.keys import DELIVERIES
 from service.wiring import open_wiring
-from tests.helpers import API_KEY, auth
+from tests.helpers import API_KEY, auth, fields_of
 from tests.integration.test_players_api import _rate
 
 OTHER_KEY = "another-tenants-key"
@@ -276,8 +276,8 @@ def test_match_found_goes_to_the_feed_and_the_webhooks(api: Any, two_keys: Setti
     connection = redis.Redis.from_url(two_keys.redis_url or "")
     feed = [
         msgspec.json.decode(fields[b"n"])
-        for _, fields in connection.xrange(
-            f"owner:{{{ApiKeys((API_KEY,)).identify(API_KEY)}}}:feed"
+        for fields in fields_of(
+            connection.xrange(f"owner:{{{ApiKeys((API_KEY,)).identify(API_KEY)}}}:feed")
         )
     ]
     found = [n for n in feed if n["kind"] == "match.found"]

@@ -130,7 +130,7 @@ def test_moves_applied_and_idempotent_replays_are_counted(client: Any) -> None:
     assert delta(before, after, "stakeout_append_conflicts_total", game="fbi") == 0
 
 
-def _play_to_sealed_step(client: Any, game_id: str, tokens: list[str]) -> dict[str, Any]:
+def _play_to_sealed_step(client: Any, game_id: str, tokens: list[str]) -> dict[int, Any]:
     for _ in range(50):
         awaiting = view(client, game_id)["awaiting"]
         if all(a["action"] == "commit" for a in awaiting) and len(awaiting) == len(tokens):
@@ -319,12 +319,13 @@ def test_a_job_logs_a_json_line_with_its_duration(json_lines: io.StringIO) -> No
 
 
 def _sample(metric: Any, name: str, **labels: str) -> float:
-    return sum(
+    total: float = sum(
         s.value
         for family in metric.collect()
         for s in family.samples
         if s.name == name and s.labels == labels
     )
+    return total
 
 
 def _noop_app() -> Litestar:

@@ -176,9 +176,13 @@ def test_many_concurrent_claims_one_wins(settings: Settings) -> None:
 
     async def run() -> tuple[list[httpx.Response], dict[str, Any]]:
         apps = [create_app(settings), create_app(settings)]
-        async with apps[0].lifespan(), apps[1].lifespan():  # type: ignore[attr-defined]
+        async with apps[0].lifespan(), apps[1].lifespan():
+            # httpx's ASGI app takes plain mappings; Litestar's __call__ its TypedDict scopes.
             https = [
-                httpx.AsyncClient(transport=httpx.ASGITransport(app=a), base_url="http://test")
+                httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=a),  # type: ignore[arg-type]
+                    base_url="http://test",
+                )
                 for a in apps
             ]
             created = await https[0].post(

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from litestar.testing import TestClient
+from litestar.types import HTTPScope
 
 from service.app import create_app
 from service.http.ratelimit import TIMEOUT_SECONDS, RateLimiter, client_address
@@ -26,7 +27,7 @@ from service.ops.embedded import EmbeddedRedis
 from service.settings import Settings
 from service.store.keys import RATE_LIMIT_PREFIX
 from tests.conftest import free_port, start_worker, stop_worker
-from tests.helpers import API_KEY, auth, create, view
+from tests.helpers import API_KEY, auth, create, text, view
 from tests.processes import (
     HumanSeat,
     Processes,
@@ -155,9 +156,10 @@ def test_a_burst_is_allowed_then_the_bucket_refills_at_the_rate(settings: Settin
 # ---- the client's address: the peer, or what a trusted proxy says -----------------------
 
 
-def _scope(peer: str, forwarded: list[str]) -> dict[str, Any]:
+def _scope(peer: str, forwarded: list[str]) -> HTTPScope:
     headers = [(b"x-forwarded-for", value.encode()) for value in forwarded]
-    return {"client": (peer, 4000), "headers": headers}
+    # Only what client_address reads: a whole HTTPScope would need an app and a route.
+    return {"client": (peer, 4000), "headers": headers}  # type: ignore[typeddict-item]
 
 
 TRUSTED = (ip_network("10.0.0.0/8"), ip_network("fd00::/8"))
@@ -350,7 +352,7 @@ def test_processes_take_tokens_in_leases_and_together_never_exceed_the_bucket(
                 allowed.append(await limiter.retry_after("key:leased") is None)
             # Another identity has its own bucket and leases.
             other = [await one.retry_after("key:other") is None for _ in range(3)]
-            return allowed, float(raw), other
+            return allowed, float(text(raw)), other
         finally:
             await one.close()
             await two.close()

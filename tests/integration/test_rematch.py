@@ -79,9 +79,13 @@ def test_rematch_rotates_seats_and_hands_each_seat_its_token(client: TestClient[
 def test_concurrent_rematches_make_one_game(settings: Settings) -> None:
     async def run() -> list[httpx.Response]:
         apps = [create_app(settings), create_app(settings)]
-        async with apps[0].lifespan(), apps[1].lifespan():  # type: ignore[attr-defined]
+        async with apps[0].lifespan(), apps[1].lifespan():
+            # httpx's ASGI app takes plain mappings; Litestar's __call__ its TypedDict scopes.
             https = [
-                httpx.AsyncClient(transport=httpx.ASGITransport(app=a), base_url="http://test")
+                httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=a),  # type: ignore[arg-type]
+                    base_url="http://test",
+                )
                 for a in apps
             ]
             created = (
