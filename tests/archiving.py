@@ -15,6 +15,9 @@ from tests.processes import quick_options
 
 _SERVER_TIME = re.compile(rb'"server_time_ms":\d+')
 
+# An act as sent: its request (path, body, token, Idempotency-Key) and its answer.
+Sent = tuple[str, Any, str, str, httpx.Response]
+
 
 def create(client: Any, game: str, seats: int, public: bool = False) -> dict[str, Any]:
     body = {
@@ -35,12 +38,12 @@ def play(
     rng: random.Random,
     acts: int | None,
     sent: list[Any] | None = None,
-):
+) -> Sent:
     """Every seat plays random legal acts with Idempotency-Keys (to the end, or ``acts``);
     returns the last act's request (path, body, token, key) and its answer (``sent``: gets
     every one)."""
     kept: dict[int, tuple[Any, str]] = {}
-    last: tuple[str, Any, str, str, httpx.Response] | None = None
+    last: Sent | None = None
     done = 0
     while acts is None or done < acts:
         seen = client.get(f"/v1/games/{game_id}").json()
@@ -82,7 +85,7 @@ def reads(client: Any, game_id: str, tokens: list[str]) -> dict[str, Any]:
     callers.update({f"seat{i}": auth(t) for i, t in enumerate(tokens)})
 
     def get(name: str, path: str, headers: dict[str, str], **params: Any) -> httpx.Response:
-        response = client.get(path, headers=headers, params=params)
+        response: httpx.Response = client.get(path, headers=headers, params=params)
         # A view says when it was made (server_time_ms): the one part of a read of its moment.
         content = _SERVER_TIME.sub(b'"server_time_ms":0', response.content)
         out[name] = (response.status_code, response.headers.get("etag"), content)

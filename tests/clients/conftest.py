@@ -26,7 +26,7 @@ class Server:
 def start_run(processes: Processes, data: Path, **extra: str) -> str:
     """`stakeout run` with its own port and data folder, the test's API key and ``extra``
     settings; its URL once ready."""
-    env = run_env(data, free_port(), **extra)
+    env = run_env(data, free_port(), api_key=True, **extra)
     env.update(STAKEOUT_API_PROCESSES="1", STAKEOUT_WEBHOOK_ALLOW_PRIVATE="1")
     return processes.run(env).base
 

@@ -121,7 +121,9 @@ def test_a_reveal_that_does_not_match_raises_with_the_servers_preimage(api: Stak
     seat.commit(turn.legal[0])
     kept = seat.pending
     assert kept is not None
-    assert seat.wait_for_turn().action == "reveal"  # type: ignore[union-attr]
+    reveal_turn = seat.wait_for_turn()
+    assert reveal_turn is not None
+    assert reveal_turn.action == "reveal"
     other = msgspec.to_builtins(turn.legal[1])
     with pytest.raises(RevealMismatch) as refused:
         seat.reveal(move=other, salt=kept.salt)
@@ -346,17 +348,23 @@ def test_a_seats_clock_counts_down_from_the_views_server_time(api: Stakeout) -> 
     turn = seat.wait_for_turn()  # the seat awaited: its clock runs
     assert turn is not None
     view = turn.view
+    assert not isinstance(view.server_time_ms, msgspec.UnsetType)
     assert view.server_time_ms > 0
     bank = view.seats[0].clock
     assert bank is not None
+    assert not isinstance(bank, msgspec.UnsetType)
     assert bank.running
     assert 200_000 < bank.remaining_ms <= 300_000
     # By the server's clock: a second after the view, a second less; never below zero.
     later = clock_at(view, 0, view.server_time_ms + 1000)
     assert later is not None
     assert later.remaining_ms == bank.remaining_ms - 1000
-    assert clock_at(view, 0, view.server_time_ms + 10**9).remaining_ms == 0  # type: ignore[union-attr]
-    assert clock_at(view, 0).flag_at_ms == view.server_time_ms + bank.remaining_ms  # type: ignore[union-attr]
+    much_later = clock_at(view, 0, view.server_time_ms + 10**9)
+    assert much_later is not None
+    assert much_later.remaining_ms == 0
+    at_view = clock_at(view, 0)
+    assert at_view is not None
+    assert at_view.flag_at_ms == view.server_time_ms + bank.remaining_ms
     awaited = next(a for a in view.awaiting if a.seat == 0)
     assert awaited.deadline == view.server_time_ms + bank.remaining_ms
     now = seat.clock()
@@ -380,8 +388,11 @@ def test_presence_is_in_views_and_comes_as_its_own_message(api: Stakeout) -> Non
     assert messages.get(timeout=30)["kind"] == "event"  # the feed is open: its backlog came
     ann = game.seat(0)
     ann.view()
-    assert ann.presence(0).status == "online"  # type: ignore[union-attr]
-    assert ann.presence(1).status == "never"  # type: ignore[union-attr]
+    first, second = ann.presence(0), ann.presence(1)
+    assert first is not None
+    assert first.status == "online"
+    assert second is not None
+    assert second.status == "never"
     game.seat(1).view()
     deadline = time.monotonic() + 30
     while True:
@@ -394,5 +405,7 @@ def test_presence_is_in_views_and_comes_as_its_own_message(api: Stakeout) -> Non
             break
     assert [s.seat for s in news.seats] == [0, 1]
     refreshed = with_presence(ann.last_view, news)
-    assert presence_of(refreshed, 1).status == "online"  # type: ignore[union-attr]
+    refreshed_presence = presence_of(refreshed, 1)
+    assert refreshed_presence is not None
+    assert refreshed_presence.status == "online"
     game.abort()

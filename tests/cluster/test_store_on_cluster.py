@@ -87,11 +87,9 @@ class Cluster:
 
 
 def _info(node: redis.Redis) -> dict[str, str]:
-    raw = node.execute_command("CLUSTER", "INFO")
-    if isinstance(raw, dict):
-        return {str(k): str(v) for k, v in raw.items()}
-    text = raw.decode() if isinstance(raw, bytes) else str(raw)
-    return dict(line.split(":", 1) for line in text.strip().splitlines() if ":" in line)
+    raw = node.cluster("INFO")  # redis-py parses CLUSTER INFO into a dict
+    assert isinstance(raw, dict), raw
+    return {str(k): str(v) for k, v in raw.items()}
 
 
 def _free_ports(n: int) -> list[int]:
@@ -139,9 +137,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         nodes = [redis.Redis(port=p, socket_timeout=5) for p in data]
         _wait(lambda: all(_pings(n) for n in nodes), 20, "the nodes did not start")
         for node, (lo, hi) in zip(nodes, SLOT_RANGES, strict=True):
-            node.execute_command("CLUSTER", "ADDSLOTSRANGE", lo, hi)
+            node.cluster("ADDSLOTSRANGE", lo, hi)
         for port, bus_port in zip(data[1:], bus[1:], strict=True):
-            nodes[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port, bus_port)
+            nodes[0].cluster("MEET", "127.0.0.1", port, bus_port)
 
         def formed() -> bool:
             infos = [_info(n) for n in nodes]
@@ -206,7 +204,7 @@ def _keys_by_node(cluster: Cluster, pattern: str) -> list[set[str]]:
 def _slot(cluster: Cluster, key: str) -> int:
     node = cluster.node(0)
     try:
-        return int(node.execute_command("CLUSTER", "KEYSLOT", key))
+        return int(node.cluster("KEYSLOT", key))
     finally:
         node.close()
 
@@ -219,11 +217,9 @@ def test_the_cluster_has_three_masters_with_aof_on(cluster: Cluster) -> None:
         node = cluster.node(i)
         assert _info(node)["cluster_state"] == "ok"
         assert node.config_get("appendonly")["appendonly"] == "yes"
-        masters = [
-            line
-            for line in node.execute_command("CLUSTER", "NODES").decode().splitlines()
-            if "master" in line.split()[2]
-        ]
+        known = node.cluster("NODES")  # redis-py parses CLUSTER NODES: address -> its fields
+        assert isinstance(known, dict), known
+        masters = [fields for fields in known.values() if "master" in fields["flags"]]
         assert len(masters) == 3
         node.close()
 
@@ -512,7 +508,8 @@ class _Monitor:
         self.thread.start()
 
     def _watch(self) -> None:
-        with redis.Redis(port=self.port).monitor() as monitor:
+        # redis-py's Monitor is untyped, and there is no typed way to MONITOR.
+        with redis.Redis(port=self.port).monitor() as monitor:  # type: ignore[no-untyped-call]
             for command in monitor.listen():
                 text = str(command["command"])
                 self.commands.append(text)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from litestar.params import HeaderParameter, PathParameter, QueryParameter
+from litestar.params import HeaderParameter, ParameterKwarg, PathParameter, QueryParameter
 from litestar.routes import HTTPRoute
 
 from service.app import create_app
@@ -24,7 +24,11 @@ KEYWORDS = {
     "max_length": "maxLength",
     "pattern": "pattern",
 }
-KINDS = {QueryParameter: "query", HeaderParameter: "header", PathParameter: "path"}
+KINDS: dict[type[ParameterKwarg], str] = {
+    QueryParameter: "query",
+    HeaderParameter: "header",
+    PathParameter: "path",
+}
 
 
 def _declared() -> list[tuple[str, str, str, str, str, Any]]:
@@ -39,6 +43,8 @@ def _declared() -> list[tuple[str, str, str, str, str, Any]]:
                 continue
             for name, field in handler.parsed_fn_signature.parameters.items():
                 kwarg = field.kwarg_definition
+                if not isinstance(kwarg, ParameterKwarg):
+                    continue  # a body or a dependency: no KINDS entry
                 where = KINDS.get(type(kwarg))
                 if where is None:
                     continue

@@ -61,9 +61,11 @@ def _own_player(case: Any) -> None:
     if case.operation.label != "POST /v1/matchmaking/tickets" or not isinstance(body, dict):
         return
     player = body.get("player")
-    known = isinstance(player, dict) and isinstance(player.get("external_id"), str)
-    if known and player["external_id"]:
-        player["external_id"] += f"-{next(_PLAYERS)}"
+    if not isinstance(player, dict):
+        return
+    external_id = player.get("external_id")
+    if isinstance(external_id, str) and external_id:
+        player["external_id"] = f"{external_id}-{next(_PLAYERS)}"
 
 
 def _headers(case: Any) -> dict[str, str]:

@@ -35,6 +35,7 @@ from service.store.event_store import Opening
 from service.store.keys import INDEX_BUCKETS, active_games_key, archive_key, game_activity_key
 from service.wiring import open_wiring
 from stakeout.cli import _verify
+from tests.archiving import Sent
 from tests.archiving import create as _create
 from tests.archiving import listing as _listing
 from tests.archiving import play as _play
@@ -72,7 +73,9 @@ async def _abandon(settings: Settings, game_id: str) -> None:
         assert await abandonment.abandon(wiring.games, wiring.activity, game_id, 3 * 3600_000)
 
 
-def _end(client: Any, settings: Settings, game_id: str, tokens: list[str], ending: str, rng: Any):
+def _end(
+    client: Any, settings: Settings, game_id: str, tokens: list[str], ending: str, rng: Any
+) -> Sent:
     if ending == "finished":
         last = _play(client, game_id, tokens, rng, None, FIRST_ACTS.setdefault(game_id, []))
         wait_for(lambda: client.get(f"/v1/games/{game_id}").json()["status"] == "finished")
@@ -93,9 +96,12 @@ def _recorded(client: Any, game_id: str) -> bool:
     return bool(page) and page[-1]["event"]["type"] == "game.result_recorded"
 
 
-def _retry(client: Any, last: tuple[str, Any, str, str, httpx.Response]) -> httpx.Response:
+def _retry(client: Any, last: Sent) -> httpx.Response:
     path, body, token, key, _ = last
-    return client.post(path, json=body, headers={**auth(token), "Idempotency-Key": key})
+    response: httpx.Response = client.post(
+        path, json=body, headers={**auth(token), "Idempotency-Key": key}
+    )
+    return response
 
 
 def test_every_kind_of_game_reads_the_same_archived_as_hot(
@@ -250,6 +256,7 @@ def test_an_archive_carries_a_snapshot_and_one_made_before_without_still_loads(
     connection = redis.Redis.from_url(clean_redis)
     try:
         value = connection.get(archive_key(game_id))
+        assert isinstance(value, bytes), value
         header = archives.header_of(value)
         assert header is not None
         record = msgspec.to_builtins(archives.decode(value).record, builtin_types=(bytes,))

@@ -346,6 +346,7 @@ def test_an_older_export_never_rolls_a_game_back(
     connection = redis.Redis.from_url(clean_redis)
     try:
         today = connection.get(archive_key(old))
+        assert isinstance(today, bytes), today
         before = reads(client, old, tokens)
         done = subprocess.run(
             [*cli, "import", str(yesterday)], env=env, capture_output=True, check=True

