@@ -143,7 +143,7 @@ class FollowUp:
     ) -> list[webhooks.Notification]:
         """What this change notifies (webhooks and the account feed), seats named."""
         match = loaded.match
-        result = loaded.engine.result(match)
+        result = loaded.result
         finished = (result.scores, result.winners) if result and match.recorded is None else None
         recorded = match.recorded
         notes = webhooks.notifications(

@@ -32,7 +32,7 @@ from service.play.errors import ServiceError
 from service.play.game_service import GameService
 from service.play.presence import PresenceTracker, SeatPresence
 from service.store.event_store import StoredEvent
-from service.views.presenter import presence_info, substitution_info
+from service.views.presenter import at_table_of
 
 log = logging.getLogger("stakeout.live")
 
@@ -43,12 +43,11 @@ _encoder = msgspec.json.Encoder()
 
 def presence_message(presence: Sequence[SeatPresence | None]) -> dict[str, Any]:
     """The ``presence`` message's body: each seat's presence and substitution."""
-    return {
-        "seats": [
-            {"seat": i, "presence": presence_info(p), "substituted": substitution_info(p)}
-            for i, p in enumerate(presence)
-        ]
-    }
+    seats = []
+    for i, p in enumerate(presence):
+        shown, substituted = at_table_of(p)
+        seats.append({"seat": i, "presence": shown, "substituted": substituted})
+    return {"seats": seats}
 
 
 def _key(presence: Sequence[SeatPresence | None]) -> tuple[Any, ...]:

@@ -143,7 +143,7 @@ def is_over(loaded: Loaded) -> bool:
     """The game is over: nobody's presence is noted or shown."""
     match = loaded.match
     ended = match.recorded is not None or match.abandoned or match.aborted
-    return ended or loaded.engine.result(match) is not None
+    return ended or loaded.result is not None
 
 
 def now_ms() -> int:
@@ -159,6 +159,7 @@ class PresenceTracker:
     def __init__(self, redis: AnyRedis, window_seconds: int) -> None:
         self.redis = redis
         self.window_ms = window_seconds * 1000
+        self.on = self.window_ms > 0  # asked on every request: an attribute, not a property
         self.process = secrets.token_hex(6)
         self._requests: dict[str, dict[int, int]] = {}  # not yet written
         self._closed: dict[str, dict[int, int]] = {}  # feeds closed, not yet written
@@ -174,10 +175,6 @@ class PresenceTracker:
         ] = {}
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
-
-    @property
-    def on(self) -> bool:
-        return self.window_ms > 0
 
     # ---- noting ---------------------------------------------------------------------
 

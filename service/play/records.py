@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from domain.engine import Outcome
 from domain.match import Act, AwaitingAction, Match, MatchEngine, SeatSpec
 
 
@@ -52,6 +53,13 @@ class Loaded:
         """``engine.awaiting(match)``, worked out once per snapshot (an act's answer, its
         follow-up and the next view read all ask; the snapshot never changes)."""
         return tuple(self.engine.awaiting(self.match))
+
+    @functools.cached_property
+    def result(self) -> Outcome | None:
+        """``engine.result(match)``, worked out once per snapshot: a view, its status, the
+        game list's summary, presence and the follow-up each ask, and a game's result is
+        its rules' reckoning (FBI's scores) every time."""
+        return self.engine.result(self.match)
 
     @functools.cached_property
     def running(self) -> frozenset[int]:

@@ -46,7 +46,7 @@ def game_view(
         awaiting=awaiting,
         legal=engine.legal(match, seat),
         state=engine.view(match, seat),
-        result=engine.result(match),
+        result=loaded.result,
         rematch=RematchLink(match.rematch) if match.rematch is not None else None,
         server_time_ms=now,
         clock=match.clock,
@@ -61,7 +61,7 @@ def awaiting_of(loaded: Loaded, turn_deadlines: dict[int, Deadline]) -> list[Awa
 def summary_of(loaded: Loaded, created_ms: int) -> GameSummary:
     """A game as the game list and the lobby show it: what a spectator's view says of it,
     without the state and the legal moves; and the places ratings count (`rated_places`)."""
-    result = loaded.engine.result(loaded.match)
+    result = loaded.result
     return GameSummary(
         id=loaded.game_id,
         game=loaded.engine.game.name,
@@ -82,7 +82,7 @@ def status_of(loaded: Loaded) -> GameStatus:
         return "aborted"
     if loaded.match.waiting:
         return "waiting"
-    return "finished" if loaded.engine.result(loaded.match) is not None else "active"
+    return "finished" if loaded.result is not None else "active"
 
 
 def seat_infos(
@@ -94,7 +94,9 @@ def seat_infos(
     ``presence``, whether each seat's player is at the table. In a game with a clock,
     each seat's bank at ``now_ms`` (default: the game's last change)."""
     resigned = set(loaded.match.resigned)
-    shown = list(presence) if presence is not None else [None] * len(loaded.match.seats)
+    seats = loaded.match.seats
+    # Presence off: no call per seat (a view is made for every act's answer and read).
+    at_table = [at_table_of(p) for p in presence] if presence is not None else None
     clocks = seat_clocks(loaded, loaded.changed_ms if now_ms is None else now_ms)
     return [
         SeatInfo(
@@ -105,21 +107,22 @@ def seat_infos(
             name=s.name,
             external_id=s.external_id,
             open=s.type == "open",
-            presence=presence_info(shown[i]),
-            substituted=substitution_info(shown[i]),
+            presence=at_table[i][0] if at_table else None,
+            substituted=at_table[i][1] if at_table else None,
             clock=clocks[i] if clocks else None,
         )
-        for i, s in enumerate(loaded.match.seats)
+        for i, s in enumerate(seats)
     ]
 
 
-def presence_info(presence: SeatPresence | None) -> Presence | None:
-    return None if presence is None else Presence(presence.status, presence.last_seen_ms)
-
-
-def substitution_info(presence: SeatPresence | None) -> Substitution | None:
-    since = None if presence is None else presence.substituted_since_ms
-    return None if since is None else Substitution(since)
+def at_table_of(presence: SeatPresence | None) -> tuple[Presence | None, Substitution | None]:
+    """A seat's presence and, while a bot plays for it, since when: as views and the
+    ``presence`` message show them."""
+    if presence is None:
+        return None, None
+    since = presence.substituted_since_ms
+    shown = Presence(presence.status, presence.last_seen_ms)
+    return shown, None if since is None else Substitution(since)
 
 
 def seat_clocks(loaded: Loaded, now_ms: int) -> list[SeatClock] | None:
