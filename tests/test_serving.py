@@ -8,9 +8,9 @@ would keep its objects)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -77,32 +77,15 @@ def test_an_idle_connection_outlives_a_clients_own_idle_limit(
     api = processes.api(service_env(clean_redis, STAKEOUT_API_SERVER=server))
     pool_expiry = httpx.Limits().keepalive_expiry
     assert pool_expiry is not None
-    port = int(api.base.rsplit(":", 1)[1])
-    request = b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(request)
-        assert _answer(conn).startswith(b"HTTP/1.1 200")
+    conn = http.client.HTTPConnection(api.base.removeprefix("http://"), timeout=10)
+    try:
+        conn.request("GET", "/healthz")
+        assert conn.getresponse().read() == b'{"status":"ok"}'
+        kept = conn.sock
         # What is under test is an idle connection, so the test idles it.
         time.sleep(pool_expiry + 1)
-        conn.sendall(request)
-        assert _answer(conn).startswith(b"HTTP/1.1 200")
-
-
-def _answer(conn: socket.socket) -> bytes:
-    """One whole answer off ``conn`` (head, then as many body bytes as it says)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        assert chunk, f"closed by the server after {data!r}"
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next(
-        int(line.split(b":", 1)[1])
-        for line in head.split(b"\r\n")
-        if line.lower().startswith(b"content-length:")
-    )
-    while len(body) < length:
-        chunk = conn.recv(65536)
-        assert chunk, "closed by the server mid-answer"
-        body += chunk
-    return head
+        conn.request("GET", "/healthz")  # on the same socket: a closed one raises here
+        assert conn.sock is kept
+        assert conn.getresponse().read() == b'{"status":"ok"}'
+    finally:
+        conn.close()

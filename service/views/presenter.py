@@ -96,7 +96,9 @@ def seat_infos(
     resigned = set(loaded.match.resigned)
     seats = loaded.match.seats
     # Presence off: no call per seat (a view is made for every act's answer and read).
-    at_table = [at_table_of(p) for p in presence] if presence is not None else None
+    at_table = (
+        [at_table_of(p) for p in presence] if presence is not None else [(None, None)] * len(seats)
+    )
     clocks = seat_clocks(loaded, loaded.changed_ms if now_ms is None else now_ms)
     return [
         SeatInfo(
@@ -107,8 +109,8 @@ def seat_infos(
             name=s.name,
             external_id=s.external_id,
             open=s.type == "open",
-            presence=at_table[i][0] if at_table else None,
-            substituted=at_table[i][1] if at_table else None,
+            presence=at_table[i][0],
+            substituted=at_table[i][1],
             clock=clocks[i] if clocks else None,
         )
         for i, s in enumerate(seats)

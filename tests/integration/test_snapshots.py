@@ -28,7 +28,7 @@ from service.play.snapshots import snapshot_format
 from service.play.warm_cache import WarmCache
 from service.settings import Settings
 from service.store.event_store import EventStore
-from service.store.keys import snapshot_key
+from service.store.keys import outbox_key, snapshot_key
 from service.wiring import open_wiring
 from tests.conftest import start_worker, stop_worker
 from tests.processes import quick_options
@@ -62,17 +62,17 @@ async def _act_randomly(games: GameService, game_id: str, rng: random.Random, ke
     return True
 
 
-async def _followed_up(client: Any, store: EventStore, game_id: str) -> None:
+async def _followed_up(store: EventStore, game_id: str) -> None:
     """Once every change of the game has been followed up: its outbox shard's entries all
-    read by the dispatchers' group and acknowledged (a test's own Valkey: only this game
-    writes to it). Bounded at 120 s."""
+    read by the dispatchers' group and acknowledged (`Outbox.lag`; a test's own Valkey:
+    only this game writes to it). Bounded at 120 s."""
     shard = store.outbox.shard_of(game_id)
     for _ in range(2400):
-        groups = await client.xinfo_groups(shard)
-        if groups and groups[0]["lag"] == 0 and groups[0]["pending"] == 0:
+        lag = next(s for s in await store.outbox.lag() if outbox_key(s.shard) == shard)
+        if lag.lag == 0 and lag.pending == 0:
             return
         await asyncio.sleep(0.05)
-    raise AssertionError(f"the game's follow-ups not done in 120 s: {groups}")
+    raise AssertionError(f"the game's follow-ups not done in 120 s: {lag}")
 
 
 async def _caught_up(store: EventStore, games: GameService, game_id: str) -> Any:
@@ -174,7 +174,7 @@ def test_a_snapshot_of_another_format_or_another_stream_is_never_read(clean_redi
             key = snapshot_key(game_id)
             # The worker's follow-ups keep it; every one of them done before the snapshot
             # is tampered with, or a later one would write a fresh snapshot over it.
-            await _followed_up(client, store, game_id)
+            await _followed_up(store, game_id)
             assert (await store.opening(game_id, snapshot_format())).snapshot is not None
             truth = await _from_start(store, game_id)
             # Another format: the stamp of other code.
